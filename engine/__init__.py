@@ -1,0 +1,59 @@
+"""The rules of Kutná Hora: The City of Silver for two, three and four players.
+
+Pure Python and deterministic from a seed: no I/O beyond its own component data, no network, no clock.
+The public API is re-exported here; see :mod:`engine.game`.
+"""
+
+from engine.component_file import ComponentError, default_components, load_components
+from engine.events import Event
+from engine.game import (
+    GameOver,
+    GameResult,
+    IllegalDecision,
+    NotAnOption,
+    NotYourTurn,
+    apply,
+    legal,
+    new_game,
+    pending,
+    replay,
+    result,
+    state_hash,
+)
+from engine.options import DecisionKind, Option, PendingDecision, option_text, parse_option
+from engine.setup import SetupError
+from engine.state import GameOptions, GameState
+from engine.view import Observation, observe
+
+RULES_VERSION = 1
+"""Changes only when the engine's behaviour changes: a replay is valid for one rules version."""
+
+__all__ = [
+    "RULES_VERSION",
+    "ComponentError",
+    "DecisionKind",
+    "Event",
+    "GameOptions",
+    "GameOver",
+    "GameResult",
+    "GameState",
+    "IllegalDecision",
+    "NotAnOption",
+    "NotYourTurn",
+    "Observation",
+    "Option",
+    "PendingDecision",
+    "SetupError",
+    "apply",
+    "default_components",
+    "legal",
+    "load_components",
+    "new_game",
+    "observe",
+    "option_text",
+    "parse_option",
+    "pending",
+    "replay",
+    "result",
+    "state_hash",
+]

@@ -1,0 +1,106 @@
+"""``kutnahora-sim``: play complete games with uniformly random legal decisions, in-process.
+
+The engine's smoke test and benchmark at once: it reports games finished, errors, decisions, and the
+rates per second on one core. ``--json`` prints one JSON object for scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+
+from engine.component_file import ComponentError, default_components, load_components
+from engine.game import apply, legal, new_game, result
+from engine.state import GameOptions
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    parser = argparse.ArgumentParser(
+        prog="kutnahora-sim",
+        description="Play complete Kutná Hora games with random legal decisions and summarise them.",
+    )
+    parser.add_argument(
+        "--players", type=int, choices=(2, 3, 4), default=4, help="seats per game (default 4)"
+    )
+    parser.add_argument("--games", type=int, default=100, help="how many games to play (default 100)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
+    parser.add_argument("--events", action="store_true", help="use event cards with three or four players")
+    parser.add_argument(
+        "--components", metavar="FILE", help="a component data file instead of the default set"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the simulation; exit status 1 when any game raised an error."""
+    args = build_parser().parse_args(argv)
+    if args.games < 1:
+        print("kutnahora-sim: --games must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        components = load_components(args.components) if args.components else default_components()
+    except (ComponentError, OSError) as error:
+        print(f"kutnahora-sim: {error}", file=sys.stderr)
+        return 2
+    options = GameOptions(players=args.players, events=args.events)
+    finished = errors = decisions = 0
+    wins = [0.0] * args.players
+    scores: list[int] = []
+    first_error = ""
+    started = time.perf_counter()
+    for index in range(args.games):
+        seed = args.seed + index
+        chooser = random.Random(seed ^ 0x5EED)
+        try:
+            state = new_game(options, seed, components)
+            while not state.over:
+                options_now = legal(state)
+                apply(state, options_now[chooser.randrange(len(options_now))])
+                decisions += 1
+            outcome = result(state)
+            assert outcome is not None
+            finished += 1
+            scores.extend(outcome.scores)
+            for seat in outcome.winners:
+                wins[seat] += 1 / len(outcome.winners)
+        except Exception:  # a broken game is counted and reported, and the run goes on
+            errors += 1
+            if not first_error:
+                first_error = f"seed {seed}: {traceback.format_exc()}"
+    elapsed = time.perf_counter() - started
+    report = {
+        "players": args.players,
+        "games": args.games,
+        "finished": finished,
+        "errors": errors,
+        "decisions": decisions,
+        "seconds": round(elapsed, 4),
+        "games_per_second": round(args.games / elapsed, 2),
+        "decisions_per_second": round(decisions / elapsed, 1),
+        "decisions_per_game": round(decisions / args.games, 1),
+        "mean_score": round(sum(scores) / len(scores), 2) if scores else None,
+        "win_share_by_seat": [round(w / args.games, 3) for w in wins],
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{finished}/{args.games} games of {args.players} players finished, {errors} errors")
+        print(
+            f"{decisions} decisions, {report['decisions_per_game']} a game, mean score {report['mean_score']}"
+        )
+        print(f"{report['games_per_second']} games/s, {report['decisions_per_second']} decisions/s")
+        print("win share by seat: " + ", ".join(f"{w:.1%}" for w in report["win_share_by_seat"]))
+    if first_error:
+        print(f"first error, {first_error}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

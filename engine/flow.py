@@ -1,0 +1,235 @@
+"""The game's flow: whose decision comes next, playing cards, the Joker, and applying a decision.
+
+A game is a stack of small decisions. Rule modules pose decisions and push :class:`~engine.state.Step`
+work; this module runs that work until the next decision is posed, and outside any action moves the game
+along: the guild draft, the 2-2-1 turns of a round (002 · A round), the round end. It is the only place
+that dispatches on step and decision kinds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import permutations
+
+from engine import barbara, income, mine, rounds, town
+from engine.components import Action
+from engine.economy import change_reputation
+from engine.events import Event
+from engine.options import (
+    ArrangeGuilds,
+    ChooseAction,
+    ChooseGuildSet,
+    DecisionKind,
+    Option,
+    PendingDecision,
+    PlayCard,
+)
+from engine.setup import guild_sets
+from engine.state import GameState, Phase, Step, StepKind
+
+StepHandler = Callable[[GameState, Step, list[Event]], None]
+Resolver = Callable[[GameState, int, Option, list[Event]], None]
+
+CARDS_PER_TURN = (2, 2, 1)
+JOKER_FREE_REPUTATION = 6
+
+
+def _step_free(kind: StepKind) -> Callable[[int], Step]:
+    return lambda seat: Step(kind, seat, (0,))
+
+
+ACTION_STEPS: dict[Action, Callable[[int], Step]] = {
+    Action.MINE: _step_free(StepKind.MINE),
+    Action.RIGHTS: _step_free(StepKind.RIGHTS),
+    Action.PLOT: _step_free(StepKind.PLOT),
+    Action.BUILDING: _step_free(StepKind.BUILDING),
+    Action.INCOME: lambda seat: Step(StepKind.INCOME, seat),
+    Action.ST_BARBARA: lambda seat: Step(StepKind.ST_BARBARA, seat),
+}
+
+
+def action_feasible(state: GameState, seat: int, action: Action) -> bool:
+    """Whether playing ``action`` (not free) can have an effect now (RULINGS 4)."""
+    match action:
+        case Action.MINE:
+            return mine.mine_feasible(state, seat, free=False)
+        case Action.RIGHTS:
+            return bool(town.rights_options(state, seat, free=False))
+        case Action.PLOT:
+            return bool(town.plot_options(state, seat, free=False))
+        case Action.BUILDING:
+            return bool(town.buildable_tiles(state, seat, free=False))
+        case Action.INCOME:
+            return True
+        case Action.ST_BARBARA:
+            return barbara.st_barbara_feasible(state, seat)
+        case Action.JOKER:
+            return bool(joker_actions(state, seat))
+
+
+def joker_cost(state: GameState, seat: int) -> int:
+    """The reputation the Joker costs: 1, or nothing at reputation 6 or more."""
+    return 0 if state.players[seat].reputation >= JOKER_FREE_REPUTATION else 1
+
+
+def joker_actions(state: GameState, seat: int) -> list[Action]:
+    """The actions the Joker can take with effect, judged after its reputation cost."""
+    player = state.players[seat]
+    saved_reputation, saved_points = player.reputation, player.points
+    player.reputation = max(-5, player.reputation - joker_cost(state, seat))
+    try:
+        return [a for a in ACTION_STEPS if action_feasible(state, seat, a)]
+    finally:
+        player.reputation, player.points = saved_reputation, saved_points
+
+
+def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """Every card half that can have effect, then every card for no effect (RULINGS 3)."""
+    player = state.players[seat]
+    feasible: dict[Action, bool] = {}
+    options: list[Option] = []
+    cards = {card.number: card for card in state.components.action_cards}
+    for number in sorted(player.hand):
+        card = cards[number]
+        for action in (card.top, card.bottom):
+            if action not in feasible:
+                feasible[action] = action_feasible(state, seat, action)
+            if feasible[action]:
+                options.append(PlayCard(number, action))
+    options.extend(PlayCard(number, None) for number in sorted(player.hand))
+    return tuple(dict.fromkeys(options))
+
+
+def resolve_play_card(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to PLAY_CARD: the card leaves the hand; its chosen half starts."""
+    assert isinstance(option, PlayCard)
+    state.players[seat].hand.remove(option.card)
+    state.cards_left_in_turn -= 1
+    if option.action is None:
+        events.append(Event("card_played", seat, f"seat {seat} plays card {option.card} for no effect"))
+        return
+    events.append(Event("card_played", seat, f"seat {seat} plays card {option.card} for {option.action}"))
+    if option.action is Action.JOKER:
+        actions = joker_actions(state, seat)
+        change_reputation(state, seat, -joker_cost(state, seat), events)
+        state.pending = PendingDecision(
+            seat, DecisionKind.JOKER_ACTION, tuple(ChooseAction(a) for a in actions)
+        )
+        return
+    state.agenda.append(ACTION_STEPS[option.action](seat))
+
+
+def resolve_joker(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to JOKER_ACTION."""
+    assert isinstance(option, ChooseAction)
+    events.append(Event("joker", seat, f"seat {seat} uses the Joker for {option.action}"))
+    state.agenda.append(ACTION_STEPS[option.action](seat))
+
+
+def resolve_guild_set(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to GUILD_SET."""
+    assert isinstance(option, ChooseGuildSet)
+    chosen = guild_sets(state)[option.index]
+    state.players[seat].guild_set = chosen
+    state.guild_sets_left.remove(option.index)
+    events.append(Event("guild_set", seat, f"seat {seat} takes the guilds {', '.join(chosen)}"))
+    if not state.guild_sets_left:
+        state.phase = Phase.GUILD_ROWS
+
+
+def resolve_guild_rows(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to GUILD_ROWS; after the last seat, round 1 begins."""
+    assert isinstance(option, ArrangeGuilds)
+    state.players[seat].guilds = option.guilds
+    events.append(Event("guild_rows", seat, f"seat {seat} places its guilds: {', '.join(option.guilds)}"))
+    if all(p.guilds for p in state.players):
+        state.phase = Phase.TURNS
+        state.turn_index = 0
+        state.cards_left_in_turn = CARDS_PER_TURN[0]
+        events.append(Event("round_started", state.start_seat, "round 1 begins"))
+        rounds.reveal_event(state, events)
+
+
+STEP_HANDLERS: dict[StepKind, StepHandler] = {
+    StepKind.MINE: mine.step_mine,
+    StepKind.MINE_DRAW: mine.step_mine_draw,
+    StepKind.TECHNOLOGY: mine.step_technology,
+    StepKind.RIGHTS: town.step_rights,
+    StepKind.PLOT: town.step_plot,
+    StepKind.BUILDING: town.step_building,
+    StepKind.BUILDING_EFFECT: town.step_building_effect,
+    StepKind.HOUSE: town.step_house,
+    StepKind.INCOME: income.step_income,
+    StepKind.ST_BARBARA: barbara.step_st_barbara,
+    StepKind.EVENT_ADVANCES: rounds.step_event_advances,
+    StepKind.TAX: rounds.step_tax,
+    StepKind.PATRICIAN_SCORING: rounds.step_patrician_scoring,
+    StepKind.NEXT_ROUND: rounds.step_next_round,
+}
+
+RESOLVERS: dict[DecisionKind, Resolver] = {
+    DecisionKind.GUILD_SET: resolve_guild_set,
+    DecisionKind.GUILD_ROWS: resolve_guild_rows,
+    DecisionKind.PLAY_CARD: resolve_play_card,
+    DecisionKind.JOKER_ACTION: resolve_joker,
+    DecisionKind.REFILL_MINERS: mine.resolve_refill,
+    DecisionKind.MINE_TILE: mine.resolve_mine_tile,
+    DecisionKind.MINE_SQUARE: mine.resolve_mine_square,
+    DecisionKind.TECH_SQUARE: mine.resolve_tech_square,
+    DecisionKind.RIGHTS_TILE: town.resolve_rights,
+    DecisionKind.PLOT_SQUARE: town.resolve_plot,
+    DecisionKind.BUILD_TILE: town.resolve_build_tile,
+    DecisionKind.BUILD_SQUARE: town.resolve_build_square,
+    DecisionKind.REMOVE_HOUSE: town.resolve_remove_house,
+    DecisionKind.PUBLIC_REWARD: town.resolve_public_reward,
+    DecisionKind.SEAT_PATRICIAN: income.resolve_seat_patrician,
+    DecisionKind.TAX: rounds.resolve_tax,
+    DecisionKind.BARBARA_HOUSE: barbara.resolve_barbara_house,
+    DecisionKind.BARBARA_PATRICIAN: barbara.resolve_barbara_patrician,
+    DecisionKind.SCORE_BUILDING: barbara.resolve_score_building,
+}
+
+
+def _pose_outside_actions(state: GameState, events: list[Event]) -> None:
+    """With no action in progress: the draft, the next card of a turn, the next turn, or the round end."""
+    n = len(state.players)
+    if state.phase is Phase.GUILD_SETS:
+        seat = len(state.guild_sets_left) - 1  # the last seat chooses first, the starting player last
+        options = tuple(ChooseGuildSet(i) for i in sorted(state.guild_sets_left))
+        state.pending = PendingDecision(seat, DecisionKind.GUILD_SET, options)
+    elif state.phase is Phase.GUILD_ROWS:
+        seat = next(p.seat for p in state.players if not p.guilds)
+        guilds = state.players[seat].guild_set
+        arrangements = tuple(ArrangeGuilds((a, b, c)) for a, b, c in permutations(guilds))
+        state.pending = PendingDecision(seat, DecisionKind.GUILD_ROWS, arrangements)
+    elif state.phase is Phase.TURNS:
+        if state.cards_left_in_turn == 0:
+            state.turn_index += 1
+            if state.turn_index >= len(CARDS_PER_TURN) * n:
+                rounds.begin_round_end(state)
+                return
+            state.cards_left_in_turn = CARDS_PER_TURN[state.turn_index // n]
+        seat = (state.start_seat + state.turn_index) % n
+        state.pending = PendingDecision(seat, DecisionKind.PLAY_CARD, play_card_options(state, seat))
+    else:
+        raise AssertionError(f"nothing to do in phase {state.phase}")
+
+
+def run(state: GameState, events: list[Event]) -> None:
+    """Do the engine's own work until a decision is pending or the game is over."""
+    while state.pending is None and state.phase is not Phase.OVER:
+        if state.agenda:
+            step = state.agenda.pop()
+            STEP_HANDLERS[step.kind](state, step, events)
+        else:
+            _pose_outside_actions(state, events)
+
+
+def resolve(state: GameState, option: Option, events: list[Event]) -> None:
+    """Apply an option already known to be legal, then run on to the next decision."""
+    pending = state.pending
+    assert pending is not None
+    state.pending = None
+    state.version += 1
+    RESOLVERS[pending.kind](state, pending.seat, option, events)
+    run(state, events)

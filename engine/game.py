@@ -1,0 +1,131 @@
+"""The engine's public API: start a game, list legal options, apply one, see, score and replay.
+
+``apply`` is the only way a game changes: it checks the option against the pending decision first and
+raises an :class:`IllegalDecision` (leaving the state untouched) when it is not listed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.component_file import default_components
+from engine.components import ComponentSet
+from engine.events import Event
+from engine.flow import resolve, run
+from engine.options import Option, PendingDecision, option_text
+from engine.scoring import winners
+from engine.state import GameOptions, GameState
+
+
+class IllegalDecision(ValueError):
+    """A decision that the game does not accept now; the state is unchanged."""
+
+
+class GameOver(IllegalDecision):
+    """The game has ended: no decision is accepted."""
+
+
+class NotYourTurn(IllegalDecision):
+    """The decision is owed by another seat."""
+
+
+class NotAnOption(IllegalDecision):
+    """The option is not one of the pending decision's legal options."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The final result: scores by seat, their breakdown, groschen left, and the winners."""
+
+    scores: tuple[int, ...]
+    groschen: tuple[int, ...]
+    winners: tuple[int, ...]
+    breakdown: tuple[dict[str, int], ...]
+
+
+def new_game(options: GameOptions, seed: int, components: ComponentSet | None = None) -> GameState:
+    """Set up a game from its options and seed; the first decision is pending."""
+    from engine.setup import setup_state
+
+    state = setup_state(components or default_components(), options, seed)
+    run(state, [])
+    return state
+
+
+def pending(state: GameState) -> PendingDecision | None:
+    """The decision the game waits for, or None when it is over."""
+    return state.pending
+
+
+def legal(state: GameState) -> tuple[Option, ...]:
+    """Every legal option of the pending decision, in a fixed order; empty once the game is over."""
+    return state.pending.options if state.pending is not None else ()
+
+
+def apply(state: GameState, option: Option, seat: int | None = None) -> list[Event]:
+    """Apply one legal option (for ``seat``, when given) and return what happened.
+
+    Raises a subclass of :class:`IllegalDecision` and changes nothing when the game is over, the seat
+    does not owe the decision, or the option is not listed.
+    """
+    decision = state.pending
+    if decision is None:
+        raise GameOver("the game is over; no decision is accepted")
+    if seat is not None and seat != decision.seat:
+        raise NotYourTurn(f"seat {decision.seat} owes the next decision ({decision.kind}), not seat {seat}")
+    if option not in decision.options:
+        listed = ", ".join(option_text(o) for o in decision.options[:12])
+        more = "…" if len(decision.options) > 12 else ""
+        raise NotAnOption(
+            f"{option_text(option) if _is_option(option) else option!r} is not a legal answer to "
+            f"{decision.kind}; legal: {listed}{more}"
+        )
+    events: list[Event] = []
+    resolve(state, option, events)
+    return events
+
+
+def _is_option(value: object) -> bool:
+    try:
+        option_text(value)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
+
+
+def result(state: GameState) -> GameResult | None:
+    """The final result, once the game is over."""
+    if not state.over or state.final_scores is None:
+        return None
+    seats = range(len(state.players))
+    return GameResult(
+        scores=tuple(state.players[s].points for s in seats),
+        groschen=tuple(state.players[s].groschen for s in seats),
+        winners=tuple(winners(state)),
+        breakdown=tuple(state.final_scores[s] for s in seats),
+    )
+
+
+def replay(
+    options: GameOptions, seed: int, decisions: Iterable[Option], components: ComponentSet | None = None
+) -> GameState:
+    """Rebuild a game from its options, seed and decisions (RULINGS 14)."""
+    state = new_game(options, seed, components)
+    for option in decisions:
+        apply(state, option)
+    return state
+
+
+def state_hash(state: GameState) -> str:
+    """A SHA-256 of the whole state, hidden parts and the generator included: equal states, equal hashes."""
+    parts: list[object] = [state.options, state.seed, state.rng.getstate()]
+    for name in state.__slots__:
+        if name in ("components", "options", "seed", "rng"):
+            continue
+        value = getattr(state, name)
+        if isinstance(value, dict):
+            value = sorted(value.items(), key=repr)
+        parts.append((name, value))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()

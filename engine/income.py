@@ -1,0 +1,34 @@
+"""The Income action and seating a patrician on the council (003 · The Income action)."""
+
+from __future__ import annotations
+
+from engine.components import Color
+from engine.economy import income, pay
+from engine.events import Event
+from engine.options import SKIP, ChoosePatrician, DecisionKind, Option, PendingDecision
+from engine.state import GameState, Step
+
+
+def step_income(state: GameState, step: Step, events: list[Event]) -> None:
+    """Collect production at current prices, then offer to seat one patrician from the pool for 10."""
+    seat = step.seat
+    player = state.players[seat]
+    gained = income(state, seat)
+    player.groschen += gained
+    events.append(Event("income", seat, f"seat {seat} collects {gained} groschen"))
+    cost = state.components.patrician_seat_cost
+    colors = [c for c in Color if state.patrician_pool[c] > 0]
+    if colors and player.groschen >= cost:
+        options: list[Option] = [ChoosePatrician(c) for c in colors]
+        options.append(SKIP)
+        state.pending = PendingDecision(seat, DecisionKind.SEAT_PATRICIAN, tuple(options))
+
+
+def resolve_seat_patrician(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to SEAT_PATRICIAN: pay 10 and move the patrician from the pool to the council."""
+    if not isinstance(option, ChoosePatrician):
+        return
+    pay(state, seat, state.components.patrician_seat_cost, "a seat on the council", events)
+    state.patrician_pool[option.color] -= 1
+    state.council[option.color] += 1
+    events.append(Event("council", seat, f"seat {seat} seats a {option.color} patrician on the council"))

@@ -1,0 +1,223 @@
+"""The mines: where a mine may go and what it costs, the Mine action, and mining technology.
+
+Rules: 003 · The Mine action, 000 · The Mine Action, 001 · Rules Reminders and Special Cases (mining
+regulations), 004 · Mining technology. Final scoring of mine rows lives in :mod:`engine.scoring`.
+"""
+
+from __future__ import annotations
+
+from engine.components import Commodity, Deck, Square
+from engine.economy import advance_deck, gain_production, pay, price, score
+from engine.events import Event
+from engine.options import (
+    SKIP,
+    ChooseSquare,
+    ChooseTile,
+    Confirm,
+    DecisionKind,
+    Option,
+    PendingDecision,
+    Skip,
+)
+from engine.state import GameState, MinePlacement, Step, StepKind
+
+
+def mine_square_costs(state: GameState) -> dict[Square, int]:
+    """Every square a new mine may use, with its wood cost (003 · Where you can dig).
+
+    An entrance costs the entrance cost; an empty square beside or below a mine costs the highest wood
+    cost among those mines. A mine does not open or price the square above it; rocks open nothing.
+    """
+    area = state.components.mine_area
+    costs: dict[Square, int] = {}
+    for square in area.entrances:
+        if square not in state.mines and square not in state.rocks:
+            costs[square] = area.entrance_cost
+    for (row, col), placed in state.mines.items():
+        wood = state.components.mine_tile(placed.tile).wood_cost
+        for other in ((row, col - 1), (row, col + 1), (row + 1, col)):
+            r, c = other
+            if not (0 <= r < area.rows and 0 <= c < area.columns):
+                continue
+            if other in state.mines or other in state.rocks:
+                continue
+            if costs.get(other, -1) < wood:
+                costs[other] = wood
+    return costs
+
+
+def draws_per_mine_action(state: GameState) -> int:
+    """How many tiles a Mine action draws at the current mining-technology level."""
+    if state.technology_taken == 0:
+        return 1
+    return state.components.technology_tiles[state.technology_taken - 1].draws
+
+
+def _cheapest_square(state: GameState) -> int | None:
+    costs = mine_square_costs(state)
+    return min(costs.values()) if costs else None
+
+
+def mine_feasible(state: GameState, seat: int, *, free: bool) -> bool:
+    """Whether a Mine action can have an effect: a miner to mark it, a tile to draw, a square to pay for."""
+    player = state.players[seat]
+    if not state.mine_stack and not state.mine_discard:
+        return False
+    cheapest = _cheapest_square(state)
+    if cheapest is None:
+        return False
+    if free:
+        return player.miners_pool + player.miners_reserve > 0
+    budget = player.groschen
+    if player.miners_pool == 0:
+        if player.miners_reserve == 0:
+            return False
+        budget -= price(state, Commodity.PERMITS)
+    return budget >= cheapest * price(state, Commodity.WOOD)
+
+
+def refill_pool(state: GameState, seat: int, events: list[Event]) -> None:
+    """Pay one permit to fill the miner pool from the reserve (003 · The Mine action · step 1)."""
+    player = state.players[seat]
+    pay(state, seat, price(state, Commodity.PERMITS), "a permit for miners", events)
+    moved = min(state.components.miner_pool_size - player.miners_pool, player.miners_reserve)
+    player.miners_pool += moved
+    player.miners_reserve -= moved
+    events.append(Event("miners", seat, f"seat {seat} moves {moved} miners into the pool"))
+
+
+def step_mine(state: GameState, step: Step, events: list[Event]) -> None:
+    """Start a Mine action: refill the pool when it must or may be, then draw."""
+    free = bool(step.args[0])
+    seat = step.seat
+    player = state.players[seat]
+    state.agenda.append(Step(StepKind.MINE_DRAW, seat, (int(free),)))
+    if free:
+        return
+    permit = price(state, Commodity.PERMITS)
+    if player.miners_pool == 0:
+        refill_pool(state, seat, events)
+    elif (
+        player.miners_pool < state.components.miner_pool_size
+        and player.miners_reserve > 0
+        and player.groschen >= permit
+    ):
+        state.pending = PendingDecision(seat, DecisionKind.REFILL_MINERS, (Confirm(True), Confirm(False)))
+
+
+def resolve_refill(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to REFILL_MINERS."""
+    if isinstance(option, Confirm) and option.yes:
+        refill_pool(state, seat, events)
+
+
+def _affordable_squares(state: GameState, seat: int, *, free: bool) -> list[Square]:
+    wood = 0 if free else price(state, Commodity.WOOD)
+    budget = state.players[seat].groschen
+    return sorted(sq for sq, cost in mine_square_costs(state).items() if cost * wood <= budget)
+
+
+def step_mine_draw(state: GameState, step: Step, events: list[Event]) -> None:
+    """Draw as many tiles as the technology level shows; the seat keeps one or discards them all."""
+    free = bool(step.args[0])
+    drawn: list[int] = []
+    for _ in range(draws_per_mine_action(state)):
+        if not state.mine_stack:
+            if not state.mine_discard:
+                break
+            state.mine_stack = state.mine_discard
+            state.mine_discard = []
+            state.rng.shuffle(state.mine_stack)
+            events.append(Event("mine_reshuffled", None, "the mine discards are shuffled into a new stack"))
+        drawn.append(state.mine_stack.pop())
+    state.drawn = drawn
+    state.free_action = free
+    events.append(Event("mine_drawn", step.seat, f"seat {step.seat} draws {len(drawn)} mine tiles"))
+    options: list[Option] = []
+    if _affordable_squares(state, step.seat, free=free):
+        options.extend(ChooseTile(t) for t in sorted(drawn))
+    options.append(SKIP)
+    state.pending = PendingDecision(step.seat, DecisionKind.MINE_TILE, tuple(options))
+
+
+def resolve_mine_tile(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to MINE_TILE: keep one tile (the rest are discarded) or discard them all."""
+    kept = option.tile if isinstance(option, ChooseTile) else None
+    discarded = [t for t in state.drawn if t != kept]
+    state.mine_discard.extend(discarded)
+    state.drawn = []
+    if discarded:
+        events.append(Event("mine_discarded", seat, f"seat {seat} discards {len(discarded)} mine tiles"))
+    if kept is None:
+        return
+    state.kept_tile = kept
+    squares = _affordable_squares(state, seat, free=state.free_action)
+    state.pending = PendingDecision(
+        seat, DecisionKind.MINE_SQUARE, tuple(ChooseSquare(r, c) for r, c in squares)
+    )
+
+
+def place_mine(
+    state: GameState, seat: int, square: Square, *, from_reserve: bool, events: list[Event]
+) -> None:
+    """Put the kept tile on a square, mark it with a miner, and evaluate it (003 · Evaluating a mine)."""
+    tile_id = state.kept_tile
+    assert tile_id is not None
+    state.kept_tile = None
+    player = state.players[seat]
+    if from_reserve and player.miners_reserve > 0:
+        player.miners_reserve -= 1
+    else:
+        player.miners_pool -= 1
+    state.mines[square] = MinePlacement(tile_id, seat)
+    player.mines.append(square)
+    tile = state.components.mine_tile(tile_id)
+    events.append(
+        Event("mine_placed", seat, f"seat {seat} opens mine tile {tile_id} at {square[0]},{square[1]}")
+    )
+    gain_production(state, seat, Commodity.ORE, tile.ore, events, mine=True)
+    advance_deck(state, Deck.POPULATION, tile.population, events)
+    score(state, seat, tile.points, "a mine", events)
+
+
+def resolve_mine_square(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to MINE_SQUARE: pay the wood and place the mine."""
+    assert isinstance(option, ChooseSquare)
+    square = (option.row, option.col)
+    if not state.free_action:
+        cost = mine_square_costs(state)[square] * price(state, Commodity.WOOD)
+        pay(state, seat, cost, "wood for a mine", events)
+    place_mine(state, seat, square, from_reserve=state.free_action, events=events)
+
+
+def step_technology(state: GameState, step: Step, events: list[Event]) -> None:
+    """Take the top mining-technology tile and play it as a free mine (004 · Mining technology)."""
+    seat = step.seat
+    player = state.players[seat]
+    if state.technology_taken >= len(state.components.technology_tiles):
+        events.append(Event("technology", seat, "no mining-technology tile is left"))
+        return
+    if player.miners_pool + player.miners_reserve == 0:
+        events.append(Event("technology", seat, f"seat {seat} has no miner for the technology tile"))
+        return
+    tile = state.components.technology_tiles[state.technology_taken]
+    state.technology_taken += 1
+    events.append(Event("technology", seat, f"seat {seat} takes mining technology {state.technology_taken}"))
+    squares = sorted(mine_square_costs(state))
+    if not squares:
+        events.append(Event("technology", seat, "no square is open: the tile leaves the game"))
+        return
+    state.kept_tile = tile.id
+    options: list[Option] = [ChooseSquare(r, c) for r, c in squares]
+    options.append(SKIP)
+    state.pending = PendingDecision(seat, DecisionKind.TECH_SQUARE, tuple(options))
+
+
+def resolve_tech_square(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to TECH_SQUARE: place the technology tile for free, or remove it from the game."""
+    if isinstance(option, Skip):
+        state.kept_tile = None
+        events.append(Event("technology", seat, f"seat {seat} removes the technology tile from the game"))
+        return
+    assert isinstance(option, ChooseSquare)
+    place_mine(state, seat, (option.row, option.col), from_reserve=True, events=events)

@@ -1,0 +1,372 @@
+"""The town: the Rights, Plot and Building actions, building effects and house effects.
+
+Rules: 003 · The Rights action, The Plot action, The Building action, House effects; 004 · Guild
+buildings, Public buildings, Patrician pool, Building effects; 000 · The Rights/Plot/Building Action.
+St. Barbara's free variants reuse these steps with ``free`` set.
+"""
+
+from __future__ import annotations
+
+from engine.components import (
+    COMMODITY_ARM,
+    Color,
+    Commodity,
+    Deck,
+    EffectKind,
+    Guild,
+    HouseRewardKind,
+    Square,
+)
+from engine.economy import (
+    advance_deck,
+    change_reputation,
+    gain_production,
+    move_arm,
+    no_market,
+    pay,
+    price,
+    raise_tax,
+    score,
+    take_from_stack,
+)
+from engine.events import Event
+from engine.geometry import neighbours
+from engine.options import SKIP, ChooseGuild, ChooseSquare, ChooseTile, DecisionKind, Option, PendingDecision
+from engine.state import CityTile, GameState, Step, StepKind
+
+PUBLIC_LABELS = frozenset(c.value for c in Color)
+
+
+# ---- Rights -------------------------------------------------------------------------------------------
+
+
+def column_cost(state: GameState, column: int) -> int:
+    """The Rights cost of a town-hall column in groschen: 1 groschen, then 1, 2, 3 permits."""
+    unit, amount = state.components.town_hall_costs[column]
+    return amount if unit == "groschen" else amount * price(state, Commodity.PERMITS)
+
+
+def rights_options(state: GameState, seat: int, *, free: bool, public_only: bool = False) -> list[Option]:
+    """Every top tile the seat may take now (003 · The Rights action)."""
+    player = state.players[seat]
+    if len(player.slots) >= state.components.building_slots:
+        return []
+    options: list[Option] = []
+    for row in state.town_hall:
+        for col, stack in enumerate(row):
+            building = state.components.building(stack.tiles[-1])
+            if public_only and not building.is_public:
+                continue
+            if building.guild is not None and building.guild not in player.guilds:
+                continue
+            cost = 0 if free else column_cost(state, col)
+            if cost <= player.groschen:
+                options.append(ChooseTile(building.id))
+    return options
+
+
+def step_rights(state: GameState, step: Step, events: list[Event]) -> None:
+    """A Rights action; the free one (St. Barbara 2) may be declined."""
+    free = bool(step.args[0])
+    options = rights_options(state, step.seat, free=free)
+    if not options:
+        events.append(Event("no_effect", step.seat, f"seat {step.seat} can take no building tile"))
+        return
+    if free:
+        options.append(SKIP)
+    state.free_action = free
+    state.pending = PendingDecision(step.seat, DecisionKind.RIGHTS_TILE, tuple(options))
+
+
+def _locate_top(state: GameState, tile: int) -> tuple[int, int]:
+    for r, row in enumerate(state.town_hall):
+        for c, stack in enumerate(row):
+            if stack.tiles[-1] == tile:
+                return r, c
+    raise AssertionError(f"tile {tile} is not on top of a town-hall stack")
+
+
+def take_rights(state: GameState, seat: int, tile: int, *, free: bool, events: list[Event]) -> None:
+    """Pay for a top tile, put it in a slot, and move its stack to the end of its row."""
+    row, col = _locate_top(state, tile)
+    if not free:
+        pay(state, seat, column_cost(state, col), "building rights", events)
+    take_from_stack(state, row, col)
+    state.players[seat].slots.append(tile)
+    name = state.components.building(tile).name
+    events.append(Event("rights", seat, f"seat {seat} takes the rights to {name}"))
+
+
+def resolve_rights(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to RIGHTS_TILE."""
+    if isinstance(option, ChooseTile):
+        take_rights(state, seat, option.tile, free=state.free_action, events=events)
+
+
+# ---- Plot ---------------------------------------------------------------------------------------------
+
+
+def plot_costs(state: GameState, seat: int, *, free: bool) -> dict[Square, int]:
+    """Every square the seat may claim and its cost in groschen (003 · The Plot action · step 1)."""
+    components = state.components
+    board = components.board_for(state.options.players)
+    open_squares = [sq for sq in board.squares() if sq not in state.city and sq not in state.plots]
+    if free:
+        return dict.fromkeys(open_squares, 0)
+    costs: dict[Square, int] = {}
+    if state.city:
+        for square in open_squares:
+            best = -1
+            for _, other in neighbours(board, square):
+                tile = state.city.get(other)
+                if tile is not None:
+                    best = max(best, components.building(tile.building).plot_cost)
+            if best >= 0:
+                costs[square] = best
+    if not costs:
+        costs = dict.fromkeys(open_squares, components.default_plot_cost)
+    if state.players[seat].reputation >= 3:
+        costs = dict.fromkeys(costs, 1)
+    return costs
+
+
+def plot_options(state: GameState, seat: int, *, free: bool) -> list[Option]:
+    """Squares the seat can claim and afford; none without a plot marker left."""
+    player = state.players[seat]
+    if len(player.plots) >= state.components.plot_markers:
+        return []
+    return [
+        ChooseSquare(r, c)
+        for (r, c), cost in sorted(plot_costs(state, seat, free=free).items())
+        if cost <= player.groschen
+    ]
+
+
+def step_plot(state: GameState, step: Step, events: list[Event]) -> None:
+    """A Plot action; the free one (St. Barbara 4) may be declined."""
+    free = bool(step.args[0])
+    options = plot_options(state, step.seat, free=free)
+    if not options:
+        events.append(Event("no_effect", step.seat, f"seat {step.seat} can claim no plot"))
+        return
+    if free:
+        options.append(SKIP)
+    state.free_action = free
+    state.pending = PendingDecision(step.seat, DecisionKind.PLOT_SQUARE, tuple(options))
+
+
+def resolve_plot(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to PLOT_SQUARE: pay and place the leftmost plot marker."""
+    if not isinstance(option, ChooseSquare):
+        return
+    square = (option.row, option.col)
+    cost = plot_costs(state, seat, free=state.free_action)[square]
+    pay(state, seat, cost, "a plot", events)
+    state.players[seat].plots.append(square)
+    state.plots[square] = seat
+    events.append(Event("plot", seat, f"seat {seat} claims the plot at {square[0]},{square[1]}"))
+
+
+# ---- Building -----------------------------------------------------------------------------------------
+
+
+def house_row(state: GameState, seat: int, tile: int) -> int | None:
+    """The row of the seat's board for a guild building's guild; None for a public building."""
+    guild = state.components.building(tile).guild
+    return None if guild is None else state.players[seat].guilds.index(guild)
+
+
+def buildable_tiles(state: GameState, seat: int, *, free: bool) -> list[Option]:
+    """Tiles in the seat's slots it can build now: a plot, a market (no red X), a house, the wood."""
+    player = state.players[seat]
+    if not player.plots:
+        return []
+    wood = 0 if free else price(state, Commodity.WOOD)
+    options: list[Option] = []
+    for tile in sorted(set(player.slots)):
+        building = state.components.building(tile)
+        if building.commodity is not None:
+            if no_market(state, building.commodity):
+                continue
+            row = house_row(state, seat, tile)
+            assert row is not None
+            if player.houses_removed[row] >= state.components.houses_per_row:
+                continue
+        if building.wood_cost * wood <= player.groschen:
+            options.append(ChooseTile(tile))
+    return options
+
+
+def step_building(state: GameState, step: Step, events: list[Event]) -> None:
+    """A Building action; the free one (St. Barbara 8) pays no wood and may be declined."""
+    free = bool(step.args[0])
+    options = buildable_tiles(state, step.seat, free=free)
+    if not options:
+        events.append(Event("no_effect", step.seat, f"seat {step.seat} can build nothing"))
+        return
+    if free:
+        options.append(SKIP)
+    state.free_action = free
+    state.pending = PendingDecision(step.seat, DecisionKind.BUILD_TILE, tuple(options))
+
+
+def resolve_build_tile(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to BUILD_TILE: then choose one of the seat's plots."""
+    if not isinstance(option, ChooseTile):
+        return
+    state.building_in_hand = option.tile
+    plots = sorted(state.players[seat].plots)
+    state.pending = PendingDecision(
+        seat, DecisionKind.BUILD_SQUARE, tuple(ChooseSquare(r, c) for r, c in plots)
+    )
+
+
+def resolve_build_square(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to BUILD_SQUARE: pay the wood, place the tile, then its effects, then the house."""
+    assert isinstance(option, ChooseSquare) and state.building_in_hand is not None
+    tile = state.building_in_hand
+    state.building_in_hand = None
+    square = (option.row, option.col)
+    building = state.components.building(tile)
+    player = state.players[seat]
+    if not state.free_action:
+        pay(
+            state,
+            seat,
+            building.wood_cost * price(state, Commodity.WOOD),
+            f"wood for {building.name}",
+            events,
+        )
+    player.plots.remove(square)
+    del state.plots[square]
+    player.slots.remove(tile)
+    owner = None if building.is_public else seat
+    state.city[square] = CityTile(tile, owner)
+    events.append(Event("built", seat, f"seat {seat} builds {building.name} at {square[0]},{square[1]}"))
+    if building.commodity is not None:
+        player.buildings.append(tile)
+        state.agenda.append(Step(StepKind.HOUSE, seat, (tile,)))
+    for index in reversed(range(len(building.effects))):
+        state.agenda.append(Step(StepKind.BUILDING_EFFECT, seat, (tile, index)))
+    if building.commodity is not None:
+        gain_production(state, seat, building.commodity, building.production, events)
+
+
+def step_building_effect(state: GameState, step: Step, events: list[Event]) -> None:
+    """Resolve one printed effect of a building just built (004 · Building effects)."""
+    seat = step.seat
+    tile, index = step.args
+    building = state.components.building(tile)
+    effect = building.effects[index]
+    player = state.players[seat]
+    match effect.kind:
+        case EffectKind.ARM:
+            assert building.commodity is not None
+            move_arm(state, COMMODITY_ARM[building.commodity], events)
+        case EffectKind.MINING_TECHNOLOGY:
+            state.agenda.append(Step(StepKind.TECHNOLOGY, seat))
+        case EffectKind.ORE_DECK:
+            advance_deck(state, Deck.ORE, effect.amount, events)
+        case EffectKind.POPULATION_DECK:
+            advance_deck(state, Deck.POPULATION, effect.amount, events)
+        case EffectKind.POINTS:
+            score(state, seat, effect.amount, building.name, events)
+        case EffectKind.REPUTATION:
+            change_reputation(state, seat, effect.amount, events)
+        case EffectKind.PELICANS:
+            player.pelicans += effect.amount
+            events.append(Event("pelicans", seat, f"seat {seat} takes {effect.amount} pelican tokens"))
+        case EffectKind.TAX:
+            raise_tax(state, effect.amount, events)
+        case EffectKind.PATRICIAN:
+            assert effect.color is not None
+            patrician_to_pool(state, effect.color, events)
+        case EffectKind.REMOVE_HOUSE:
+            rows = removable_rows(state, seat)
+            if rows:
+                options: list[Option] = [ChooseGuild(g) for g in rows]
+                options.append(SKIP)
+                state.pending = PendingDecision(seat, DecisionKind.REMOVE_HOUSE, tuple(options))
+        case EffectKind.FLIP_ST_BARBARA:
+            flip_st_barbara(state, events)
+
+
+def patrician_to_pool(state: GameState, color: Color, events: list[Event]) -> None:
+    """Move a patrician from the bank to the pool; with none left in the bank, nothing happens."""
+    if state.patrician_bank[color] > 0:
+        state.patrician_bank[color] -= 1
+        state.patrician_pool[color] += 1
+        events.append(Event("patrician", None, f"a {color} patrician joins the pool"))
+
+
+def flip_st_barbara(state: GameState, events: list[Event]) -> None:
+    """A guild building flips the current St. Barbara tile: nobody benefits, its tax is added."""
+    tiles = state.components.barbara_tiles
+    if state.barbara_next > len(tiles):
+        return
+    tile = tiles[state.barbara_next - 1]
+    state.barbara_next += 1
+    events.append(Event("barbara_flipped", None, f"St. Barbara tile {tile.number} is flipped unused"))
+    raise_tax(state, tile.flip_tax, events)
+
+
+def removable_rows(state: GameState, seat: int) -> list[Guild]:
+    """Guilds whose row on the seat's board still has a house."""
+    player = state.players[seat]
+    limit = state.components.houses_per_row
+    return [g for row, g in enumerate(player.guilds) if player.houses_removed[row] < limit]
+
+
+def remove_house(state: GameState, seat: int, guild_row: int, events: list[Event]) -> None:
+    """Take the leftmost house off a row, ignoring the reward beneath it."""
+    state.players[seat].houses_removed[guild_row] += 1
+    guild = state.players[seat].guilds[guild_row]
+    events.append(Event("house_removed", seat, f"seat {seat} removes a {guild} house"))
+
+
+def resolve_remove_house(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to REMOVE_HOUSE."""
+    if isinstance(option, ChooseGuild):
+        remove_house(state, seat, state.players[seat].guilds.index(option.guild), events)
+
+
+def public_reward_options(state: GameState, seat: int) -> list[Option]:
+    """Top tiles of the public stacks, for a free take; none when the slots are full."""
+    if len(state.players[seat].slots) >= state.components.building_slots:
+        return []
+    return [
+        ChooseTile(stack.tiles[-1])
+        for row in state.town_hall
+        for stack in row
+        if stack.label in PUBLIC_LABELS
+    ]
+
+
+def step_house(state: GameState, step: Step, events: list[Event]) -> None:
+    """Mark a guild building with its row's leftmost house and take the reward (003 · House effects)."""
+    seat = step.seat
+    row = house_row(state, seat, step.args[0])
+    assert row is not None
+    player = state.players[seat]
+    column = player.houses_removed[row]
+    player.houses_removed[row] += 1
+    reward = state.components.house_rewards[row][column]
+    events.append(Event("house", seat, f"seat {seat} places a house; its space shows {reward.kind}"))
+    match reward.kind:
+        case HouseRewardKind.PUBLIC_BUILDING:
+            options = public_reward_options(state, seat)
+            if options:
+                options.append(SKIP)
+                state.pending = PendingDecision(seat, DecisionKind.PUBLIC_REWARD, tuple(options))
+        case HouseRewardKind.PELICAN:
+            player.pelicans += max(1, reward.amount)
+        case HouseRewardKind.REPUTATION:
+            change_reputation(state, seat, reward.amount, events)
+        case HouseRewardKind.POINTS:
+            score(state, seat, reward.amount, "a house", events)
+
+
+def resolve_public_reward(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
+    """Answer to PUBLIC_REWARD: take the public tile for free."""
+    if isinstance(option, ChooseTile):
+        take_rights(state, seat, option.tile, free=True, events=events)
