@@ -121,7 +121,6 @@ RULE_CONSTANTS = {  # field -> required value (rulings 5 and 9; player boards)
     "houses_per_row": HOUSES_PER_ROW,
     "tax_limit": 25,
 }
-POSITIVE_CONSTANTS = ("default_plot_cost", "patrician_seat_cost")
 
 # --- Conventions of the effect vocabulary ---------------------------------------------------------------
 
@@ -226,15 +225,13 @@ def _object(raw: object, where: str, required: Iterable[str], optional: Iterable
 
 
 def _int_description(minimum: int | None, maximum: int | None) -> str:
-    if minimum is None and maximum is None:
-        return "an integer"
-    if maximum is None:
-        return {0: "a non-negative integer", 1: "a positive integer"}.get(
-            minimum if minimum is not None else -1, f"an integer of at least {minimum}"
-        )
     if minimum is None:
-        return f"an integer of at most {maximum}"
-    return f"an integer in {minimum}..{maximum}"
+        return "an integer" if maximum is None else f"an integer of at most {maximum}"
+    if maximum is not None:
+        return f"an integer in {minimum}..{maximum}"
+    if minimum == 0:
+        return "a non-negative integer"
+    return "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
 
 
 def _int(raw: object, where: str, minimum: int | None = 0, maximum: int | None = None) -> int:
@@ -582,8 +579,9 @@ def _check_public_building(b: Building, where: str) -> None:
             f"{where}.effects",
             f"the patrician effect must have the building's colour {b.color}, got {patrician.color}",
         )
-    for kind in sorted(NOT_ON_PUBLIC & kinds.keys()):
-        raise _fail(f"{where}.effects", f"a public building cannot carry {kind}")
+    forbidden = sorted(NOT_ON_PUBLIC & kinds.keys())
+    if forbidden:
+        raise _fail(f"{where}.effects", f"a public building cannot carry {', '.join(forbidden)}")
     if not {EffectKind.REPUTATION, EffectKind.PELICANS, EffectKind.POINTS} & kinds.keys():
         raise _fail(
             f"{where}.effects", "a public building needs an immediate reputation, pelicans or points effect"

@@ -96,6 +96,7 @@ def town_builds(state: GameState, commodity: Commodity, events: list[Event]) -> 
     where = find_stack(state, guild)
     if where is not None:
         tile = take_from_stack(state, *where)
+        state.town_discards.append(tile)
         name = state.components.building(tile).name
         events.append(Event("town_built", None, f"the town builds {name} ({guild})"))
     else:

@@ -9,6 +9,7 @@ that dispatches on step and decision kinds.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from itertools import permutations
 
 from engine import barbara, income, mine, rounds, town
@@ -32,6 +33,7 @@ Resolver = Callable[[GameState, int, Option, list[Event]], None]
 
 CARDS_PER_TURN = (2, 2, 1)
 JOKER_FREE_REPUTATION = 6
+PLOT_DISCOUNT_REPUTATION = 3
 
 
 def _step_free(kind: StepKind) -> Callable[[int], Step]:
@@ -54,9 +56,9 @@ def action_feasible(state: GameState, seat: int, action: Action) -> bool:
         case Action.MINE:
             return mine.mine_feasible(state, seat, free=False)
         case Action.RIGHTS:
-            return bool(town.rights_options(state, seat, free=False))
+            return town.rights_feasible(state, seat)
         case Action.PLOT:
-            return bool(town.plot_options(state, seat, free=False))
+            return town.plot_feasible(state, seat)
         case Action.BUILDING:
             return bool(town.buildable_tiles(state, seat, free=False))
         case Action.INCOME:
@@ -65,6 +67,7 @@ def action_feasible(state: GameState, seat: int, action: Action) -> bool:
             return barbara.st_barbara_feasible(state, seat)
         case Action.JOKER:
             return bool(joker_actions(state, seat))
+    raise AssertionError(action)
 
 
 def joker_cost(state: GameState, seat: int) -> int:
@@ -72,15 +75,33 @@ def joker_cost(state: GameState, seat: int) -> int:
     return 0 if state.players[seat].reputation >= JOKER_FREE_REPUTATION else 1
 
 
-def joker_actions(state: GameState, seat: int) -> list[Action]:
-    """The actions the Joker can take with effect, judged after its reputation cost."""
+def joker_actions(state: GameState, seat: int, known: dict[Action, bool] | None = None) -> list[Action]:
+    """The actions the Joker can take with effect, judged after its reputation cost.
+
+    Only the plot cost depends on reputation (3 or more: 1 groschen), so feasibility already worked out
+    in ``known`` is reused unless the Joker's cost takes the seat from 3 to 2.
+    """
+    known = {} if known is None else known
     player = state.players[seat]
-    saved_reputation, saved_points = player.reputation, player.points
-    player.reputation = max(-5, player.reputation - joker_cost(state, seat))
+    saved = player.reputation
+    after = max(-5, saved - joker_cost(state, seat))
+    crosses = saved >= PLOT_DISCOUNT_REPUTATION > after
+    if crosses:
+        player.reputation = after
     try:
-        return [a for a in ACTION_STEPS if action_feasible(state, seat, a)]
+        found: list[Action] = []
+        for action in ACTION_STEPS:
+            if crosses or action not in known:
+                feasible = action_feasible(state, seat, action)
+                if not crosses:
+                    known[action] = feasible
+            else:
+                feasible = known[action]
+            if feasible:
+                found.append(action)
+        return found
     finally:
-        player.reputation, player.points = saved_reputation, saved_points
+        player.reputation = saved
 
 
 def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
@@ -88,16 +109,27 @@ def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
     player = state.players[seat]
     feasible: dict[Action, bool] = {}
     options: list[Option] = []
-    cards = {card.number: card for card in state.components.action_cards}
-    for number in sorted(player.hand):
-        card = cards[number]
-        for action in (card.top, card.bottom):
+    hand = sorted(player.hand)
+    for card in state.components.action_cards:
+        if card.number not in hand:
+            continue
+        halves = (card.top,) if card.top is card.bottom else (card.top, card.bottom)
+        for action in halves:
             if action not in feasible:
-                feasible[action] = action_feasible(state, seat, action)
+                if action is Action.JOKER:
+                    feasible[action] = bool(joker_actions(state, seat, feasible))
+                else:
+                    feasible[action] = action_feasible(state, seat, action)
             if feasible[action]:
-                options.append(PlayCard(number, action))
-    options.extend(PlayCard(number, None) for number in sorted(player.hand))
-    return tuple(dict.fromkeys(options))
+                options.append(_play_card(card.number, action))
+    options.extend(_play_card(number, None) for number in hand)
+    return tuple(options)
+
+
+@cache
+def _play_card(card: int, action: Action | None) -> PlayCard:
+    """Option values are immutable, so each is built once and shared."""
+    return PlayCard(card, action)
 
 
 def resolve_play_card(state: GameState, seat: int, option: Option, events: list[Event]) -> None:

@@ -122,7 +122,7 @@ def state_hash(state: GameState) -> str:
     """A SHA-256 of the whole state, hidden parts and the generator included: equal states, equal hashes."""
     parts: list[object] = [state.options, state.seed, state.rng.getstate()]
     for name in state.__slots__:
-        if name in ("components", "options", "seed", "rng"):
+        if name in ("components", "options", "seed", "rng", "mine_costs_cache"):
             continue
         value = getattr(state, name)
         if isinstance(value, dict):

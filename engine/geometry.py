@@ -7,6 +7,7 @@ edge, shows a dot on the facing side. Mines use the same (row, column) squares o
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from engine.components import OPPOSITE_SIDE, CityBoard, Side, Square
 from engine.state import GameState
@@ -23,6 +24,18 @@ def on_board(board: CityBoard, square: Square) -> bool:
     """Whether a square is a usable square of this board side."""
     row, col = square
     return 0 <= row < board.rows and 0 <= col < board.columns and square not in board.blocked
+
+
+@cache
+def neighbour_table(board: CityBoard) -> dict[Square, tuple[Square, ...]]:
+    """For every usable square of a board, the usable squares sharing a side with it (built once)."""
+    return {square: tuple(other for _, other in neighbours(board, square)) for square in board.squares()}
+
+
+@cache
+def board_squares(board: CityBoard) -> tuple[Square, ...]:
+    """The usable squares of a board in row-major order (built once)."""
+    return board.squares()
 
 
 def neighbours(board: CityBoard, square: Square) -> Iterator[tuple[Side, Square]]:
@@ -60,7 +73,7 @@ def public_neighbours(state: GameState, square: Square) -> int:
     """How many public buildings share a side with the building on ``square``."""
     board = state.components.board_for(state.options.players)
     count = 0
-    for _, other in neighbours(board, square):
+    for other in neighbour_table(board)[square]:
         tile = state.city.get(other)
         if tile is not None and tile.owner is None:
             count += 1

@@ -28,6 +28,9 @@ def mine_square_costs(state: GameState) -> dict[Square, int]:
     An entrance costs the entrance cost; an empty square beside or below a mine costs the highest wood
     cost among those mines. A mine does not open or price the square above it; rocks open nothing.
     """
+    cached = state.mine_costs_cache
+    if cached is not None and cached[0] == len(state.mines):
+        return cached[1]
     area = state.components.mine_area
     costs: dict[Square, int] = {}
     for square in area.entrances:
@@ -43,6 +46,7 @@ def mine_square_costs(state: GameState) -> dict[Square, int]:
                 continue
             if costs.get(other, -1) < wood:
                 costs[other] = wood
+    state.mine_costs_cache = (len(state.mines), costs)
     return costs
 
 

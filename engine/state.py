@@ -150,6 +150,7 @@ class GameState:
     # town hall, city, mines
     town_hall: list[list[TownHallStack]] = field(default_factory=list)
     red_stack: list[int] = field(default_factory=list)
+    town_discards: list[int] = field(default_factory=list)  # tiles the town built (discarded, public)
     city: dict[Square, CityTile] = field(default_factory=dict)
     plots: dict[Square, int] = field(default_factory=dict)  # square -> seat
     mines: dict[Square, MinePlacement] = field(default_factory=dict)
@@ -168,6 +169,8 @@ class GameState:
     events: list[int | None] = field(default_factory=list)  # event per round (index round - 1)
     building_in_hand: int | None = None  # the tile chosen for a Building action in progress
     final_scores: dict[int, dict[str, int]] | None = None  # seat -> score breakdown, once over
+    # derived, not part of the game: open mine squares and costs, for the number of mines it was built at
+    mine_costs_cache: tuple[int, dict[Square, int]] | None = None
 
     def copy(self) -> GameState:
         """A fully independent copy, random generator included (components are shared)."""

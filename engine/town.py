@@ -30,7 +30,7 @@ from engine.economy import (
     take_from_stack,
 )
 from engine.events import Event
-from engine.geometry import neighbours
+from engine.geometry import board_squares, neighbour_table
 from engine.options import SKIP, ChooseGuild, ChooseSquare, ChooseTile, DecisionKind, Option, PendingDecision
 from engine.state import CityTile, GameState, Step, StepKind
 
@@ -63,6 +63,21 @@ def rights_options(state: GameState, seat: int, *, free: bool, public_only: bool
             if cost <= player.groschen:
                 options.append(ChooseTile(building.id))
     return options
+
+
+def rights_feasible(state: GameState, seat: int) -> bool:
+    """Whether a paid Rights action has any tile to take (stops at the first one found)."""
+    player = state.players[seat]
+    if len(player.slots) >= state.components.building_slots:
+        return False
+    buildings = state.components.buildings
+    column_costs = [column_cost(state, col) for col in range(len(state.components.town_hall_costs))]
+    for row in state.town_hall:
+        for col, stack in enumerate(row):
+            guild = buildings[stack.tiles[-1]].guild
+            if (guild is None or guild in player.guilds) and column_costs[col] <= player.groschen:
+                return True
+    return False
 
 
 def step_rights(state: GameState, step: Step, events: list[Event]) -> None:
@@ -110,21 +125,20 @@ def plot_costs(state: GameState, seat: int, *, free: bool) -> dict[Square, int]:
     """Every square the seat may claim and its cost in groschen (003 · The Plot action · step 1)."""
     components = state.components
     board = components.board_for(state.options.players)
-    open_squares = [sq for sq in board.squares() if sq not in state.city and sq not in state.plots]
-    if free:
-        return dict.fromkeys(open_squares, 0)
+    city, plots = state.city, state.plots
     costs: dict[Square, int] = {}
-    if state.city:
-        for square in open_squares:
-            best = -1
-            for _, other in neighbours(board, square):
-                tile = state.city.get(other)
-                if tile is not None:
-                    best = max(best, components.building(tile.building).plot_cost)
-            if best >= 0:
-                costs[square] = best
+    if not free:
+        table = neighbour_table(board)
+        for square, tile in city.items():
+            cost = components.buildings[tile.building].plot_cost
+            for other in table[square]:
+                if other not in city and other not in plots and costs.get(other, -1) < cost:
+                    costs[other] = cost
     if not costs:
-        costs = dict.fromkeys(open_squares, components.default_plot_cost)
+        base = 0 if free else components.default_plot_cost
+        costs = {sq: base for sq in board_squares(board) if sq not in city and sq not in plots}
+        if free:
+            return costs
     if state.players[seat].reputation >= 3:
         costs = dict.fromkeys(costs, 1)
     return costs
@@ -140,6 +154,15 @@ def plot_options(state: GameState, seat: int, *, free: bool) -> list[Option]:
         for (r, c), cost in sorted(plot_costs(state, seat, free=free).items())
         if cost <= player.groschen
     ]
+
+
+def plot_feasible(state: GameState, seat: int) -> bool:
+    """Whether a paid Plot action has a square the seat can afford."""
+    player = state.players[seat]
+    if len(player.plots) >= state.components.plot_markers:
+        return False
+    costs = plot_costs(state, seat, free=False)
+    return bool(costs) and min(costs.values()) <= player.groschen
 
 
 def step_plot(state: GameState, step: Step, events: list[Event]) -> None:

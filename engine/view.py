@@ -98,6 +98,7 @@ class Observation:
     tax: int
     town_hall: tuple[tuple[StackView, ...], ...]
     red_stack_size: int
+    town_discards: tuple[int, ...]  # buildings the town built, in order
     city: tuple[CityTileView, ...]
     plots: tuple[tuple[Square, int], ...]
     mines: tuple[MineView, ...]
@@ -181,6 +182,7 @@ def observe(state: GameState, viewer: int | None) -> Observation:
             tuple(StackView(s.label, s.tiles[-1], len(s.tiles)) for s in row) for row in state.town_hall
         ),
         red_stack_size=len(state.red_stack),
+        town_discards=tuple(state.town_discards),
         city=tuple(CityTileView(sq, t.building, t.owner) for sq, t in sorted(state.city.items())),
         plots=tuple(sorted(state.plots.items())),
         mines=tuple(MineView(sq, m.tile, m.owner) for sq, m in sorted(state.mines.items())),
