@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 
-class Guild(StrEnum):
+class _Enum(StrEnum):
+    """A string enum whose ``repr`` is the Python expression for it (``Guild.MINERS``)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+
+class Guild(_Enum):
     """The six guilds. Each produces one commodity."""
 
     METALLURGISTS = "metallurgists"
@@ -23,7 +30,7 @@ class Guild(StrEnum):
     INNKEEPERS = "innkeepers"
 
 
-class Commodity(StrEnum):
+class Commodity(_Enum):
     """The six commodities, priced on the two card stands."""
 
     SILVER = "silver"
@@ -34,14 +41,14 @@ class Commodity(StrEnum):
     BEER = "beer"
 
 
-class Deck(StrEnum):
+class Deck(_Enum):
     """The two price decks (card stands)."""
 
     POPULATION = "population"
     ORE = "ore"
 
 
-class Arm(StrEnum):
+class Arm(_Enum):
     """The five indicator arms. Silver and ore share one arm on the ore stand."""
 
     WOOD = "wood"
@@ -51,7 +58,7 @@ class Arm(StrEnum):
     PERMITS = "permits"
 
 
-class Color(StrEnum):
+class Color(_Enum):
     """Patrician colours: each public building and patrician token has one."""
 
     GREEN = "green"
@@ -60,7 +67,7 @@ class Color(StrEnum):
     RED = "red"
 
 
-class Action(StrEnum):
+class Action(_Enum):
     """The seven actions printed on the action cards."""
 
     RIGHTS = "rights"
@@ -72,7 +79,7 @@ class Action(StrEnum):
     ST_BARBARA = "st_barbara"
 
 
-class EffectKind(StrEnum):
+class EffectKind(_Enum):
     """Effects printed on building tiles (004 · Building effects)."""
 
     ARM = "arm"  # move the building's commodity arm one notch right
@@ -88,7 +95,7 @@ class EffectKind(StrEnum):
     FLIP_ST_BARBARA = "flip_st_barbara"
 
 
-class HouseRewardKind(StrEnum):
+class HouseRewardKind(_Enum):
     """What the space under a removed house shows (003 · House effects)."""
 
     PUBLIC_BUILDING = "public_building"
@@ -97,7 +104,7 @@ class HouseRewardKind(StrEnum):
     POINTS = "points"
 
 
-class BarbaraEffect(StrEnum):
+class BarbaraEffect(_Enum):
     """The benefit of each St. Barbara tile (004 · The eleven tiles)."""
 
     REPUTATION = "reputation"  # tile 1
@@ -113,7 +120,7 @@ class BarbaraEffect(StrEnum):
     FINAL = "final"  # tile 11
 
 
-class Side(StrEnum):
+class Side(_Enum):
     """The four sides of a square, for dots."""
 
     NORTH = "n"

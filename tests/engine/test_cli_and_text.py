@@ -1,0 +1,85 @@
+"""The simulator command and the text forms of options (STYLE · canonical text forms)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from engine import GameOptions, apply, legal, new_game, option_text, parse_option
+from engine import components as components_module
+from engine import options as options_module
+from engine.cli import main
+from engine.options import DecisionKind, PlayCard, Skip
+from engine.text import QUESTIONS, describe_option
+
+NAMESPACE = {**vars(options_module), **vars(components_module)}
+
+
+def test_sim_json_reports_every_field(capsys: pytest.CaptureFixture[str]) -> None:
+    """``kutnahora-sim --json`` prints one object with the documented fields and finishes every game."""
+    assert main(["--players", "3", "--games", "4", "--seed", "9", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for key in ("games", "finished", "errors", "decisions", "games_per_second", "decisions_per_second"):
+        assert key in report
+    assert report["games"] == report["finished"] == 4
+    assert report["errors"] == 0
+    assert report["decisions"] > 4 * 6 * 3 * 5  # at least every card of every round
+
+
+def test_sim_summary_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without ``--json`` the summary says how many games finished."""
+    assert main(["--players", "2", "--games", "2"]) == 0
+    assert "2/2 games of 2 players finished, 0 errors" in capsys.readouterr().out
+
+
+def test_sim_refuses_a_broken_component_file(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    """A component file that fails validation is reported in one line, exit status 2."""
+    from pathlib import Path
+
+    bad = Path(str(tmp_path)) / "bad.json"
+    bad.write_text("{}", encoding="utf-8")
+    assert main(["--components", str(bad), "--games", "1"]) == 2
+    assert "kutnahora-sim:" in capsys.readouterr().err
+
+
+def test_sim_refuses_zero_games(capsys: pytest.CaptureFixture[str]) -> None:
+    """Nonsense arguments are refused with a sentence."""
+    assert main(["--games", "0"]) == 2
+    assert "--games must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_option_met_round_trips_and_reads_well(players: int) -> None:
+    """Every option has a canonical text that parses back to it, and a readable description."""
+    state = new_game(GameOptions(players=players), 21)
+    chooser = random.Random(21)
+    kinds: set[DecisionKind] = set()
+    while not state.over:
+        decision = state.pending
+        assert decision is not None
+        kinds.add(decision.kind)
+        assert QUESTIONS[decision.kind]
+        for option in decision.options:
+            assert parse_option(option_text(option)) == option
+            assert eval(repr(option), NAMESPACE) == option
+            text = describe_option(state, decision.kind, option)
+            assert text and text[0].isupper()
+        options = legal(state)
+        apply(state, options[chooser.randrange(len(options))])
+    assert DecisionKind.PLAY_CARD in kinds and DecisionKind.TAX in kinds
+
+
+@pytest.mark.parametrize("text", ["", "play", "play x mine", "square 1", "rows a,b,c", "fly away"])
+def test_parse_option_refuses_nonsense(text: str) -> None:
+    """A text that is no option is refused with a ValueError naming it."""
+    with pytest.raises(ValueError):
+        parse_option(text)
+
+
+def test_option_texts() -> None:
+    """A few canonical forms, as documented in the README."""
+    assert option_text(PlayCard(2, None)) == "play 2 none"
+    assert parse_option("play 2 mine") == PlayCard(2, parse_option("play 2 mine").action)  # type: ignore[union-attr]
+    assert option_text(Skip()) == "skip"
