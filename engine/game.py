@@ -7,8 +7,10 @@ raises an :class:`IllegalDecision` (leaving the state untouched) when it is not 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
 
 from engine.component_file import default_components
 from engine.components import ComponentSet
@@ -118,14 +120,30 @@ def replay(
     return state
 
 
+def _canonical(value: object) -> object:
+    """Plain JSON data for a state value: enums by value, dicts as sorted pairs, dataclasses by field."""
+    if isinstance(value, Enum):
+        return value.value
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    if isinstance(value, dict):
+        pairs = [[_canonical(k), _canonical(v)] for k, v in value.items()]
+        return sorted(pairs, key=lambda pair: json.dumps(pair[0]))
+    if is_dataclass(value):
+        return {f.name: _canonical(getattr(value, f.name)) for f in fields(value)}
+    raise TypeError(f"cannot canonicalise {type(value).__name__}")
+
+
 def state_hash(state: GameState) -> str:
-    """A SHA-256 of the whole state, hidden parts and the generator included: equal states, equal hashes."""
-    parts: list[object] = [state.options, state.seed, state.rng.getstate()]
-    for name in state.__slots__:
-        if name in ("components", "options", "seed", "rng", "mine_costs_cache"):
-            continue
-        value = getattr(state, name)
-        if isinstance(value, dict):
-            value = sorted(value.items(), key=repr)
-        parts.append((name, value))
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+    """A SHA-256 of the whole state, hidden parts and the generator included: equal states, equal hashes.
+
+    The state is written as canonical JSON first, so the hash does not depend on Python's ``repr``.
+    """
+    parts: dict[str, object] = {"rng": _canonical(list(state.rng.getstate()))}
+    for f in fields(state):
+        if f.name not in ("components", "rng", "mine_costs_cache"):
+            parts[f.name] = _canonical(getattr(state, f.name))
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
