@@ -95,6 +95,10 @@ def step_mine(state: GameState, step: Step, events: list[Event]) -> None:
     free = bool(step.args[0])
     seat = step.seat
     player = state.players[seat]
+    if free and not mine_feasible(state, seat, free=True):
+        # St. Barbara 9 with no miner (or no tile, or no square) left: no effect (001 · Special Cases)
+        events.append(Event("no_effect", seat, f"seat {seat} can open no mine"))
+        return
     state.agenda.append(Step(StepKind.MINE_DRAW, seat, (int(free),)))
     if free:
         return

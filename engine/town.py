@@ -305,7 +305,7 @@ def step_building_effect(state: GameState, step: Step, events: list[Event]) -> N
             assert effect.color is not None
             patrician_to_pool(state, effect.color, events)
         case EffectKind.REMOVE_HOUSE:
-            rows = removable_rows(state, seat)
+            rows = removable_rows(state, seat, keep=house_row(state, seat, tile))
             if rows:
                 options: list[Option] = [ChooseGuild(g) for g in rows]
                 options.append(SKIP)
@@ -333,11 +333,19 @@ def flip_st_barbara(state: GameState, events: list[Event]) -> None:
     raise_tax(state, tile.flip_tax, events)
 
 
-def removable_rows(state: GameState, seat: int) -> list[Guild]:
-    """Guilds whose row on the seat's board still has a house."""
+def removable_rows(state: GameState, seat: int, keep: int | None = None) -> list[Guild]:
+    """Guilds whose row on the seat's board still has a house.
+
+    ``keep`` is the row of a guild building being built: its own house is still to be placed
+    (003 · The Building action · step 5), so that row must keep one house.
+    """
     player = state.players[seat]
     limit = state.components.houses_per_row
-    return [g for row, g in enumerate(player.guilds) if player.houses_removed[row] < limit]
+    return [
+        g
+        for row, g in enumerate(player.guilds)
+        if player.houses_removed[row] < limit - (1 if row == keep else 0)
+    ]
 
 
 def remove_house(state: GameState, seat: int, guild_row: int, events: list[Event]) -> None:
