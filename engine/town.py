@@ -37,6 +37,25 @@ from engine.state import CityTile, GameState, Step, StepKind
 PUBLIC_LABELS = frozenset(c.value for c in Color)
 
 
+def _pose(
+    state: GameState,
+    seat: int,
+    kind: DecisionKind,
+    options: list[Option],
+    free: bool,
+    nothing: str,
+    events: list[Event],
+) -> None:
+    """Pose an action's first decision; a free (St. Barbara) one may be declined, an empty one does nothing."""
+    if not options:
+        events.append(Event("no_effect", seat, f"seat {seat} {nothing}"))
+        return
+    if free:
+        options.append(SKIP)
+    state.free_action = free
+    state.pending = PendingDecision(seat, kind, tuple(options))
+
+
 # ---- Rights -------------------------------------------------------------------------------------------
 
 
@@ -84,13 +103,7 @@ def step_rights(state: GameState, step: Step, events: list[Event]) -> None:
     """A Rights action; the free one (St. Barbara 2) may be declined."""
     free = bool(step.args[0])
     options = rights_options(state, step.seat, free=free)
-    if not options:
-        events.append(Event("no_effect", step.seat, f"seat {step.seat} can take no building tile"))
-        return
-    if free:
-        options.append(SKIP)
-    state.free_action = free
-    state.pending = PendingDecision(step.seat, DecisionKind.RIGHTS_TILE, tuple(options))
+    _pose(state, step.seat, DecisionKind.RIGHTS_TILE, options, free, "can take no building tile", events)
 
 
 def _locate_top(state: GameState, tile: int) -> tuple[int, int]:
@@ -169,13 +182,7 @@ def step_plot(state: GameState, step: Step, events: list[Event]) -> None:
     """A Plot action; the free one (St. Barbara 4) may be declined."""
     free = bool(step.args[0])
     options = plot_options(state, step.seat, free=free)
-    if not options:
-        events.append(Event("no_effect", step.seat, f"seat {step.seat} can claim no plot"))
-        return
-    if free:
-        options.append(SKIP)
-    state.free_action = free
-    state.pending = PendingDecision(step.seat, DecisionKind.PLOT_SQUARE, tuple(options))
+    _pose(state, step.seat, DecisionKind.PLOT_SQUARE, options, free, "can claim no plot", events)
 
 
 def resolve_plot(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
@@ -224,13 +231,7 @@ def step_building(state: GameState, step: Step, events: list[Event]) -> None:
     """A Building action; the free one (St. Barbara 8) pays no wood and may be declined."""
     free = bool(step.args[0])
     options = buildable_tiles(state, step.seat, free=free)
-    if not options:
-        events.append(Event("no_effect", step.seat, f"seat {step.seat} can build nothing"))
-        return
-    if free:
-        options.append(SKIP)
-    state.free_action = free
-    state.pending = PendingDecision(step.seat, DecisionKind.BUILD_TILE, tuple(options))
+    _pose(state, step.seat, DecisionKind.BUILD_TILE, options, free, "can build nothing", events)
 
 
 def resolve_build_tile(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
