@@ -46,7 +46,7 @@ def _pose(
     nothing: str,
     events: list[Event],
 ) -> None:
-    """Pose an action's first decision; a free (St. Barbara) one may be declined, an empty one does nothing."""
+    """Pose an action's first decision: a free one may be declined, an empty one does nothing."""
     if not options:
         events.append(Event("no_effect", seat, f"seat {seat} {nothing}"))
         return
