@@ -1,0 +1,1 @@
+"""Benchmarks of the Kutná Hora server (``kutnahora-bench``)."""

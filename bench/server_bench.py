@@ -1,0 +1,480 @@
+"""``kutnahora-bench``: how many decisions per second the server sustains, and how fast it answers.
+
+The benchmark starts a server process (SQLite store on, no clock, no rate limit) and drives many games at
+once through it the way bots do: every seat of every game plays over its own Play stream, answering each
+observation with a uniformly random legal option. A game that ends is replaced by a new one, so the
+number of games in play stays constant. It reports decisions per second and the decision latency (from
+sending a decision until the next observation of that game arrives, whichever seat it is for: storing,
+applying, building the next observation and both transfers), with the server's CPU time per decision.
+
+In the same run it measures the ceiling of the machine: a trivial grpc.aio echo server, driven by the same
+number of concurrent callers, first with unary calls, then with streamed messages. The ratio of the two
+shows how much of the transport's capacity the game logic leaves. Finally it measures, in this process,
+what building one observation costs (the engine's view, then the wire encoding).
+
+    kutnahora-bench                         # 64 games, 15 s after a 3 s warm-up
+    kutnahora-bench --games 16 --duration 5 --json results.json
+    kutnahora-bench --target 127.0.0.1:50051  # drive a server that is already running
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from kutnahora.v1 import (
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    play_service_pb2,
+    play_service_pb2_grpc,
+)
+
+LISTENING = re.compile(r"listening on grpc://[^:]+:(\d+)")
+ECHO_SERVICE = "bench.Echo"
+EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]
+
+
+# --- the server under test -----------------------------------------------------------------------------
+
+
+def start_process(command: Sequence[str]) -> tuple[subprocess.Popen[str], int]:
+    """Start a server process that prints ``listening on grpc://host:port``; return it and its port."""
+    process = subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = LISTENING.search(line)
+    if match is None:
+        process.kill()
+        raise SystemExit(f"the server did not start: {line!r}")
+    return process, int(match.group(1))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+# --- driving games --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    """What the drivers measured."""
+
+    measuring: bool = False
+    latencies: list[float] = field(default_factory=list)
+    games_finished: int = 0
+    rejected: int = 0
+    client_cpu: float = 0.0
+
+
+@dataclass
+class GameRun:
+    """One game being driven: when its last decision was sent (one is outstanding at a time)."""
+
+    sent_at: float | None = None
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+async def play_seat(
+    play: play_service_pb2_grpc.PlayServiceStub,
+    game_id: str,
+    seat: int,
+    token: str,
+    run: GameRun,
+    stats: Stats,
+    rng: random.Random,
+) -> None:
+    """Play one seat over its Play stream with random legal options until the game ends."""
+    call = play.Play(metadata=bearer(token))
+    await call.write(
+        play_service_pb2.PlayRequest(start=play_service_pb2.PlayStart(game_id=game_id, seat=seat))
+    )
+    decision = play_service_pb2.PlayRequest()
+    while True:
+        response = await call.read()
+        if response is EOF:
+            return
+        kind = response.WhichOneof("message")
+        now = time.perf_counter()
+        if run.sent_at is not None and kind in ("your_turn", "game_ended"):
+            if stats.measuring:
+                stats.latencies.append(now - run.sent_at)
+            run.sent_at = None
+        if kind == "your_turn":
+            observation = response.your_turn.observation
+            decision.decision.version = observation.version
+            decision.decision.answer.option_index = rng.randrange(len(observation.pending.options))
+            run.sent_at = time.perf_counter()
+            await call.write(decision)
+        elif kind == "game_ended":
+            if stats.measuring:
+                stats.games_finished += 1
+            await call.done_writing()
+            return
+        else:
+            stats.rejected += 1
+
+
+async def drive_games(
+    channel: grpc.aio.Channel, players: Sequence[int], stats: Stats, stop: asyncio.Event, seed: int
+) -> None:
+    """Play games one after another on a channel until asked to stop."""
+    games = game_service_pb2_grpc.GameServiceStub(channel)  # type: ignore[no-untyped-call]
+    play = play_service_pb2_grpc.PlayServiceStub(channel)  # type: ignore[no-untyped-call]
+    rng = random.Random(seed)
+    round_number = 0
+    while not stop.is_set():
+        count = players[round_number % len(players)]
+        round_number += 1
+        created = await games.CreateGame(
+            game_service_pb2.CreateGameRequest(
+                options=game_pb2.GameOptions(players=count),
+                seed=rng.randrange(1 << 62),
+                clock=game_pb2.ClockSettings(disabled=True),
+                label="bench",
+            )
+        )
+        game_id = created.game.game_id
+        tokens = []
+        for seat in range(count):
+            joined = await games.JoinGame(
+                game_service_pb2.JoinGameRequest(game_id=game_id, seat=seat, name="bench")
+            )
+            tokens.append(joined.seat_token)
+        run = GameRun()
+        await asyncio.gather(
+            *(play_seat(play, game_id, seat, token, run, stats, rng) for seat, token in enumerate(tokens))
+        )
+
+
+async def measure_games(
+    address: str, games: int, players: Sequence[int], warmup: float, duration: float, channels: int
+) -> tuple[Stats, float]:
+    """Drive ``games`` concurrent games; returns the stats and the measured wall time."""
+    stats = Stats()
+    stop = asyncio.Event()
+    opened = [grpc.aio.insecure_channel(address) for _ in range(channels)]
+    tasks = [
+        asyncio.create_task(drive_games(opened[i % channels], players, stats, stop, seed=i))
+        for i in range(games)
+    ]
+    await asyncio.sleep(warmup)
+    stats.measuring = True
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    await asyncio.sleep(duration)
+    stats.measuring = False
+    elapsed = time.perf_counter() - started
+    stats.client_cpu = time.process_time() - cpu_started
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for channel in opened:
+        await channel.close(None)
+    return stats, elapsed
+
+
+async def measure_with_cpu(
+    server: subprocess.Popen[str] | None,
+    address: str,
+    games: int,
+    players: Sequence[int],
+    warmup: float,
+    duration: float,
+    channels: int,
+) -> tuple[Stats, float, float]:
+    """:func:`measure_games`, with the server's CPU seconds spent during the measured window."""
+    stats_task = asyncio.create_task(measure_games(address, games, players, warmup, duration, channels))
+    await asyncio.sleep(warmup)
+    before = cpu_seconds(server.pid) if server is not None else 0.0
+    await asyncio.sleep(duration)
+    after = cpu_seconds(server.pid) if server is not None else 0.0
+    stats, elapsed = await stats_task
+    return stats, elapsed, after - before
+
+
+# --- the echo ceiling -----------------------------------------------------------------------------------
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+async def serve_echo() -> None:
+    """A trivial grpc.aio server: unary echo and a bidirectional echo stream, raw bytes."""
+
+    async def unary(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
+        return request
+
+    async def stream(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        async for request in requests:
+            yield request
+
+    handler = grpc.method_handlers_generic_handler(
+        ECHO_SERVICE,
+        {
+            "Unary": grpc.unary_unary_rpc_method_handler(unary, _identity, _identity),
+            "Stream": grpc.stream_stream_rpc_method_handler(stream, _identity, _identity),
+        },
+    )
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"echo listening on grpc://127.0.0.1:{port}", flush=True)
+    await server.wait_for_termination()
+
+
+async def measure_echo(
+    address: str, callers: int, duration: float, payload: bytes, pid: int
+) -> tuple[float, float, float]:
+    """Unary calls per second, then streamed messages per second (and the echo server's CPU seconds while
+    streaming), with ``callers`` concurrent callers."""
+    channel = grpc.aio.insecure_channel(address)
+    unary = channel.unary_unary(f"/{ECHO_SERVICE}/Unary", _identity, _identity)
+    stream = channel.stream_stream(f"/{ECHO_SERVICE}/Stream", _identity, _identity)
+    await unary(payload)
+
+    async def unary_loop(until: float, counts: list[int]) -> None:
+        while time.perf_counter() < until:
+            await unary(payload)
+            counts[0] += 1
+
+    async def stream_loop(until: float, counts: list[int]) -> None:
+        call = stream()  # type: ignore[call-arg]
+        while time.perf_counter() < until:
+            await call.write(payload)
+            await call.read()
+            counts[0] += 1
+        await call.done_writing()
+        await call.read()
+
+    rates = []
+    cpu = 0.0
+    for loop in (unary_loop, stream_loop):
+        counts = [0]
+        cpu_started = cpu_seconds(pid)
+        started = time.perf_counter()
+        until = started + duration
+        await asyncio.gather(*(loop(until, counts) for _ in range(callers)))
+        rates.append(counts[0] / (time.perf_counter() - started))
+        cpu = cpu_seconds(pid) - cpu_started
+    await channel.close(None)
+    return rates[0], rates[1], cpu
+
+
+# --- building observations ------------------------------------------------------------------------------
+
+
+def measure_observation_cost(games: int = 4) -> dict[str, float]:
+    """CPU microseconds per observation (the engine's view, the wire encoding, a plain message build) and
+    per engine apply, over every decision of a few random four-seat games, for the seat that owes it."""
+    import engine
+    from engine.text import QUESTIONS, describe_option
+    from server import convert
+
+    rng = random.Random(1)
+    observe_s = encode_s = reference_s = apply_s = 0.0
+    count = 0
+    for _ in range(games):
+        state = engine.new_game(engine.GameOptions(players=4), rng.randrange(1 << 30))
+        encoder = convert.ObservationEncoder("bench")
+        while state.pending is not None:
+            pending = state.pending
+            kind = pending.kind
+            started = time.process_time()
+            view = engine.observe(state, pending.seat)
+            observed = time.process_time()
+            encoder.encode(view, QUESTIONS[kind], lambda o, s=state, k=kind: describe_option(s, k, o))
+            encoded = time.process_time()
+            convert.observation_to_wire(view, "bench").SerializeToString()
+            built = time.process_time()
+            option = rng.choice(pending.options)
+            before = time.process_time()
+            engine.apply(state, option)
+            applied = time.process_time()
+            observe_s += observed - started
+            encode_s += encoded - observed
+            reference_s += built - encoded
+            apply_s += applied - before
+            count += 1
+    return {
+        "engine_observe_us": observe_s / count * 1e6,
+        "encode_us": encode_s / count * 1e6,
+        "reference_build_and_serialize_us": reference_s / count * 1e6,
+        "engine_apply_us": apply_s / count * 1e6,
+        "decisions": float(count),
+    }
+
+
+# --- the command ----------------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """The value below which ``fraction`` of the sorted values fall (nearest rank)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def parse_players(text: str) -> list[int]:
+    counts = [int(part) for part in text.split(",") if part]
+    if not counts or any(c not in (2, 3, 4) for c in counts):
+        raise argparse.ArgumentTypeError("players must be a comma-separated list of 2, 3 and 4")
+    return counts
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kutnahora-bench",
+        description="Benchmark the Kutná Hora server against a trivial gRPC echo server.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=64, help="games played at once")
+    parser.add_argument("--players", type=parse_players, default=[2, 3, 4], help="seats per game, cycled")
+    parser.add_argument("--duration", type=float, default=15.0, help="seconds measured")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
+    parser.add_argument("--channels", type=int, default=4, help="client connections to spread the games over")
+    parser.add_argument("--db", default="", help="SQLite file for the server (default: a temporary file)")
+    parser.add_argument("--synchronous", default="NORMAL", help="SQLite synchronous pragma for the server")
+    parser.add_argument("--target", default="", help="drive this running server instead of starting one")
+    parser.add_argument("--echo-duration", type=float, default=4.0, help="seconds per echo measurement")
+    parser.add_argument("--no-echo", action="store_true", help="skip the echo ceiling")
+    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``kutnahora-bench``."""
+    args = build_parser().parse_args(argv)
+    if args.echo_server:
+        asyncio.run(serve_echo())
+        return 0
+    results: dict[str, Any] = {"games": args.games, "players": args.players, "duration_s": args.duration}
+
+    server: subprocess.Popen[str] | None = None
+    with tempfile.TemporaryDirectory() as folder:
+        if args.target:
+            address = args.target
+            results["store"] = "as configured by the target"
+        else:
+            db = args.db or str(Path(folder) / "bench.db")
+            server, port = start_process(
+                [
+                    sys.executable, "-m", "server.main", "--port", "0", "--metrics-port", "off",
+                    "--db", db, "--db-synchronous", args.synchronous, "--clock", "false",
+                    "--rate", "0", "--log-level", "warning", "--max-games", str(max(1000, args.games * 4)),
+                ]
+            )  # fmt: skip
+            address = f"127.0.0.1:{port}"
+            results["store"] = f"sqlite (synchronous={args.synchronous})"
+        try:
+            stats, elapsed, server_cpu = asyncio.run(
+                measure_with_cpu(
+                    server, address, args.games, args.players, args.warmup, args.duration, args.channels
+                )
+            )
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(30)
+    decisions = len(stats.latencies)
+    results.update(
+        decisions=decisions,
+        decisions_per_s=decisions / elapsed,
+        latency_p50_ms=percentile(stats.latencies, 0.50) * 1000,
+        latency_p99_ms=percentile(stats.latencies, 0.99) * 1000,
+        latency_mean_ms=statistics.fmean(stats.latencies) * 1000 if stats.latencies else float("nan"),
+        games_finished=stats.games_finished,
+        rejected=stats.rejected,
+    )
+    if decisions:
+        results["client_cpu_us_per_decision"] = stats.client_cpu / decisions * 1e6
+        if server is not None:
+            results["server_cpu_us_per_decision"] = server_cpu / decisions * 1e6
+
+    if not args.no_echo:
+        echo, port = start_process([sys.executable, "-m", "bench.server_bench", "--echo-server"])
+        try:
+            payload = b"x" * 1200  # about one observation
+            unary, streamed, stream_cpu = asyncio.run(
+                measure_echo(f"127.0.0.1:{port}", args.games, args.echo_duration, payload, echo.pid)
+            )
+        finally:
+            echo.terminate()
+            echo.wait(10)
+        results.update(
+            echo_unary_per_s=unary,
+            echo_stream_msgs_per_s=streamed,
+            echo_cpu_us_per_stream_msg=stream_cpu / max(streamed * args.echo_duration, 1) * 1e6,
+        )
+
+    results["observation"] = measure_observation_cost()
+    print_report(results)
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+def print_report(results: dict[str, Any]) -> None:
+    """The results, for people."""
+    r = results
+    seats = "/".join(map(str, r["players"]))
+    print(f"kutnahora-bench: {r['games']} concurrent games ({seats} seats), store {r['store']}, Play streams")
+    print(
+        f"  decisions/s     {r['decisions_per_s']:8.0f}   ({r['decisions']} decisions in "
+        f"{r['duration_s']:.0f} s, {r['games_finished']} games finished, {r['rejected']} rejected)"
+    )
+    print(
+        f"  latency         p50 {r['latency_p50_ms']:.1f} ms   p99 {r['latency_p99_ms']:.1f} ms   "
+        f"mean {r['latency_mean_ms']:.1f} ms"
+    )
+    if "server_cpu_us_per_decision" in r:
+        print(
+            f"  CPU             server {r['server_cpu_us_per_decision']:.0f} µs per decision, "
+            f"client {r['client_cpu_us_per_decision']:.0f} µs per decision"
+        )
+    if "echo_unary_per_s" in r:
+        streamed = r["echo_stream_msgs_per_s"]
+        print(
+            f"  echo ceiling    unary {r['echo_unary_per_s']:.0f} calls/s   stream {streamed:.0f} msgs/s   "
+            f"(trivial grpc.aio server, same machine; its CPU {r['echo_cpu_us_per_stream_msg']:.0f} µs "
+            "per streamed message)"
+        )
+        print(f"  ratio           decisions/s ÷ streamed echo msgs/s = {r['decisions_per_s'] / streamed:.2f}")
+    cost = r["observation"]
+    print(
+        f"  in-process      engine observe {cost['engine_observe_us']:.0f} µs + wire encoding "
+        f"{cost['encode_us']:.0f} µs per observation (a plain message build: "
+        f"{cost['reference_build_and_serialize_us']:.0f} µs); engine apply {cost['engine_apply_us']:.0f} µs"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Assemble a server: store, hub, servicers, health, reflection, metrics endpoint.
+
+:func:`create_server` binds the address (port 0 picks a free port, which tests use) and returns the
+server with the port it got; :meth:`GameServer.start` opens the store, begins the recovery of unfinished
+games and starts serving; :meth:`GameServer.stop` shuts down gracefully: it stops accepting calls, lets
+calls in flight finish within the grace period, ends every stream, and flushes and closes the store.
+``grpc.so_reuseport`` is off, so a second server on a taken port fails loudly instead of sharing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from engine import default_components
+from server import logs
+from server.config import ServerConfig
+from server.hub import GameHub
+from server.metrics import Metrics, MetricsEndpoint
+from server.service import KutnaHoraService
+from server.sqlite_store import SqliteStore
+from server.store import MemoryStore, Store
+
+
+def make_store(config: ServerConfig, metrics: Metrics) -> Store:
+    """The store the configuration names: SQLite at ``config.db``, or memory for ``:memory:``."""
+    if config.db in ("", ":memory:"):
+        return MemoryStore()
+    return SqliteStore(config.db, config.db_synchronous, on_commit=metrics.on_commit)
+
+
+class GameServer:
+    """A running (or ready to run) Kutná Hora server."""
+
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        config: ServerConfig,
+        hub: GameHub,
+        service: KutnaHoraService,
+        metrics: Metrics,
+        health_servicer: Any,
+        log: Any,
+    ) -> None:
+        self.grpc_server = server
+        self.port = port
+        self.config = config
+        self.hub = hub
+        self.service = service
+        self.metrics = metrics
+        self.health = health_servicer
+        self.log = log
+        self.metrics_endpoint: MetricsEndpoint | None = None
+        self._stopped = asyncio.Event()
+
+    @property
+    def metrics_port(self) -> int | None:
+        """The port of the ``/metrics`` endpoint, once started (None when disabled)."""
+        return self.metrics_endpoint.port if self.metrics_endpoint is not None else None
+
+    async def start(self) -> None:
+        """Open the store, start recovering unfinished games, and serve."""
+        await self.hub.store.open()
+        if self.config.metrics_port is not None:
+            self.metrics_endpoint = MetricsEndpoint(
+                self.metrics, self.config.metrics_host, self.config.metrics_port
+            )
+        await self.grpc_server.start()
+        self.hub.start_recovery()
+        for name in ("", *KutnaHoraService.service_names()):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop gracefully: refuse new calls, finish those in flight, end streams, flush the store."""
+        if self._stopped.is_set():
+            return
+        grace = self.config.grace_seconds if grace is None else grace
+        await self.health.enter_graceful_shutdown()
+        self.service.stop_streams()
+        await self.hub.close()
+        await self.grpc_server.stop(grace)
+        await self.hub.store.close()
+        if self.metrics_endpoint is not None:
+            self.metrics_endpoint.close()
+        self._stopped.set()
+        self.log.info("server stopped")
+
+    async def wait_for_termination(self) -> None:
+        """Wait until :meth:`stop` has finished."""
+        await self._stopped.wait()
+
+
+async def create_server(
+    address: str = "127.0.0.1:0", config: ServerConfig | None = None
+) -> tuple[GameServer, int]:
+    """Build a server bound to ``address`` (``host:port``; port 0 picks one) and return it with its port.
+
+    Call :meth:`GameServer.start` to serve and :meth:`GameServer.stop` to stop.
+    """
+    config = config or ServerConfig()
+    log = logs.get_logger()
+    metrics = Metrics()
+    components = config.components or default_components()
+    store = make_store(config, metrics)
+    hub = GameHub(config, store, metrics, components, log)
+    service = KutnaHoraService(hub, config, metrics, log)
+    limit = config.limits.max_message_bytes
+    server = grpc.aio.server(
+        options=[
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_receive_message_length", limit),
+            ("grpc.max_send_message_length", max(limit, 16 << 20)),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        ]
+    )
+    server.add_generic_rpc_handlers(tuple(service.handlers()))
+    health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (
+            *KutnaHoraService.service_names(),
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
+        server,
+    )
+    if config.tls_cert and config.tls_key:
+        with open(config.tls_key, "rb") as key_file, open(config.tls_cert, "rb") as cert_file:
+            credentials = grpc.ssl_server_credentials([(key_file.read(), cert_file.read())])
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"could not bind {address}: the port may be taken")
+    return GameServer(server, port, config, hub, service, metrics, health_servicer, log), port

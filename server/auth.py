@@ -1,0 +1,60 @@
+"""Secrets: seat tokens, game tokens and the admin token.
+
+A token is 32 random bytes, URL-safe base64. The server keeps only the SHA-256 of each token and compares
+hashes with :func:`hmac.compare_digest`, so neither the store nor the timing of a refusal reveals a token.
+Clients send a token in the ``authorization`` metadata entry as ``Bearer <token>``. Tokens are never
+logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable, Sequence
+
+METADATA_KEY = "authorization"
+SCHEME = "bearer "
+
+
+def new_token() -> str:
+    """A fresh secret token."""
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """The SHA-256 (hex) of a token: what the server stores."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def matches(token: str | None, stored_hash: str) -> bool:
+    """Whether ``token`` hashes to ``stored_hash``, compared in constant time."""
+    if not token or not stored_hash:
+        return False
+    return hmac.compare_digest(token_hash(token), stored_hash)
+
+
+def matching_seat(token: str | None, seat_hashes: Sequence[str]) -> int | None:
+    """The seat whose stored hash the token matches, or None; every seat is compared, whatever matches."""
+    if not token:
+        return None
+    digest = token_hash(token)
+    found: int | None = None
+    for seat, stored in enumerate(seat_hashes):
+        if stored and hmac.compare_digest(digest, stored) and found is None:
+            found = seat
+    return found
+
+
+def token_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
+    """The bearer token of a call's metadata, or None."""
+    if metadata is None:
+        return None
+    for key, value in metadata:
+        if key.lower() != METADATA_KEY:
+            continue
+        text = value.decode() if isinstance(value, bytes) else value
+        if text[: len(SCHEME)].lower() == SCHEME:
+            return text[len(SCHEME) :].strip() or None
+        return text.strip() or None
+    return None

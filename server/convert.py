@@ -1,0 +1,810 @@
+"""Conversion between the rules engine's values and the ``kutnahora.v1`` wire messages, in one place.
+
+Engine to wire: observations, legal options, events, results, game options and the component set.
+Wire to engine: decisions (a typed payload, an option index or an option text) and game options. Every
+enum is mapped by name (``Guild.METALLURGISTS`` is ``GUILD_METALLURGISTS``), and the tables are built once
+at import, so a missing or renamed member fails loudly at start-up rather than mid-game.
+
+Building a protobuf message from Python values costs far more than serialising it, so callers build each
+observation once per state version and viewer and reuse it (see :class:`server.game.LiveGame`); this
+module only builds. Malformed wire input raises :class:`Malformed`, which the service answers with
+``INVALID_ARGUMENT``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from enum import Enum
+from typing import Any, TypeVar
+
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from engine import Event, GameOptions, GameResult, Observation, Option
+from engine.components import (
+    Action,
+    Arm,
+    BarbaraEffect,
+    Color,
+    Commodity,
+    ComponentSet,
+    Deck,
+    EffectKind,
+    Guild,
+    HouseRewardKind,
+    Side,
+)
+from engine.options import (
+    SKIP,
+    ArrangeGuilds,
+    ChooseAction,
+    ChooseGuild,
+    ChooseGuildSet,
+    ChoosePatrician,
+    ChooseSquare,
+    ChooseTile,
+    Confirm,
+    DecisionKind,
+    PlayCard,
+    Skip,
+    parse_option,
+)
+from engine.state import Phase
+from engine.view import PendingView, PlayerView
+from kutnahora.v1 import common_pb2, components_pb2, game_pb2
+
+E = TypeVar("E", bound=Enum)
+
+
+class Malformed(ValueError):
+    """A wire message that cannot be read as what it claims to be; the sentence says why."""
+
+
+def _enum_table(engine_enum: type[E], wire_enum: object, prefix: str) -> tuple[dict[E, Any], dict[int, E]]:
+    """Map an engine enum to wire values by name, both ways; fail if a member has no wire value.
+
+    Wire values are typed loosely (each generated enum has its own value type); they are plain ints.
+    """
+    to_wire: dict[E, Any] = {}
+    for member in engine_enum:
+        to_wire[member] = wire_enum.Value(prefix + member.name)  # type: ignore[attr-defined]
+    return to_wire, {number: member for member, number in to_wire.items()}
+
+
+GUILD, GUILD_BACK = _enum_table(Guild, common_pb2.Guild, "GUILD_")
+COMMODITY, COMMODITY_BACK = _enum_table(Commodity, common_pb2.Commodity, "COMMODITY_")
+DECK, DECK_BACK = _enum_table(Deck, common_pb2.Deck, "DECK_")
+ARM, ARM_BACK = _enum_table(Arm, common_pb2.Arm, "ARM_")
+COLOR, COLOR_BACK = _enum_table(Color, common_pb2.Color, "COLOR_")
+ACTION, ACTION_BACK = _enum_table(Action, common_pb2.Action, "ACTION_")
+SIDE, SIDE_BACK = _enum_table(Side, common_pb2.Side, "SIDE_")
+EFFECT_KIND = _enum_table(EffectKind, components_pb2.EffectKind, "EFFECT_KIND_")[0]
+HOUSE_REWARD_KIND = _enum_table(HouseRewardKind, components_pb2.HouseRewardKind, "HOUSE_REWARD_KIND_")[0]
+BARBARA_EFFECT = _enum_table(BarbaraEffect, components_pb2.BarbaraEffect, "BARBARA_EFFECT_")[0]
+DECISION_KIND, DECISION_KIND_BACK = _enum_table(DecisionKind, game_pb2.DecisionKind, "DECISION_KIND_")
+PHASE = _enum_table(Phase, game_pb2.Phase, "PHASE_")[0]
+PHASE_BY_VALUE: dict[str, Any] = {phase.value: number for phase, number in PHASE.items()}
+CURRENCY: dict[str, Any] = {
+    "groschen": components_pb2.CURRENCY_GROSCHEN,
+    "permits": components_pb2.CURRENCY_PERMITS,
+}
+GUILD_BY_VALUE: dict[str, Any] = {guild.value: number for guild, number in GUILD.items()}
+COLOR_BY_VALUE: dict[str, Any] = {color.value: number for color, number in COLOR.items()}
+
+
+# --- Wire encoding helpers -----------------------------------------------------------------------------
+
+
+def varint(value: int) -> bytes:
+    """The protobuf varint encoding of a non-negative integer."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def embed(field_number: int, payload: bytes) -> bytes:
+    """A length-delimited field (an embedded message) holding already serialised ``payload``.
+
+    Concatenated with the serialisation of the rest of the enclosing message, it gives the whole
+    message: the server wraps cached observation bytes this way instead of copying messages.
+    """
+    return varint(field_number << 3 | 2) + varint(len(payload)) + payload
+
+
+# --- Decisions: engine options <-> wire payloads --------------------------------------------------------
+
+
+def option_to_decision(option: Option) -> game_pb2.Decision:
+    """The wire payload of an engine option."""
+    match option:
+        case PlayCard(card=card, action=None):
+            return game_pb2.Decision(play_card=game_pb2.PlayCard(card=card, no_effect=True))
+        case PlayCard(card=card, action=Action() as action):
+            return game_pb2.Decision(play_card=game_pb2.PlayCard(card=card, action=ACTION[action]))
+        case ChooseAction(action=action):
+            return game_pb2.Decision(choose_action=game_pb2.ChooseAction(action=ACTION[action]))
+        case ChooseGuildSet(index=index):
+            return game_pb2.Decision(choose_guild_set=game_pb2.ChooseGuildSet(index=index))
+        case ArrangeGuilds(guilds=guilds):
+            return game_pb2.Decision(arrange_guilds=game_pb2.ArrangeGuilds(guilds=[GUILD[g] for g in guilds]))
+        case ChooseTile(tile=tile):
+            return game_pb2.Decision(choose_tile=game_pb2.ChooseTile(tile=tile))
+        case ChooseSquare(row=row, col=col):
+            return game_pb2.Decision(
+                choose_square=game_pb2.ChooseSquare(square=common_pb2.Square(row=row, col=col))
+            )
+        case ChooseGuild(guild=guild):
+            return game_pb2.Decision(choose_guild=game_pb2.ChooseGuild(guild=GUILD[guild]))
+        case ChoosePatrician(color=color):
+            return game_pb2.Decision(choose_patrician=game_pb2.ChoosePatrician(color=COLOR[color]))
+        case Confirm(yes=yes):
+            return game_pb2.Decision(confirm=game_pb2.Confirm(yes=yes))
+        case Skip():
+            return game_pb2.Decision(skip=game_pb2.Skip())
+    raise TypeError(f"not an option: {option!r}")
+
+
+def _wire_enum(table: Mapping[int, E], number: int, what: str) -> E:
+    member = table.get(number)
+    if member is None:
+        raise Malformed(f"{what} must name a known value, not {number}")
+    return member
+
+
+def decision_to_option(decision: game_pb2.Decision) -> Option:
+    """The engine option a wire payload names; raises :class:`Malformed` when it names none."""
+    which = decision.WhichOneof("choice")
+    if which is None:
+        raise Malformed("the decision sets none of its choices (play_card, choose_tile, skip, ...)")
+    if which == "play_card":
+        play = decision.play_card
+        if play.no_effect:
+            if play.action != common_pb2.ACTION_UNSPECIFIED:
+                raise Malformed("play_card sets both an action and no_effect")
+            return PlayCard(play.card, None)
+        return PlayCard(play.card, _wire_enum(ACTION_BACK, play.action, "play_card.action"))
+    if which == "choose_action":
+        return ChooseAction(_wire_enum(ACTION_BACK, decision.choose_action.action, "choose_action.action"))
+    if which == "choose_guild_set":
+        return ChooseGuildSet(decision.choose_guild_set.index)
+    if which == "arrange_guilds":
+        wire = decision.arrange_guilds.guilds
+        if len(wire) != 3:
+            raise Malformed(f"arrange_guilds must list three guilds, not {len(wire)}")
+        a, b, c = (_wire_enum(GUILD_BACK, g, "arrange_guilds.guilds") for g in wire)
+        return ArrangeGuilds((a, b, c))
+    if which == "choose_tile":
+        return ChooseTile(decision.choose_tile.tile)
+    if which == "choose_square":
+        if not decision.choose_square.HasField("square"):
+            raise Malformed("choose_square must set its square")
+        square = decision.choose_square.square
+        return ChooseSquare(square.row, square.col)
+    if which == "choose_guild":
+        return ChooseGuild(_wire_enum(GUILD_BACK, decision.choose_guild.guild, "choose_guild.guild"))
+    if which == "choose_patrician":
+        color = decision.choose_patrician.color
+        return ChoosePatrician(_wire_enum(COLOR_BACK, color, "choose_patrician.color"))
+    if which == "confirm":
+        return Confirm(decision.confirm.yes)
+    return SKIP
+
+
+def answer_to_option(answer: game_pb2.Answer, options: Sequence[Option]) -> Option:
+    """The engine option an answer names among ``options`` (the listed legal options).
+
+    Raises :class:`Malformed` for an unreadable answer. An answer that is readable but not listed comes
+    back as the option it names (or, for an index out of range, raises :class:`IndexError`), so that the
+    caller can say precisely why it is not legal.
+    """
+    which = answer.WhichOneof("answer")
+    if which is None:
+        raise Malformed("the answer sets none of option_index, decision or option_text")
+    if which == "option_index":
+        index = answer.option_index
+        if index < 0:
+            raise Malformed(f"option_index must not be negative, got {index}")
+        if index >= len(options):
+            raise IndexError(
+                f"option index {index} is not listed: the pending decision has {len(options)} options"
+                + (f" (0..{len(options) - 1})" if options else "")
+            )
+        return options[index]
+    if which == "decision":
+        return decision_to_option(answer.decision)
+    try:
+        return parse_option(answer.option_text)
+    except ValueError as error:
+        raise Malformed(str(error)) from None
+
+
+def check_answer(answer: game_pb2.Answer) -> None:
+    """Raise :class:`Malformed` when an answer cannot be read, whatever the options are."""
+    which = answer.WhichOneof("answer")
+    if which is None:
+        raise Malformed("the answer sets none of option_index, decision or option_text")
+    if which == "option_index" and answer.option_index < 0:
+        raise Malformed(f"option_index must not be negative, got {answer.option_index}")
+    if which == "decision":
+        decision_to_option(answer.decision)
+    if which == "option_text":
+        try:
+            parse_option(answer.option_text)
+        except ValueError as error:
+            raise Malformed(str(error)) from None
+
+
+# --- Game options -------------------------------------------------------------------------------------
+
+
+def game_options_from_wire(wire: game_pb2.GameOptions) -> GameOptions:
+    """Engine game options from the wire; raises :class:`Malformed` for an impossible player count."""
+    if wire.players not in (2, 3, 4):
+        raise Malformed(f"options.players must be 2, 3 or 4, not {wire.players}")
+    return GameOptions(
+        players=wire.players,
+        events=wire.events,
+        guild_setup_card=wire.guild_setup_card if wire.HasField("guild_setup_card") else None,
+        mine_setup_card=wire.mine_setup_card if wire.HasField("mine_setup_card") else None,
+    )
+
+
+def game_options_to_wire(options: GameOptions) -> game_pb2.GameOptions:
+    """Wire game options from the engine's."""
+    wire = game_pb2.GameOptions(players=options.players, events=options.events)
+    if options.guild_setup_card is not None:
+        wire.guild_setup_card = options.guild_setup_card
+    if options.mine_setup_card is not None:
+        wire.mine_setup_card = options.mine_setup_card
+    return wire
+
+
+# --- Events and results -------------------------------------------------------------------------------
+
+
+def event_to_wire(event: Event) -> game_pb2.Event:
+    """One engine event as a wire event."""
+    if event.seat is None:
+        return game_pb2.Event(kind=event.kind, text=event.text)
+    return game_pb2.Event(kind=event.kind, seat=event.seat, text=event.text)
+
+
+def add_events(target: object, events: Iterable[Event]) -> None:
+    """Append engine events to a repeated ``Event`` field."""
+    add = target.add  # type: ignore[attr-defined]
+    for event in events:
+        if event.seat is None:
+            add(kind=event.kind, text=event.text)
+        else:
+            add(kind=event.kind, seat=event.seat, text=event.text)
+
+
+def result_to_wire(result: GameResult, resigned: Sequence[bool] = ()) -> game_pb2.GameResult:
+    """The final result as a wire message; ``resigned`` flags seats that resigned."""
+    wire = game_pb2.GameResult(winners=result.winners)
+    winners = set(result.winners)
+    for seat, score in enumerate(result.scores):
+        entry = wire.seats.add(
+            seat=seat,
+            score=score,
+            groschen=result.groschen[seat],
+            winner=seat in winners,
+            resigned=bool(resigned[seat]) if seat < len(resigned) else False,
+        )
+        for name, points in result.breakdown[seat].items():
+            entry.breakdown.add(name=name, points=points)
+    return wire
+
+
+def result_to_json(result: GameResult, resigned: Sequence[bool]) -> dict[str, Any]:
+    """The final result as a JSON object, as the store keeps it for listings."""
+    return {
+        "scores": list(result.scores),
+        "groschen": list(result.groschen),
+        "winners": list(result.winners),
+        "breakdown": [dict(b) for b in result.breakdown],
+        "resigned": [bool(r) for r in resigned],
+    }
+
+
+def result_from_json(data: Mapping[str, Any]) -> game_pb2.GameResult:
+    """The wire result of a result kept by the store."""
+    result = GameResult(
+        scores=tuple(int(s) for s in data["scores"]),
+        groschen=tuple(int(g) for g in data["groschen"]),
+        winners=tuple(int(w) for w in data["winners"]),
+        breakdown=tuple({str(k): int(v) for k, v in b.items()} for b in data["breakdown"]),
+    )
+    return result_to_wire(result, [bool(r) for r in data.get("resigned", ())])
+
+
+def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
+    """A wire timestamp of a Unix time in seconds."""
+    whole = int(seconds)
+    return timestamp_pb2.Timestamp(seconds=whole, nanos=int((seconds - whole) * 1e9))
+
+
+def duration_ms(milliseconds: int) -> duration_pb2.Duration:
+    """A wire duration of a number of milliseconds."""
+    return duration_pb2.Duration(seconds=milliseconds // 1000, nanos=(milliseconds % 1000) * 1_000_000)
+
+
+def to_ms(duration: duration_pb2.Duration) -> int:
+    """A wire duration in whole milliseconds."""
+    return duration.seconds * 1000 + duration.nanos // 1_000_000
+
+
+# --- Observations -------------------------------------------------------------------------------------
+
+
+def _square(target: object, square: tuple[int, int]) -> None:
+    row, col = square
+    target.row = row  # type: ignore[attr-defined]
+    target.col = col  # type: ignore[attr-defined]
+
+
+def observation_to_wire(
+    obs: Observation,
+    game_id: str,
+    question: str = "",
+    describe: Callable[[Option], str] | None = None,
+) -> game_pb2.Observation:
+    """Build the wire observation from the engine's (already redacted) one.
+
+    ``question`` words the pending decision, and ``describe`` gives each legal option a readable
+    description; both are optional. The server itself uses :class:`ObservationEncoder`, which produces
+    the same message, serialised, several times faster; this function is the plain reference.
+    """
+    wire = _header(obs, game_id)
+    _add_market(wire, obs)
+    _add_town_hall(wire, obs)
+    _add_boards(wire, obs)
+    _add_patricians(wire, obs)
+    for player in obs.players:
+        _add_player(wire, player)
+    if obs.pending is not None:
+        _add_pending(wire, obs.pending, question, describe)
+    return wire
+
+
+def _header(obs: Observation, game_id: str) -> game_pb2.Observation:
+    wire = game_pb2.Observation(
+        game_id=game_id,
+        version=obs.version,
+        phase=PHASE_BY_VALUE[obs.phase],
+        round=obs.round,
+        rounds=obs.rounds,
+        start_seat=obs.start_seat,
+        turn=obs.turn,
+        cards_left_in_turn=obs.cards_left_in_turn,
+        tax=obs.tax,
+        red_stack_size=obs.red_stack_size,
+        mine_stack_size=obs.mine_stack_size,
+        mine_discard_size=obs.mine_discard_size,
+        technology_taken=obs.technology_taken,
+        mine_draws=obs.mine_draws,
+        barbara_next=obs.barbara_next,
+        revealed_events=obs.revealed_events,
+        guild_setup_card=obs.guild_setup_card,
+        mine_setup_card=obs.mine_setup_card,
+        guild_sets_left=obs.guild_sets_left,
+        drawn=obs.drawn,
+        over=obs.over,
+        scores=obs.scores,
+    )
+    if obs.viewer is not None:
+        wire.viewer = obs.viewer
+    if obs.current_event is not None:
+        wire.current_event = obs.current_event
+    if obs.building_in_hand is not None:
+        wire.building_in_hand = obs.building_in_hand
+    if obs.kept_tile is not None:
+        wire.kept_tile = obs.kept_tile
+    return wire
+
+
+def _add_market(wire: game_pb2.Observation, obs: Observation) -> None:
+    add_deck = wire.deck_positions.add
+    for deck, position in obs.deck_positions:
+        add_deck(deck=DECK[deck], position=position)
+    add_arm = wire.arms.add
+    for arm, notch in obs.arms:
+        add_arm(arm=ARM[arm], notch=notch)
+    no_market = set(obs.no_market)
+    add_price = wire.prices.add
+    for commodity, price in obs.prices:
+        add_price(commodity=COMMODITY[commodity], price=price, no_market=commodity in no_market)
+
+
+def _add_town_hall(wire: game_pb2.Observation, obs: Observation) -> None:
+    for row in obs.town_hall:
+        stacks = wire.town_hall.add().stacks
+        for stack in row:
+            guild = GUILD_BY_VALUE.get(stack.label)
+            if guild is not None:
+                stacks.add(guild=guild, top=stack.top, size=stack.size)
+            else:
+                stacks.add(color=COLOR_BY_VALUE.get(stack.label, 0), top=stack.top, size=stack.size)
+
+
+def _add_boards(wire: game_pb2.Observation, obs: Observation) -> None:
+    for tile in obs.city:
+        city = wire.city.add(building=tile.building)
+        _square(city.square, tile.square)
+        if tile.owner is not None:
+            city.owner = tile.owner
+    for square, seat in obs.plots:
+        _square(wire.plots.add(seat=seat).square, square)
+    for mine in obs.mines:
+        _square(wire.mines.add(tile=mine.tile, owner=mine.owner).square, mine.square)
+    for square, rock in obs.rocks:
+        _square(wire.rocks.add(tile=rock).square, square)
+
+
+def _add_patricians(wire: game_pb2.Observation, obs: Observation) -> None:
+    for target, counts in (
+        (wire.patrician_bank, obs.patrician_bank),
+        (wire.patrician_pool, obs.patrician_pool),
+        (wire.council, obs.council),
+    ):
+        add = target.add
+        for color, count in counts:
+            add(color=COLOR[color], count=count)
+
+
+def _add_player(wire: game_pb2.Observation, player: PlayerView) -> None:
+    board = wire.players.add(
+        seat=player.seat,
+        groschen=player.groschen,
+        reputation=player.reputation,
+        points=player.points,
+        guild_set=[GUILD[g] for g in player.guild_set],
+        guilds=[GUILD[g] for g in player.guilds],
+        mine_ore=player.mine_ore,
+        income=player.income,
+        tax_due=player.tax_due,
+        houses_removed=player.houses_removed,
+        slots=player.slots,
+        pelicans=player.pelicans,
+        pelicans_used=player.pelicans_used,
+        miners_pool=player.miners_pool,
+        miners_reserve=player.miners_reserve,
+        hand=player.hand,
+        buildings=player.buildings,
+    )
+    add = board.production.add
+    for commodity, amount in player.production:
+        add(commodity=COMMODITY[commodity], amount=amount)
+    for square in player.plots:
+        _square(board.plots.add(), square)
+
+
+def _add_pending(
+    wire: game_pb2.Observation,
+    pending: PendingView,
+    question: str,
+    describe: Callable[[Option], str] | None,
+) -> None:
+    wire_pending = wire.pending
+    wire_pending.seat = pending.seat
+    wire_pending.kind = DECISION_KIND[pending.kind]
+    wire_pending.question = question
+    add = wire_pending.options.add
+    for index, option in enumerate(pending.options):
+        entry = add(index=index, text=cached_option_text(option))
+        if describe is not None:
+            entry.description = describe(option)
+        entry.decision.CopyFrom(decision_payload(option))
+
+
+class _PartCache:
+    """A small map from an engine value to the serialised wire part it gives, emptied when full."""
+
+    __slots__ = ("entries", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.entries: dict[object, bytes] = {}
+        self.limit = limit
+
+    def get(self, key: object) -> bytes | None:
+        return self.entries.get(key)
+
+    def put(self, key: object, value: bytes) -> bytes:
+        if len(self.entries) >= self.limit:
+            self.entries.clear()
+        self.entries[key] = value
+        return value
+
+
+class ObservationEncoder:
+    """Serialises observations of one game, reusing the wire bytes of every part that did not change.
+
+    A serialised protobuf message is the concatenation of its fields, and concatenated messages merge,
+    so an observation is written as independent parts (the scalars, the market, the town hall, the
+    boards, the patricians, each player, the pending decision), each cached by the engine value it comes
+    from. Between two versions most parts are unchanged, and every viewer of one version shares them.
+    The result parses to exactly what :func:`observation_to_wire` builds.
+    """
+
+    __slots__ = (
+        "_boards",
+        "_market",
+        "_option_entries",
+        "_patricians",
+        "_players",
+        "_questions",
+        "_town_hall",
+        "game_id",
+    )
+
+    def __init__(self, game_id: str, limit: int = 64) -> None:
+        self.game_id = game_id
+        self._market = _PartCache(limit)
+        self._town_hall = _PartCache(limit)
+        self._boards = _PartCache(limit)
+        self._patricians = _PartCache(limit)
+        self._players = _PartCache(limit * 4)
+        self._option_entries: dict[tuple[DecisionKind, Option, bool, int], bytes] = {}
+        self._questions: dict[str, bytes] = {}
+
+    def encode(
+        self,
+        obs: Observation,
+        question: str = "",
+        describe: Callable[[Option], str] | None = None,
+    ) -> bytes:
+        """The serialised wire observation of ``obs``."""
+        parts = [_header(obs, self.game_id).SerializeToString()]
+        key: object = (obs.deck_positions, obs.arms, obs.prices, obs.no_market)
+        part = self._market.get(key)
+        if part is None:
+            wire = game_pb2.Observation()
+            _add_market(wire, obs)
+            part = self._market.put(key, wire.SerializeToString())
+        parts.append(part)
+        key = obs.town_hall
+        part = self._town_hall.get(key)
+        if part is None:
+            wire = game_pb2.Observation()
+            _add_town_hall(wire, obs)
+            part = self._town_hall.put(key, wire.SerializeToString())
+        parts.append(part)
+        key = (obs.city, obs.plots, obs.mines, obs.rocks)
+        part = self._boards.get(key)
+        if part is None:
+            wire = game_pb2.Observation()
+            _add_boards(wire, obs)
+            part = self._boards.put(key, wire.SerializeToString())
+        parts.append(part)
+        key = (obs.patrician_bank, obs.patrician_pool, obs.council)
+        part = self._patricians.get(key)
+        if part is None:
+            wire = game_pb2.Observation()
+            _add_patricians(wire, obs)
+            part = self._patricians.put(key, wire.SerializeToString())
+        parts.append(part)
+        for player in obs.players:
+            part = self._players.get(player)
+            if part is None:
+                wire = game_pb2.Observation()
+                _add_player(wire, player)
+                part = self._players.put(player, wire.SerializeToString())
+            parts.append(part)
+        pending = obs.pending
+        if pending is not None:
+            parts.append(self._encode_pending(pending, question, describe))
+        return b"".join(parts)
+
+    def _encode_pending(
+        self, pending: PendingView, question: str, describe: Callable[[Option], str] | None
+    ) -> bytes:
+        """Observation field 35 (``pending``), written directly as wire bytes.
+
+        The options change with nearly every decision, so instead of building messages, each option's
+        ``LegalOption`` entry (index, payload, text, description) is serialised once per game, decision
+        kind and position, and reused. A description is assumed to depend only on the game, the decision
+        kind and the option, which holds for :func:`engine.text.describe_option`.
+        """
+        parts = []
+        if pending.seat:
+            parts.append(b"\x08" + varint(pending.seat))
+        parts.append(b"\x10" + varint(DECISION_KIND[pending.kind]))
+        if question:
+            encoded = self._questions.get(question)
+            if encoded is None:
+                encoded = self._questions[question] = _string_field(3, question)
+            parts.append(encoded)
+        entries = self._option_entries
+        if len(entries) > _CACHE_LIMIT:
+            entries.clear()
+        kind = pending.kind
+        described = describe is not None
+        for index, option in enumerate(pending.options):
+            key = (kind, option, described, index)
+            entry = entries.get(key)
+            if entry is None:
+                body = embed(2, decision_payload(option).SerializeToString()) + _string_field(
+                    3, cached_option_text(option)
+                )
+                if describe is not None:
+                    body += _string_field(4, describe(option))
+                if index:
+                    body = b"\x08" + varint(index) + body
+                entry = entries[key] = b"\x22" + varint(len(body)) + body
+            parts.append(entry)
+        return embed(35, b"".join(parts))
+
+
+def _string_field(field_number: int, text: str) -> bytes:
+    """A string field, as wire bytes (empty text writes nothing, as proto3 does)."""
+    if not text:
+        return b""
+    return embed(field_number, text.encode())
+
+
+_DECISIONS: dict[Option, game_pb2.Decision] = {}
+_TEXTS: dict[Option, str] = {}
+_CACHE_LIMIT = 20_000
+
+
+def decision_payload(option: Option) -> game_pb2.Decision:
+    """The wire payload of an option, built once per distinct option (options are small frozen values).
+
+    The returned message is shared: copy it (``CopyFrom``, or pass it to a constructor), never change it.
+    """
+    decision = _DECISIONS.get(option)
+    if decision is None:
+        if len(_DECISIONS) >= _CACHE_LIMIT:
+            _DECISIONS.clear()
+        decision = _DECISIONS[option] = option_to_decision(option)
+    return decision
+
+
+def cached_option_text(option: Option) -> str:
+    """The canonical text of an option, computed once per distinct option."""
+    text = _TEXTS.get(option)
+    if text is None:
+        from engine import option_text
+
+        if len(_TEXTS) >= _CACHE_LIMIT:
+            _TEXTS.clear()
+        text = _TEXTS[option] = option_text(option)
+    return text
+
+
+# --- The component set --------------------------------------------------------------------------------
+
+
+def components_to_wire(components: ComponentSet) -> components_pb2.ComponentSet:
+    """The whole component set as a wire message (built once by the server and reused)."""
+    wire = components_pb2.ComponentSet(
+        name=components.name,
+        reconstructed=components.reconstructed,
+        arm_notches=components.arm_notches,
+        town_hall_rows=[COLOR[c] for c in components.town_hall_rows],
+        starting_groschen=components.starting_groschen,
+        patricians_per_color=components.patricians_per_color,
+        default_plot_cost=components.default_plot_cost,
+        starting_miners_in_pool=components.starting_miners_in_pool,
+        miners_per_player=components.miners_per_player,
+        houses_per_row=components.houses_per_row,
+        plot_markers=components.plot_markers,
+        building_slots=components.building_slots,
+        miner_pool_size=components.miner_pool_size,
+        patrician_seat_cost=components.patrician_seat_cost,
+        tax_limit=components.tax_limit,
+    )
+    for card in components.action_cards:
+        wire.action_cards.add(number=card.number, top=ACTION[card.top], bottom=ACTION[card.bottom])
+    for building in components.buildings:
+        entry = wire.buildings.add(
+            id=building.id,
+            name=building.name,
+            guild=GUILD[building.guild] if building.guild is not None else 0,
+            color=COLOR[building.color] if building.color is not None else 0,
+            dots=components_pb2.Dots(
+                north=building.dots.north,
+                east=building.dots.east,
+                south=building.dots.south,
+                west=building.dots.west,
+            ),
+            wood_cost=building.wood_cost,
+            plot_cost=building.plot_cost,
+            production=building.production,
+            bottom=building.bottom,
+            commodity=COMMODITY[building.commodity] if building.commodity is not None else 0,
+        )
+        for effect in building.effects:
+            entry.effects.add(
+                kind=EFFECT_KIND[effect.kind],
+                amount=effect.amount,
+                color=COLOR[effect.color] if effect.color is not None else 0,
+            )
+    for target, tiles in (
+        (wire.mine_tiles, components.mine_tiles),
+        (wire.technology_tiles, components.technology_tiles),
+    ):
+        for tile in tiles:
+            target.add(
+                id=tile.id,
+                tier=tile.tier,
+                stars=tile.stars,
+                ore=tile.ore,
+                population=tile.population,
+                points=tile.points,
+                wood_cost=tile.wood_cost,
+                draws=tile.draws,
+            )
+    for rock in components.rock_tiles:
+        wire.rock_tiles.add(id=rock.id, stars=rock.stars)
+    for setup in components.mine_setup_cards:
+        card_entry = wire.mine_setup_cards.add(id=setup.id)
+        for square in setup.squares:
+            _square(card_entry.squares.add(), square)
+    area = components.mine_area
+    wire.mine_area.rows = area.rows
+    wire.mine_area.columns = area.columns
+    wire.mine_area.row_stars.extend(area.row_stars)
+    wire.mine_area.entrance_cost = area.entrance_cost
+    for square in area.entrances:
+        _square(wire.mine_area.entrances.add(), square)
+    for guild_card in components.guild_setup_cards:
+        guild_entry = wire.guild_setup_cards.add(id=guild_card.id)
+        for players in sorted(guild_card.rows):
+            row = guild_entry.rows.add(players=players)
+            for guild_set in guild_card.rows[players]:
+                row.sets.add(guilds=[GUILD[g] for g in guild_set])
+    for target_deck, deck in (
+        (wire.population_deck, components.population_deck),
+        (wire.ore_deck, components.ore_deck),
+    ):
+        target_deck.deck = DECK[deck.deck]
+        target_deck.turn_over_after = deck.turn_over_after
+        for price_card in deck.cards:
+            card_wire = target_deck.cards.add(
+                number=price_card.number,
+                town_builds=[COMMODITY[c] for c in price_card.town_builds],
+                red_x=[COMMODITY[c] for c in price_card.red_x],
+            )
+            for commodity, prices in price_card.prices.items():
+                card_wire.prices.add(commodity=COMMODITY[commodity], prices=prices)
+    for event in components.event_cards:
+        wire.event_cards.add(
+            id=event.id,
+            deck=event.deck,
+            name=event.name,
+            tax=event.tax,
+            population=event.population,
+            ore=event.ore,
+        )
+    for barbara in components.barbara_tiles:
+        wire.barbara_tiles.add(
+            number=barbara.number, effect=BARBARA_EFFECT[barbara.effect], flip_tax=barbara.flip_tax
+        )
+    for players, track in sorted(components.rounds_tracks.items()):
+        wire.rounds_tracks.add(
+            players=players,
+            rounds=track.rounds,
+            reputation_penalty=track.reputation_penalty,
+            red_arrival_round=track.red_arrival_round,
+        )
+    for reputation, points in sorted(components.reputation_points.items()):
+        wire.reputation_points.add(reputation=reputation, points=points)
+    for reward_row in components.house_rewards:
+        row_wire = wire.house_rewards.add()
+        for reward in reward_row:
+            row_wire.rewards.add(kind=HOUSE_REWARD_KIND[reward.kind], amount=reward.amount)
+    for board in components.city_boards.values():
+        board_wire = wire.city_boards.add(name=board.name, rows=board.rows, columns=board.columns)
+        for square in sorted(board.blocked):
+            _square(board_wire.blocked.add(), square)
+        for dot in sorted(board.edge_dots, key=lambda d: (d.square, d.side.value)):
+            dot_wire = board_wire.edge_dots.add(side=SIDE[dot.side])
+            _square(dot_wire.square, dot.square)
+    for currency, amount in components.town_hall_costs:
+        wire.town_hall_costs.add(currency=CURRENCY[currency], amount=amount)
+    for scoring in components.mine_row_scoring:
+        wire.mine_row_scoring.add(min_stars=scoring.min_stars, points=scoring.points)
+    return wire

@@ -1,0 +1,970 @@
+"""One game held in memory: its engine state, seats, clocks, decision history and subscribers.
+
+:class:`LiveGame` is the authority for its game while loaded. Every change goes through its lock and the
+same path: check the request, append the decision to the store (durable), apply it with the engine,
+charge the clock, then wake every subscriber (watch and play streams). Nothing is applied before it is
+stored, and a refused request changes nothing.
+
+It also owns the game's automation: a timer per pending decision that applies the default decision when
+the seat's clock runs out, and the random policy that plays seats that resigned or struck out.
+
+What it leaves to others: the wire format of its answers (built with :mod:`server.convert`), who may call
+what (checked here, but with tokens parsed by the servicers), and finding or loading games
+(:class:`server.hub.GameHub`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import random
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import structlog
+
+import engine
+from engine import Event, GameOptions, GameState, IllegalDecision, Option, option_text, parse_option
+from engine.components import ComponentSet
+from engine.options import PendingDecision, PlayCard, Skip
+from engine.text import QUESTIONS, describe_option
+from kutnahora.v1 import game_pb2, play_service_pb2
+from server import auth, convert
+from server.config import ClockConfig, ServerConfig
+from server.errors import ServiceError, denied, invalid, precondition, stale, unauthenticated
+from server.metrics import Metrics
+from server.store import DecisionRow, DuplicateDecision, GameRow, SeatRow, Store, StoredGame, StoreError
+
+SPECTATOR = -1
+"""The viewer key of a spectator in caches (seats are 0..3)."""
+
+DETAIL_WINDOW = 256
+"""How many recent decisions keep their listed options and events in memory (for exact retries)."""
+
+WATCH_WINDOW = 64
+"""How many recent versions keep their prepared watch messages."""
+
+STATUS_WIRE: dict[str, game_pb2.GameStatus] = {
+    "waiting": game_pb2.GAME_STATUS_WAITING,
+    "active": game_pb2.GAME_STATUS_ACTIVE,
+    "finished": game_pb2.GAME_STATUS_FINISHED,
+    "abandoned": game_pb2.GAME_STATUS_ABANDONED,
+}
+STATUS_BY_WIRE: dict[int, str] = {number: name for name, number in STATUS_WIRE.items()}
+SOURCE_WIRE: dict[str, game_pb2.DecisionSource] = {
+    "seat": game_pb2.DECISION_SOURCE_SEAT,
+    "timeout": game_pb2.DECISION_SOURCE_TIMEOUT,
+    "policy": game_pb2.DECISION_SOURCE_POLICY,
+}
+
+
+def default_option(options: Sequence[Option]) -> Option:
+    """The decision applied when a clock runs out.
+
+    Skip where it is listed, else the first "play a card for no effect" option, else the first option.
+    """
+    for option in options:
+        if isinstance(option, Skip):
+            return option
+    for option in options:
+        if isinstance(option, PlayCard) and option.action is None:
+            return option
+    return options[0]
+
+
+def policy_option(seed: int, version: int, options: Sequence[Option]) -> Option:
+    """The random policy's choice: uniform over the listed options, reproducible from seed and version."""
+    return random.Random(f"{seed}:{version}").choice(list(options))
+
+
+@dataclass(slots=True)
+class SeatState:
+    """A seat as the server tracks it: who holds it, its clock and whether the policy plays it."""
+
+    seat: int
+    name: str = ""
+    token_hash: str = ""
+    resigned: bool = False
+    joined_at: float = 0.0
+    strikes: int = 0
+    bank_ms: int = 0
+
+    @property
+    def joined(self) -> bool:
+        """Whether a client has taken the seat."""
+        return bool(self.token_hash)
+
+    def row(self) -> SeatRow:
+        """The store's record of the seat."""
+        return SeatRow(self.seat, self.name, self.token_hash, self.resigned, self.joined_at)
+
+
+@dataclass(slots=True)
+class AppliedDecision:
+    """One decision of the game's history. Older ones drop their options and events to save memory."""
+
+    version: int  # the state version it was applied at
+    seat: int
+    option: Option
+    text: str
+    source: str  # seat | timeout | policy
+    think_ms: int
+    applied_at: float
+    game_over: bool
+    options: tuple[Option, ...] | None = None  # the options listed at that version
+    events: tuple[Event, ...] | None = None
+    response: bytes | None = None  # the serialised SubmitDecisionResponse, once built
+
+
+@dataclass(slots=True)
+class GameServices:
+    """What every game of one server shares."""
+
+    store: Store
+    metrics: Metrics
+    config: ServerConfig
+    components: ComponentSet
+    log: Any
+    on_status: Callable[[LiveGame, str, str], None] = field(default=lambda game, old, new: None)
+
+
+def encode_observation(state: GameState, viewer: int | None, encoder: convert.ObservationEncoder) -> bytes:
+    """The serialised wire observation of ``state`` for a seat or a spectator (None).
+
+    The engine's :func:`engine.observe` decides what the viewer may see; this only words the pending
+    decision and, for the seat that owes it, describes each legal option.
+    """
+    obs = engine.observe(state, viewer)
+    pending = state.pending
+    if pending is None:
+        return encoder.encode(obs)
+    question = QUESTIONS.get(pending.kind, "")
+    if viewer != pending.seat:
+        return encoder.encode(obs, question)
+    kind = pending.kind
+
+    def describe(option: Option) -> str:
+        return describe_option(state, kind, option)
+
+    return encoder.encode(obs, question, describe)
+
+
+def charge_clock(seat: SeatState, source: str, think_ms: int, clock: ClockConfig) -> None:
+    """Charge a decision to its seat's clock: overtime draws on the bank; a timeout empties it and strikes."""
+    if not clock.enabled:
+        return
+    if source == "timeout":
+        seat.bank_ms = 0
+        seat.strikes += 1
+    elif source == "seat":
+        seat.bank_ms = max(0, seat.bank_ms - max(0, think_ms - clock.decision_ms))
+
+
+@dataclass(slots=True)
+class Rebuilt:
+    """A game rebuilt from its log: the state and its history."""
+
+    state: GameState
+    history: list[AppliedDecision]
+    seats: list[SeatState]
+
+
+def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
+    """Replay a stored game's log through the engine (run in a worker thread: it takes a while)."""
+    row = stored.game
+    options = GameOptions(row.players, row.events, row.guild_setup_card, row.mine_setup_card)
+    clock = ClockConfig.from_json(row.clock)
+    seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(row.players)]
+    for seat_row in stored.seats:
+        if 0 <= seat_row.seat < row.players:
+            seats[seat_row.seat] = SeatState(
+                seat=seat_row.seat,
+                name=seat_row.name,
+                token_hash=seat_row.token_hash,
+                resigned=seat_row.resigned,
+                joined_at=seat_row.joined_at,
+                bank_ms=clock.bank_ms,
+            )
+    state = engine.new_game(options, row.seed, components)
+    history: list[AppliedDecision] = []
+    detail_from = len(stored.decisions) - DETAIL_WINDOW
+    for decision in stored.decisions:
+        pending = state.pending
+        if pending is None or pending.seat != decision.seat:
+            raise StoreError(
+                f"game {row.game_id}: decision {decision.seq} ({decision.option}) is for seat "
+                f"{decision.seat}, but {'nobody' if pending is None else f'seat {pending.seat}'} owed it"
+            )
+        option = parse_option(decision.option)
+        try:
+            events = engine.apply(state, option, decision.seat)
+        except IllegalDecision as error:
+            raise StoreError(
+                f"game {row.game_id}: decision {decision.seq} does not replay: {error}"
+            ) from None
+        keep = decision.seq >= detail_from
+        history.append(
+            AppliedDecision(
+                version=decision.seq,
+                seat=decision.seat,
+                option=option,
+                text=decision.option,
+                source=decision.source,
+                think_ms=decision.think_ms,
+                applied_at=decision.applied_at,
+                game_over=state.over,
+                options=pending.options if keep else None,
+                events=tuple(events) if keep else None,
+            )
+        )
+        charge_clock(seats[decision.seat], decision.source, decision.think_ms, clock)
+    return Rebuilt(state, history, seats)
+
+
+class LiveGame:
+    """A loaded game. All methods run on the event loop, except the ``replay_*`` helpers (worker threads)."""
+
+    def __init__(
+        self,
+        services: GameServices,
+        row: GameRow,
+        state: GameState,
+        seats: list[SeatState],
+        history: list[AppliedDecision],
+    ) -> None:
+        self.services = services
+        self.game_id = row.game_id
+        self.options = GameOptions(row.players, row.events, row.guild_setup_card, row.mine_setup_card)
+        self.seed = row.seed
+        self.clock = ClockConfig.from_json(row.clock)
+        self.label = row.label
+        self.created_at = row.created_at
+        self.updated_at = row.updated_at or row.created_at
+        self.game_token_hash = row.game_token_hash
+        self.rules_version = row.rules_version
+        self.abandon_reason = row.abandon_reason
+        self.state = state
+        self.seats = seats
+        self.history = history
+        self.status = row.status
+        if self.state.over and self.status != "abandoned":
+            self.status = "finished"
+        self.lock = asyncio.Lock()
+        self.encoder = convert.ObservationEncoder(self.game_id)
+        self._observations: dict[int, tuple[int, bytes]] = {}
+        self._watch_cache: dict[tuple[int, int], bytes] = {}
+        self._watchers: dict[int, int] = {}  # viewer key -> open watch streams
+        self._subscribers: set[asyncio.Event] = set()
+        self._seat_subscribers: dict[int, set[asyncio.Event]] = {}
+        self._turn_started = asyncio.get_running_loop().time()
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.closed = False
+
+    # --- identity and status -------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        """The state version: decisions applied so far."""
+        return self.state.version
+
+    @property
+    def ended(self) -> bool:
+        """Whether the game is finished or abandoned."""
+        return self.status in ("finished", "abandoned")
+
+    def replaced(self, seat: int) -> bool:
+        """Whether the random policy plays this seat (it resigned, or struck out on the clock)."""
+        state = self.seats[seat]
+        return state.resigned or (self.clock.enabled and state.strikes >= self.clock.max_strikes)
+
+    def _set_status(self, status: str) -> None:
+        old, self.status = self.status, status
+        if old != status:
+            self.services.on_status(self, old, status)
+
+    # --- credentials ---------------------------------------------------------------------------------
+
+    def check_seat(self, seat: int) -> None:
+        """Refuse a seat number outside the game."""
+        if not 0 <= seat < len(self.seats):
+            raise invalid(f"seat must be 0..{len(self.seats) - 1} in game {self.game_id}, not {seat}")
+
+    def authorize(self, seat: int, token: str | None) -> None:
+        """Refuse a call for ``seat`` without that seat's token (UNAUTHENTICATED / PERMISSION_DENIED)."""
+        self.check_seat(seat)
+        if not token:
+            raise unauthenticated(
+                f"acting for seat {seat} needs the seat's token in the 'authorization' metadata "
+                "(Bearer <token>)"
+            )
+        owner = auth.matching_seat(token, [s.token_hash for s in self.seats])
+        if owner is None:
+            raise unauthenticated(f"the token is not valid for any seat of game {self.game_id}")
+        if owner != seat:
+            raise denied(f"the token belongs to seat {owner}, not seat {seat}")
+
+    def authorize_admin(self, token: str | None, admin_token: str) -> None:
+        """Refuse a game-wide action without the game token or the server's admin token."""
+        if not token:
+            raise unauthenticated(
+                "this call needs the game token or the admin token in the 'authorization' metadata"
+            )
+        if auth.matches(token, self.game_token_hash):
+            return
+        if admin_token and auth.matches(token, auth.token_hash(admin_token)):
+            return
+        if auth.matching_seat(token, [s.token_hash for s in self.seats]) is not None:
+            raise denied("a seat token cannot do this; it needs the game token or the admin token")
+        raise unauthenticated(f"the token is neither game {self.game_id}'s token nor the admin token")
+
+    # --- joining, resigning, abandoning --------------------------------------------------------------
+
+    async def join(self, seat: int | None, name: str) -> tuple[int, str]:
+        """Take a seat (the lowest free one when None); returns the seat and its new token."""
+        async with self.lock:
+            if self.status != "waiting":
+                raise precondition(
+                    f"game {self.game_id} is {self.status}; seats can be joined only while it is waiting",
+                    "game_not_active",
+                )
+            if seat is None:
+                free = [s.seat for s in self.seats if not s.joined]
+                if not free:
+                    raise precondition(f"every seat of game {self.game_id} is taken", "game_full")
+                seat = free[0]
+            self.check_seat(seat)
+            if self.seats[seat].joined:
+                raise ServiceError(
+                    grpc.StatusCode.ALREADY_EXISTS,
+                    f"seat {seat} of game {self.game_id} is taken",
+                    "seat_taken",
+                )
+            token = auth.new_token()
+            state = self.seats[seat]
+            updated = SeatState(
+                seat=seat,
+                name=name,
+                token_hash=auth.token_hash(token),
+                joined_at=time.time(),
+                bank_ms=state.bank_ms,
+            )
+            await self.services.store.save_seat(self.game_id, updated.row())
+            self.seats[seat] = updated
+            self.updated_at = time.time()
+            self.services.log.info("seat joined", game_id=self.game_id, seat=seat, name=name)
+            if all(s.joined for s in self.seats):
+                await self.services.store.set_status(self.game_id, "active", self.updated_at)
+                self._set_status("active")
+                self.services.log.info("game started", game_id=self.game_id, players=len(self.seats))
+                self._after_change(everyone=True)
+            else:
+                self._notify()
+            return seat, token
+
+    async def resign(self, seat: int) -> None:
+        """Hand a seat to the random policy for the rest of the game."""
+        async with self.lock:
+            if self.ended:
+                raise precondition(
+                    f"game {self.game_id} is {self.status}; there is nothing to resign", "game_not_active"
+                )
+            state = self.seats[seat]
+            if state.resigned:
+                return
+            state.resigned = True
+            await self.services.store.save_seat(self.game_id, state.row())
+            self.updated_at = time.time()
+            self.services.metrics.replaced.labels(reason="resigned").inc()
+            self.services.log.info("seat resigned", game_id=self.game_id, seat=seat)
+            if self.status == "active":
+                self._after_change(rebuild_watch=False, everyone=True)
+            else:
+                self._notify()
+
+    async def abandon(self, reason: str) -> None:
+        """End the game without a result."""
+        async with self.lock:
+            if self.ended:
+                raise precondition(f"game {self.game_id} is already {self.status}", "game_not_active")
+            now = time.time()
+            await self.services.store.set_status(self.game_id, "abandoned", now, abandon_reason=reason)
+            self.abandon_reason = reason
+            self.updated_at = now
+            self._cancel_timer()
+            self._set_status("abandoned")
+            self.services.metrics.games_ended.labels(status="abandoned").inc()
+            self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
+            self._notify()
+
+    # --- decisions -----------------------------------------------------------------------------------
+
+    async def submit(self, seat: int, version: int, answer: game_pb2.Answer) -> AppliedDecision:
+        """Apply a seat's answer to the decision at ``version`` (its token already checked).
+
+        An exact retry of a decision already applied returns that decision again and applies nothing.
+        """
+        async with self.lock:
+            current = self.state.version
+            if version < current:
+                return await self._retry_or_stale(seat, version, answer)
+            if version > current:
+                raise stale(
+                    f"version {version} is ahead of game {self.game_id}, which is at version {current}"
+                )
+            self._check_active()
+            pending = self.state.pending
+            assert pending is not None  # an active game is not over
+            if pending.seat != seat:
+                raise precondition(
+                    f"seat {pending.seat} owes the next decision ({pending.kind}), not seat {seat}",
+                    "not_your_turn",
+                )
+            if self.replaced(seat):
+                why = (
+                    "resigned"
+                    if self.seats[seat].resigned
+                    else f"struck out ({self.seats[seat].strikes} strikes)"
+                )
+                raise precondition(f"seat {seat} {why}; the random policy plays it now", "not_your_turn")
+            option = self._resolve(answer, pending)
+            think_ms = int((asyncio.get_running_loop().time() - self._turn_started) * 1000)
+            return await self._apply_locked(pending, option, "seat", think_ms)
+
+    def _check_active(self) -> None:
+        if self.status == "active":
+            return
+        if self.status == "waiting":
+            joined = sum(1 for s in self.seats if s.joined)
+            raise precondition(
+                f"game {self.game_id} is waiting for seats ({joined} of {len(self.seats)} joined)",
+                "game_not_active",
+            )
+        if self.status == "finished":
+            raise precondition(f"game {self.game_id} is over; no decision is accepted", "game_not_active")
+        raise precondition(
+            f"game {self.game_id} was abandoned ({self.abandon_reason or 'no reason given'})",
+            "game_not_active",
+        )
+
+    def _resolve(self, answer: game_pb2.Answer, pending: PendingDecision) -> Option:
+        try:
+            option = convert.answer_to_option(answer, pending.options)
+        except convert.Malformed as error:
+            raise invalid(str(error)) from None
+        except IndexError as error:
+            raise precondition(str(error), "not_an_option") from None
+        if option not in pending.options:
+            listed = ", ".join(convert.cached_option_text(o) for o in pending.options[:12])
+            more = ", …" if len(pending.options) > 12 else ""
+            raise precondition(
+                f"{option_text(option)!r} is not a legal answer to the {pending.kind} decision; "
+                f"the {len(pending.options)} legal options are: {listed}{more}",
+                "not_an_option",
+            )
+        return option
+
+    async def _retry_or_stale(self, seat: int, version: int, answer: game_pb2.Answer) -> AppliedDecision:
+        record = self.history[version]
+        if record.seat == seat:
+            options = record.options
+            if options is None and answer.WhichOneof("answer") == "option_index":
+                options = await asyncio.to_thread(self.replay_options, version)
+            try:
+                option: Option | None = convert.answer_to_option(answer, options or ())
+            except convert.Malformed as error:
+                raise invalid(str(error)) from None
+            except IndexError:
+                option = None
+            if option == record.option:
+                self.services.log.info(
+                    "exact retry answered again", game_id=self.game_id, seat=seat, version=version
+                )
+                return record
+        raise stale(
+            f"game {self.game_id} is at version {self.state.version}; version {version} was already answered "
+            f"({record.text!r} by seat {record.seat}): read the new observation and answer its version"
+        )
+
+    async def _apply_locked(
+        self, pending: PendingDecision, option: Option, source: str, think_ms: int
+    ) -> AppliedDecision:
+        """Store, then apply, one checked decision. The caller holds the lock."""
+        services = self.services
+        seat = pending.seat
+        version = self.state.version
+        text = convert.cached_option_text(option)
+        applied_at = time.time()
+        started = time.perf_counter()
+        try:
+            await services.store.append_decision(
+                self.game_id, DecisionRow(version, seat, text, source, think_ms, applied_at)
+            )
+        except DuplicateDecision:
+            raise stale(
+                f"decision {version} of game {self.game_id} was recorded elsewhere; read the game again"
+            ) from None
+        except StoreError as error:
+            services.log.error("store write failed", game_id=self.game_id, seat=seat, error=str(error))
+            raise ServiceError(
+                grpc.StatusCode.UNAVAILABLE,
+                "the decision could not be stored, so it was not applied; try again",
+                "store_error",
+            ) from None
+        services.metrics.store_write.observe(time.perf_counter() - started)
+        try:
+            events = engine.apply(self.state, option, seat)
+        except (
+            Exception
+        ) as error:  # the option was checked: this is an engine fault, and the game cannot go on
+            services.log.exception(
+                "engine failed to apply a listed option", game_id=self.game_id, seat=seat, option=text
+            )
+            await self._abandon_broken(f"engine error at version {version}: {error}")
+            raise ServiceError(
+                grpc.StatusCode.INTERNAL,
+                f"the rules engine failed on {text!r}; the game was abandoned",
+                "engine_error",
+            ) from None
+        record = AppliedDecision(
+            version=version,
+            seat=seat,
+            option=option,
+            text=text,
+            source=source,
+            think_ms=think_ms,
+            applied_at=applied_at,
+            game_over=self.state.over,
+            options=pending.options,
+            events=tuple(events),
+        )
+        self.history.append(record)
+        if len(self.history) > DETAIL_WINDOW:
+            old = self.history[-DETAIL_WINDOW - 1]
+            old.options = old.events = old.response = None
+        charge_clock(self.seats[seat], source, think_ms, self.clock)
+        self.updated_at = applied_at
+        services.metrics.decisions.labels(source=source).inc()
+        if self.state.over:
+            await self._finish()
+        self._after_change()
+        return record
+
+    async def _finish(self) -> None:
+        result = engine.result(self.state)
+        resigned = [s.resigned for s in self.seats]
+        data = convert.result_to_json(result, resigned) if result is not None else None
+        try:
+            await self.services.store.set_status(self.game_id, "finished", self.updated_at, result=data)
+        except StoreError as error:  # the log is complete; a reload marks the game finished again
+            self.services.log.error(
+                "store could not mark the game finished", game_id=self.game_id, error=str(error)
+            )
+        self._set_status("finished")
+        self.services.metrics.games_ended.labels(status="finished").inc()
+        self.services.log.info(
+            "game finished",
+            game_id=self.game_id,
+            version=self.state.version,
+            scores=list(result.scores) if result else [],
+            winners=list(result.winners) if result else [],
+        )
+
+    async def _abandon_broken(self, reason: str) -> None:
+        now = time.time()
+        with contextlib.suppress(StoreError):
+            await self.services.store.set_status(self.game_id, "abandoned", now, abandon_reason=reason)
+        self.abandon_reason = reason
+        self._cancel_timer()
+        self._set_status("abandoned")
+        self._notify()
+
+    # --- clocks and the random policy ----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the clock of the pending decision (after creation, activation or a reload)."""
+        self._start_turn()
+
+    def _after_change(self, rebuild_watch: bool = True, everyone: bool = False) -> None:
+        if rebuild_watch:
+            self._prepare_watch_messages()
+        self._start_turn()
+        pending = self.state.pending
+        if everyone or self.ended or pending is None:
+            self._notify()
+        else:
+            self._notify(pending.seat)
+
+    def _start_turn(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._cancel_timer()
+        self._turn_started = loop.time()
+        if self.status != "active" or self.closed:
+            return
+        pending = self.state.pending
+        if pending is None:
+            return
+        version = self.state.version
+        if self.replaced(pending.seat):
+            delay = self.services.config.policy_delay_seconds
+            # A fresh context: the automatic move's log lines must not carry the request that scheduled it.
+            self._timer = loop.call_later(
+                delay, self._spawn_automatic, version, "policy", context=contextvars.Context()
+            )
+        elif self.clock.enabled:
+            allowed = (self.clock.decision_ms + self.seats[pending.seat].bank_ms) / 1000
+            self._timer = loop.call_at(
+                self._turn_started + allowed,
+                self._spawn_automatic,
+                version,
+                "timeout",
+                context=contextvars.Context(),
+            )
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _spawn_automatic(self, version: int, source: str) -> None:
+        self._timer = None
+        task = asyncio.get_running_loop().create_task(self._automatic(version, source))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _automatic(self, version: int, source: str) -> None:
+        """Apply the default decision (clock ran out) or the policy's choice, if nothing moved meanwhile."""
+        async with self.lock:
+            pending = self.state.pending
+            if self.closed or self.status != "active" or self.state.version != version or pending is None:
+                return
+            seat = pending.seat
+            structlog.contextvars.bind_contextvars(
+                game_id=self.game_id,
+                seat=seat,
+                rpc="clock" if source == "timeout" else "policy",
+                request_id=uuid.uuid4().hex[:16],
+            )
+            if source == "timeout":
+                option = default_option(pending.options)
+                think_ms = int((asyncio.get_running_loop().time() - self._turn_started) * 1000)
+            else:
+                option = policy_option(self.seed, version, pending.options)
+                think_ms = 0
+            try:
+                await self._apply_locked(pending, option, source, think_ms)
+            except ServiceError as error:
+                self.services.log.error(
+                    "automatic decision failed",
+                    game_id=self.game_id,
+                    seat=seat,
+                    source=source,
+                    error=error.message,
+                )
+                return
+            if source == "timeout":
+                strikes = self.seats[seat].strikes
+                self.services.metrics.timeouts.inc()
+                self.services.log.info(
+                    "clock ran out; default decision applied",
+                    game_id=self.game_id,
+                    seat=seat,
+                    option=convert.cached_option_text(option),
+                    strikes=strikes,
+                )
+                if strikes == self.clock.max_strikes:
+                    self.services.metrics.replaced.labels(reason="strikes").inc()
+                    self.services.log.info(
+                        "seat struck out; the random policy plays it", game_id=self.game_id, seat=seat
+                    )
+
+    def clock_message(self) -> game_pb2.Clock | None:
+        """The running clock of the pending decision, or None when no clock runs."""
+        pending = self.state.pending
+        if (
+            not self.clock.enabled
+            or self.status != "active"
+            or pending is None
+            or self.replaced(pending.seat)
+        ):
+            return None
+        bank = self.seats[pending.seat].bank_ms
+        elapsed = asyncio.get_running_loop().time() - self._turn_started
+        deadline = time.time() - elapsed + (self.clock.decision_ms + bank) / 1000
+        return game_pb2.Clock(
+            seat=pending.seat,
+            deadline=convert.timestamp(deadline),
+            time_bank_left=convert.duration_ms(bank),
+            decision_time=convert.duration_ms(self.clock.decision_ms),
+        )
+
+    # --- subscribers ---------------------------------------------------------------------------------
+
+    def subscribe(self, seat: int | None = None) -> asyncio.Event:
+        """An event set when the game changes.
+
+        Without a seat, on every change (new version, status, seats): what watchers need. With a seat,
+        only when that seat comes to owe the decision, or on a change of status or seats: what a Play
+        stream needs, so that the streams of the other seats are not woken for nothing.
+        """
+        event = asyncio.Event()
+        if seat is None:
+            self._subscribers.add(event)
+        else:
+            self._seat_subscribers.setdefault(seat, set()).add(event)
+        return event
+
+    def unsubscribe(self, event: asyncio.Event) -> None:
+        """Stop waking ``event``."""
+        self._subscribers.discard(event)
+        for events in self._seat_subscribers.values():
+            events.discard(event)
+
+    def add_watcher(self, viewer: int | None) -> None:
+        """Count a watch stream, so that each new version's message is prepared for its viewer."""
+        key = SPECTATOR if viewer is None else viewer
+        self._watchers[key] = self._watchers.get(key, 0) + 1
+
+    def remove_watcher(self, viewer: int | None) -> None:
+        """Forget a watch stream."""
+        key = SPECTATOR if viewer is None else viewer
+        left = self._watchers.get(key, 0) - 1
+        if left > 0:
+            self._watchers[key] = left
+        else:
+            self._watchers.pop(key, None)
+
+    def _notify(self, seat: int | None = None) -> None:
+        """Wake every subscriber, or (after a new decision) the watchers and the seat that owes it."""
+        for event in self._subscribers:
+            event.set()
+        if seat is None:
+            for events in self._seat_subscribers.values():
+                for event in events:
+                    event.set()
+        else:
+            for event in self._seat_subscribers.get(seat, ()):
+                event.set()
+
+    def close(self) -> None:
+        """Stop the game's timers and tasks and wake every subscriber (server shutdown or eviction)."""
+        self.closed = True
+        self._cancel_timer()
+        for task in list(self._tasks):
+            task.cancel()
+        self._notify()
+
+    # --- what clients read ---------------------------------------------------------------------------
+
+    def observation_bytes(self, viewer: int | None) -> bytes:
+        """The serialised observation of the current version for a seat or a spectator (built once)."""
+        key = SPECTATOR if viewer is None else viewer
+        version = self.state.version
+        cached = self._observations.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        started = time.perf_counter()
+        data = encode_observation(self.state, viewer, self.encoder)
+        self.services.metrics.observation_build.observe(time.perf_counter() - started)
+        self._observations[key] = (version, data)
+        return data
+
+    def result_message(self) -> game_pb2.GameResult | None:
+        """The final result, once finished."""
+        if self.status != "finished":
+            return None
+        result = engine.result(self.state)
+        if result is None:
+            return None
+        return convert.result_to_wire(result, [s.resigned for s in self.seats])
+
+    def summary(self) -> game_pb2.GameSummary:
+        """The game's summary. It never holds the seed."""
+        summary = game_pb2.GameSummary(
+            game_id=self.game_id,
+            options=convert.game_options_to_wire(self.options),
+            clock=clock_settings(self.clock),
+            status=STATUS_WIRE[self.status],
+            version=self.state.version,
+            created_at=convert.timestamp(self.created_at),
+            updated_at=convert.timestamp(self.updated_at),
+            rules_version=self.rules_version,
+            label=self.label,
+            abandon_reason=self.abandon_reason,
+        )
+        for seat in self.seats:
+            summary.seats.add(
+                seat=seat.seat,
+                joined=seat.joined,
+                name=seat.name,
+                resigned=seat.resigned,
+                strikes=seat.strikes,
+                replaced=self.replaced(seat.seat),
+                time_bank_left=convert.duration_ms(seat.bank_ms),
+            )
+        pending = self.state.pending
+        if pending is not None and not self.ended:
+            summary.pending_seat = pending.seat
+            summary.pending_kind = convert.DECISION_KIND[pending.kind]
+        result = self.result_message()
+        if result is not None:
+            summary.result.CopyFrom(result)
+        return summary
+
+    def record_message(self, record: AppliedDecision) -> game_pb2.DecisionRecord:
+        """One decision of the history as a wire record."""
+        return game_pb2.DecisionRecord(
+            version=record.version,
+            seat=record.seat,
+            decision=convert.decision_payload(record.option),
+            text=record.text,
+            source=SOURCE_WIRE.get(record.source, game_pb2.DECISION_SOURCE_UNSPECIFIED),
+            applied_at=convert.timestamp(record.applied_at),
+            think_time=convert.duration_ms(record.think_ms),
+        )
+
+    async def response_bytes(self, record: AppliedDecision) -> bytes:
+        """The serialised SubmitDecisionResponse of a decision: the same bytes for every retry."""
+        if record.response is not None:
+            return record.response
+        events = record.events
+        if events is None:
+            events = await asyncio.to_thread(self.replay_events, record.version)
+        response = play_service_pb2.SubmitDecisionResponse(
+            decision=self.record_message(record), version=record.version + 1, game_over=record.game_over
+        )
+        convert.add_events(response.events, events)
+        data = response.SerializeToString()
+        if record.events is not None:
+            record.response = data
+        return data
+
+    # --- watch messages ------------------------------------------------------------------------------
+
+    def watch_message(self, version: int, viewer: int | None) -> bytes | None:
+        """The prepared watch message of ``version`` for a viewer, or None (then replay it)."""
+        key = SPECTATOR if viewer is None else viewer
+        cached = self._watch_cache.get((version, key))
+        if cached is not None:
+            return cached
+        if version != self.state.version:
+            return None
+        message = self._build_watch_message(version, viewer)
+        self._watch_cache[(version, key)] = message
+        return message
+
+    def abandoned_message(self, viewer: int | None) -> bytes:
+        """The last message of a watch stream on an abandoned game: the current version again."""
+        tail = play_service_pb2.WatchGameResponse(status=game_pb2.GAME_STATUS_ABANDONED).SerializeToString()
+        return convert.embed(1, self.observation_bytes(viewer)) + tail
+
+    def _build_watch_message(self, version: int, viewer: int | None) -> bytes:
+        message = play_service_pb2.WatchGameResponse(status=STATUS_WIRE[self.status])
+        if version > 0:
+            record = self.history[version - 1]
+            message.decision.CopyFrom(self.record_message(record))
+            convert.add_events(message.events, record.events or ())
+        if self.status == "finished":
+            result = self.result_message()
+            if result is not None:
+                message.result.CopyFrom(result)
+        return convert.embed(1, self.observation_bytes(viewer)) + message.SerializeToString()
+
+    def _prepare_watch_messages(self) -> None:
+        if not self._watchers:
+            if self._watch_cache:
+                self._watch_cache.clear()
+            return
+        version = self.state.version
+        for key in self._watchers:
+            viewer = None if key == SPECTATOR else key
+            self._watch_cache[(version, key)] = self._build_watch_message(version, viewer)
+        oldest = version - WATCH_WINDOW
+        for stale_key in [k for k in self._watch_cache if k[0] < oldest]:
+            del self._watch_cache[stale_key]
+
+    # --- replays in worker threads -------------------------------------------------------------------
+
+    def _replay_to(self, version: int) -> GameState:
+        state = engine.new_game(self.options, self.seed, self.services.components)
+        for record in self.history[:version]:
+            engine.apply(state, record.option, record.seat)
+        return state
+
+    def replay_options(self, version: int) -> tuple[Option, ...]:
+        """The options that were listed at ``version`` (rebuilt by replaying the log)."""
+        pending = self._replay_to(version).pending
+        return pending.options if pending is not None else ()
+
+    def replay_events(self, version: int) -> tuple[Event, ...]:
+        """The events that decision ``version`` caused (rebuilt by replaying the log)."""
+        state = self._replay_to(version)
+        record = self.history[version]
+        return tuple(engine.apply(state, record.option, record.seat))
+
+    def replay_watch_messages(self, viewer: int | None, start: int, stop: int) -> list[bytes]:
+        """Watch messages of versions ``start`` .. ``stop - 1``, rebuilt by replaying the log."""
+        encoder = convert.ObservationEncoder(self.game_id)
+        history = self.history[: max(stop - 1, 0)]
+        state = self._replay_to(max(start - 1, 0))
+        events: tuple[Event, ...] = ()
+        if start > 0:
+            events = tuple(engine.apply(state, history[start - 1].option, history[start - 1].seat))
+        messages = []
+        for version in range(start, stop):
+            if version > start:
+                record = history[version - 1]
+                events = tuple(engine.apply(state, record.option, record.seat))
+            status = "finished" if state.over else ("waiting" if self.status == "waiting" else "active")
+            tail = play_service_pb2.WatchGameResponse(status=STATUS_WIRE[status])
+            if version > 0:
+                tail.decision.CopyFrom(self.record_message(history[version - 1]))
+                convert.add_events(tail.events, events)
+            if state.over:
+                result = engine.result(state)
+                if result is not None:
+                    tail.result.CopyFrom(convert.result_to_wire(result, [s.resigned for s in self.seats]))
+            observation = encode_observation(state, viewer, encoder)
+            messages.append(convert.embed(1, observation) + tail.SerializeToString())
+        return messages
+
+
+def clock_settings(clock: ClockConfig) -> game_pb2.ClockSettings:
+    """A game's clock as wire settings."""
+    return game_pb2.ClockSettings(
+        decision_time=convert.duration_ms(clock.decision_ms),
+        time_bank=convert.duration_ms(clock.bank_ms),
+        max_strikes=clock.max_strikes,
+        disabled=not clock.enabled,
+    )
+
+
+def game_row_summary(row: GameRow, seats: Sequence[SeatRow]) -> game_pb2.GameSummary:
+    """The summary of a game that is not loaded, from its store record."""
+    clock = ClockConfig.from_json(row.clock)
+    summary = game_pb2.GameSummary(
+        game_id=row.game_id,
+        options=convert.game_options_to_wire(
+            GameOptions(row.players, row.events, row.guild_setup_card, row.mine_setup_card)
+        ),
+        clock=clock_settings(clock),
+        status=STATUS_WIRE.get(row.status, game_pb2.GAME_STATUS_UNSPECIFIED),
+        version=row.version,
+        created_at=convert.timestamp(row.created_at),
+        updated_at=convert.timestamp(row.updated_at or row.created_at),
+        rules_version=row.rules_version,
+        label=row.label,
+        abandon_reason=row.abandon_reason,
+    )
+    by_seat = {s.seat: s for s in seats}
+    for index in range(row.players):
+        seat = by_seat.get(index, SeatRow(index))
+        summary.seats.add(seat=index, joined=seat.joined, name=seat.name, resigned=seat.resigned)
+    if row.result is not None:
+        summary.result.CopyFrom(convert.result_from_json(row.result))
+    return summary

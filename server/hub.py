@@ -1,0 +1,264 @@
+"""The games of one server: create, find (loading from the store when needed), list, recover, evict.
+
+:class:`GameHub` holds every loaded :class:`server.game.LiveGame`. A game that is not loaded is rebuilt
+from the store by replaying its log, so any server sharing the store can serve any game. At start the
+hub reloads every unfinished game in the background, which restarts their clocks. Finished and abandoned
+games stay loaded up to a limit (the least recently used beyond it are dropped and reload on demand).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import OrderedDict
+from typing import Any
+
+import grpc
+
+import engine
+from engine import GameOptions
+from engine.components import ComponentSet
+from kutnahora.v1 import game_pb2
+from server import auth
+from server.config import ClockConfig, ServerConfig
+from server.convert import result_to_json
+from server.errors import ServiceError, exhausted, invalid, not_found
+from server.game import GameServices, LiveGame, SeatState, game_row_summary, rebuild
+from server.metrics import Metrics
+from server.store import GameQuery, GameRow, SeatRow, Store, StoreError
+
+MAX_PAGE = 500
+DEFAULT_PAGE = 50
+MAX_GAME_ID = 64
+
+
+class GameHub:
+    """Every game of one server."""
+
+    def __init__(
+        self, config: ServerConfig, store: Store, metrics: Metrics, components: ComponentSet, log: Any
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.metrics = metrics
+        self.log = log
+        self.services = GameServices(store, metrics, config, components, log, on_status=self._on_status)
+        self.games: dict[str, LiveGame] = {}
+        self._ended: OrderedDict[str, None] = OrderedDict()
+        self._loading: dict[str, asyncio.Future[LiveGame]] = {}
+        self._creating = 0
+        self._recovery: asyncio.Task[None] | None = None
+        self.started_at = time.time()
+
+    # --- lifecycle -----------------------------------------------------------------------------------
+
+    def start_recovery(self) -> None:
+        """Reload every unfinished game in the background (their clocks restart)."""
+        self._recovery = asyncio.get_running_loop().create_task(self.recover())
+
+    async def recover(self) -> None:
+        """Reload every unfinished game now."""
+        try:
+            game_ids = await self.store.unfinished_games()
+        except StoreError as error:
+            self.log.error("could not list unfinished games", error=str(error))
+            return
+        loaded = 0
+        for game_id in game_ids:
+            try:
+                await self.get(game_id)
+                loaded += 1
+            except ServiceError as error:
+                self.log.error("could not recover game", game_id=game_id, error=error.message)
+        if game_ids:
+            self.log.info("recovered unfinished games", games=loaded, failed=len(game_ids) - loaded)
+
+    async def wait_recovered(self) -> None:
+        """Wait until the start-up recovery is done."""
+        if self._recovery is not None:
+            await asyncio.shield(self._recovery)
+
+    async def close(self) -> None:
+        """Stop every game's clock and wake every stream so that it ends."""
+        if self._recovery is not None and not self._recovery.done():
+            self._recovery.cancel()
+        for game in self.games.values():
+            game.close()
+
+    # --- creating and finding games ------------------------------------------------------------------
+
+    def unfinished(self) -> int:
+        """Games waiting or active in memory."""
+        return sum(1 for game in self.games.values() if not game.ended)
+
+    async def create(
+        self, options: GameOptions, seed: int | None, clock: ClockConfig, label: str
+    ) -> tuple[LiveGame, str]:
+        """Create and store a game; returns it and its game token."""
+        if self.unfinished() + self._creating >= self.config.limits.max_games:
+            self.metrics.refused.labels(limit="max_games").inc()
+            raise exhausted(
+                f"the server already holds {self.config.limits.max_games} unfinished games, its limit; "
+                "try again when some have ended",
+                "max_games",
+            )
+        if seed is None:
+            seed = secrets.randbits(63)
+        try:
+            state = engine.new_game(options, seed, self.services.components)
+        except (engine.SetupError, ValueError, IndexError) as error:
+            raise invalid(f"the game cannot be set up with these options: {error}") from None
+        self._creating += 1
+        try:
+            game_id = secrets.token_hex(8)
+            token = auth.new_token()
+            now = time.time()
+            row = GameRow(
+                game_id=game_id,
+                created_at=now,
+                players=options.players,
+                events=options.events,
+                guild_setup_card=options.guild_setup_card,
+                mine_setup_card=options.mine_setup_card,
+                seed=seed,
+                clock=clock.to_json(),
+                label=label,
+                game_token_hash=auth.token_hash(token),
+                rules_version=engine.RULES_VERSION,
+                status="waiting",
+                updated_at=now,
+            )
+            seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(options.players)]
+            try:
+                await self.store.create_game(row, [SeatRow(i) for i in range(options.players)])
+            except StoreError as error:
+                raise ServiceError(
+                    grpc.StatusCode.UNAVAILABLE, f"the game could not be stored: {error}", "store_error"
+                ) from None
+            game = LiveGame(self.services, row, state, seats, [])
+        finally:
+            self._creating -= 1
+        self._add(game)
+        game.start()
+        self.metrics.games_created.inc()
+        self.log.info("game created", game_id=game_id, players=options.players, label=label)
+        return game, token
+
+    async def get(self, game_id: str) -> LiveGame:
+        """A game, loaded from the store if needed (NOT_FOUND when there is none)."""
+        game = self.games.get(game_id)
+        if game is not None:
+            if game_id in self._ended:
+                self._ended.move_to_end(game_id)
+            return game
+        if not game_id:
+            raise invalid("game_id must be set")
+        if len(game_id) > MAX_GAME_ID:
+            raise not_found(game_id[:MAX_GAME_ID] + "…")
+        loading = self._loading.get(game_id)
+        if loading is not None:
+            return await asyncio.shield(loading)
+        future: asyncio.Future[LiveGame] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._loading[game_id] = future
+        try:
+            game = await self._load(game_id)
+        except BaseException as error:
+            future.set_exception(error)
+            raise
+        finally:
+            del self._loading[game_id]
+        future.set_result(game)
+        return game
+
+    async def _load(self, game_id: str) -> LiveGame:
+        try:
+            stored = await self.store.load_game(game_id)
+        except StoreError as error:
+            raise ServiceError(
+                grpc.StatusCode.UNAVAILABLE, f"the store could not be read: {error}", "store_error"
+            ) from None
+        if stored is None:
+            raise not_found(game_id)
+        try:
+            rebuilt = await asyncio.to_thread(rebuild, stored, self.services.components)
+        except (StoreError, ValueError) as error:
+            raise ServiceError(
+                grpc.StatusCode.INTERNAL,
+                f"game {game_id} cannot be rebuilt from its log: {error}",
+                "rebuild_failed",
+            ) from None
+        game = LiveGame(self.services, stored.game, rebuilt.state, rebuilt.seats, rebuilt.history)
+        if game.status == "finished" and stored.game.status != "finished":
+            # The process stopped between the last decision and recording the end: record it now.
+            result = engine.result(game.state)
+            data = None if result is None else result_to_json(result, [s.resigned for s in game.seats])
+            await self.store.set_status(game_id, "finished", game.updated_at, result=data)
+        self._add(game)
+        game.start()
+        self.log.info("game loaded", game_id=game_id, version=game.version, status=game.status)
+        return game
+
+    def _add(self, game: LiveGame) -> None:
+        self.games[game.game_id] = game
+        self.metrics.games.labels(status=game.status).inc()
+        if game.ended:
+            self._remember_ended(game.game_id)
+
+    def _on_status(self, game: LiveGame, old: str, new: str) -> None:
+        if self.games.get(game.game_id) is not game:
+            return
+        self.metrics.games.labels(status=old).dec()
+        self.metrics.games.labels(status=new).inc()
+        if new in ("finished", "abandoned"):
+            self._remember_ended(game.game_id)
+
+    def _remember_ended(self, game_id: str) -> None:
+        self._ended[game_id] = None
+        self._ended.move_to_end(game_id)
+        while len(self._ended) > self.config.ended_games_in_memory:
+            evicted, _ = self._ended.popitem(last=False)
+            game = self.games.pop(evicted, None)
+            if game is not None:
+                self.metrics.games.labels(status=game.status).dec()
+
+    # --- listing -------------------------------------------------------------------------------------
+
+    async def list(
+        self, status: str | None, label: str, page_size: int, page_token: str
+    ) -> tuple[list[game_pb2.GameSummary], str]:
+        """A page of games, newest first, and the token of the next page ("" on the last)."""
+        if page_size < 0:
+            raise invalid(f"page_size must not be negative, got {page_size}")
+        limit = min(page_size or DEFAULT_PAGE, MAX_PAGE)
+        before: tuple[float, str] | None = None
+        if page_token:
+            created, _, game_id = page_token.partition(":")
+            try:
+                before = (float(created), game_id)
+            except ValueError:
+                raise invalid(f"page_token {page_token!r} is not one this server returned") from None
+            if not game_id:
+                raise invalid(f"page_token {page_token!r} is not one this server returned")
+        try:
+            rows = await self.store.list_games(GameQuery(status, label, limit + 1, before))
+        except StoreError as error:
+            raise ServiceError(
+                grpc.StatusCode.UNAVAILABLE, f"the store could not be read: {error}", "store_error"
+            ) from None
+        more = len(rows) > limit
+        rows = rows[:limit]
+        summaries = []
+        for row in rows:
+            game = self.games.get(row.game_id)
+            summaries.append(game.summary() if game is not None else game_row_summary(row, row.seats))
+        next_token = f"{rows[-1].created_at!r}:{rows[-1].game_id}" if more and rows else ""
+        return summaries, next_token
+
+    def counts(self) -> dict[str, int]:
+        """Loaded games by status."""
+        counts = {"waiting": 0, "active": 0, "finished": 0, "abandoned": 0}
+        for game in self.games.values():
+            counts[game.status] = counts.get(game.status, 0) + 1
+        return counts

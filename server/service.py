@@ -1,0 +1,628 @@
+"""The gRPC servicers: one thin method per RPC over :class:`server.hub.GameHub` and :class:`LiveGame`.
+
+Each method reads its request, checks credentials and limits, calls the domain, and answers. Answers that
+carry observations are sent as bytes assembled from cached parts (see :mod:`server.convert`), so the
+handlers are registered here from the service descriptors with serialisers that accept either a message
+or ready bytes. Every call is wrapped once: it binds ``rpc``, ``request_id``, ``game_id`` and ``seat`` to
+the log context, applies the per-connection rate limit, counts the call, and turns a
+:class:`server.errors.ServiceError` into the call's status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+import grpc.aio
+import structlog
+from google.protobuf import descriptor, message_factory
+from google.protobuf.message import Message
+
+import engine
+from kutnahora.v1 import (
+    admin_service_pb2,
+    game_pb2,
+    game_service_pb2,
+    play_service_pb2,
+    replay_service_pb2,
+)
+from server import auth, convert
+from server.config import ClockConfig, ServerConfig
+from server.errors import ServiceError, exhausted, invalid, precondition, reject_reason
+from server.game import STATUS_BY_WIRE, STATUS_WIRE, LiveGame
+from server.hub import GameHub
+from server.limits import RateLimiter
+from server.metrics import Metrics
+
+EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # the stubs lack the end-of-stream marker
+SERVER_VERSION = "0.1.0"
+MAX_LABEL = 200
+MAX_NAME = 100
+REQUEST_ID_KEY = "x-request-id"
+REPLAY_CHUNK = 128  # versions rebuilt per step when a watcher is behind the prepared messages
+
+Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
+
+
+def serialize(value: Message | bytes) -> bytes:
+    """Serialise a response that may already be bytes."""
+    if isinstance(value, bytes):
+        return value
+    return value.SerializeToString()
+
+
+def _request_id(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == REQUEST_ID_KEY:
+            text = value.decode() if isinstance(value, bytes) else value
+            return text[:64]
+    return uuid.uuid4().hex[:16]
+
+
+def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    return auth.token_from_metadata(context.invocation_metadata())
+
+
+def clock_from_wire(wire: game_pb2.ClockSettings, defaults: ClockConfig) -> ClockConfig:
+    """A game's clock from the request, with the server's defaults for what is unset."""
+    if wire.disabled:
+        return ClockConfig(defaults.decision_ms, defaults.bank_ms, defaults.max_strikes, enabled=False)
+    decision_ms = (
+        convert.to_ms(wire.decision_time) if wire.HasField("decision_time") else defaults.decision_ms
+    )
+    bank_ms = convert.to_ms(wire.time_bank) if wire.HasField("time_bank") else defaults.bank_ms
+    if decision_ms <= 0:
+        raise invalid(f"clock.decision_time must be positive, got {decision_ms} ms")
+    if bank_ms < 0:
+        raise invalid(f"clock.time_bank must not be negative, got {bank_ms} ms")
+    day = 86_400_000
+    if decision_ms > day or bank_ms > day:
+        raise invalid("clock.decision_time and clock.time_bank must each be at most one day")
+    if wire.max_strikes < 0:
+        raise invalid(f"clock.max_strikes must not be negative, got {wire.max_strikes}")
+    # A game that sets any clock field asks for a clock, even on a server whose games have none by default.
+    asked = wire.HasField("decision_time") or wire.HasField("time_bank") or wire.max_strikes > 0
+    return ClockConfig(
+        decision_ms, bank_ms, wire.max_strikes or defaults.max_strikes, enabled=defaults.enabled or asked
+    )
+
+
+class KutnaHoraService:
+    """Every RPC of the four services, sharing one hub, limiter and metrics."""
+
+    def __init__(self, hub: GameHub, config: ServerConfig, metrics: Metrics, log: Any) -> None:
+        self.hub = hub
+        self.config = config
+        self.metrics = metrics
+        self.log = log
+        self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
+        self.components = convert.components_to_wire(hub.services.components).SerializeToString()
+        self.watchers = 0
+        self.players = 0
+        self._streams: set[asyncio.Event] = set()
+        self.stopping = False
+
+    # --- registration --------------------------------------------------------------------------------
+
+    def handlers(self) -> list[grpc.GenericRpcHandler[Any, Any]]:
+        """The generic handlers of the four services, built from their descriptors."""
+        services = (
+            game_service_pb2.DESCRIPTOR.services_by_name["GameService"],
+            play_service_pb2.DESCRIPTOR.services_by_name["PlayService"],
+            replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"],
+            admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"],
+        )
+        return [self._service_handler(service) for service in services]
+
+    @staticmethod
+    def service_names() -> list[str]:
+        """The full names of the four services."""
+        return [
+            game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name,
+            play_service_pb2.DESCRIPTOR.services_by_name["PlayService"].full_name,
+            replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"].full_name,
+            admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
+        ]
+
+    def _service_handler(self, service: descriptor.ServiceDescriptor) -> grpc.GenericRpcHandler[Any, Any]:
+        methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+        for method in service.methods:
+            request_class = message_factory.GetMessageClass(method.input_type)
+            behaviour = getattr(self, method.name)
+            deserialize = request_class.FromString
+            if method.client_streaming and method.server_streaming:
+                methods[method.name] = grpc.stream_stream_rpc_method_handler(
+                    self._wrap_stream(method.name, behaviour), deserialize, serialize
+                )
+            elif method.server_streaming:
+                methods[method.name] = grpc.unary_stream_rpc_method_handler(
+                    self._wrap_stream(method.name, behaviour), deserialize, serialize
+                )
+            else:
+                methods[method.name] = grpc.unary_unary_rpc_method_handler(
+                    self._wrap_unary(method.name, behaviour), deserialize, serialize
+                )
+        return grpc.method_handlers_generic_handler(service.full_name, methods)
+
+    def _bind(self, rpc: str, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        fields: dict[str, Any] = {"rpc": rpc, "request_id": _request_id(context)}
+        if isinstance(request, Message):
+            game_id = getattr(request, "game_id", None)
+            if game_id:
+                fields["game_id"] = game_id
+            if hasattr(request, "seat") and (
+                request.DESCRIPTOR.fields_by_name["seat"].has_presence is False or request.HasField("seat")
+            ):
+                fields["seat"] = request.seat
+        structlog.contextvars.bind_contextvars(**fields)
+
+    def _wrap_unary(self, rpc: str, behaviour: Handler) -> Handler:
+        async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            self._bind(rpc, request, context)
+            code = "OK"
+            try:
+                if not self.limiter.allow(context.peer()):
+                    self.metrics.refused.labels(limit="rate").inc()
+                    raise exhausted(
+                        f"this connection sent more than {self.config.limits.rate_per_second:g} requests "
+                        "per second, its limit",
+                        "rate_limited",
+                    )
+                return await behaviour(request, context)
+            except ServiceError as error:
+                code = error.code.name
+                self._log_refusal(rpc, error)
+                await context.abort(error.code, error.message)
+            except asyncio.CancelledError:
+                code = "CANCELLED"
+                raise
+            except Exception:
+                if context.code() is not None:  # an abort already chose the status
+                    code = str(context.code().name)
+                    raise
+                code = "INTERNAL"
+                self.log.exception("unexpected error")
+                await context.abort(grpc.StatusCode.INTERNAL, "the server failed to handle this request")
+            finally:
+                self.metrics.rpcs.labels(rpc=rpc, code=code).inc()
+                structlog.contextvars.clear_contextvars()
+
+        return handle
+
+    def _wrap_stream(self, rpc: str, behaviour: Handler) -> Handler:
+        async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+            self._bind(rpc, request, context)
+            code = "OK"
+            try:
+                if not self.limiter.allow(context.peer()):
+                    self.metrics.refused.labels(limit="rate").inc()
+                    raise exhausted(
+                        f"this connection sent more than {self.config.limits.rate_per_second:g} requests "
+                        "per second, its limit",
+                        "rate_limited",
+                    )
+                await behaviour(request, context)
+            except ServiceError as error:
+                code = error.code.name
+                self._log_refusal(rpc, error)
+                await context.abort(error.code, error.message)
+            except asyncio.CancelledError:
+                code = "CANCELLED"
+                raise
+            except Exception:
+                if context.code() is not None:
+                    code = str(context.code().name)
+                    raise
+                code = "INTERNAL"
+                self.log.exception("unexpected error")
+                await context.abort(grpc.StatusCode.INTERNAL, "the server failed to handle this stream")
+            finally:
+                self.metrics.rpcs.labels(rpc=rpc, code=code).inc()
+                structlog.contextvars.clear_contextvars()
+
+        return handle
+
+    def _log_refusal(self, rpc: str, error: ServiceError) -> None:
+        if rpc in ("SubmitDecision", "Play"):
+            self.metrics.rejected.labels(reason=error.reason).inc()
+            self.log.warning(
+                "submission refused", reason=error.reason, code=error.code.name, detail=error.message
+            )
+        else:
+            self.log.info("request refused", reason=error.reason, code=error.code.name, detail=error.message)
+
+    async def _game(self, game_id: str) -> LiveGame:
+        if not game_id:
+            raise invalid("game_id must be set")
+        return await self.hub.get(game_id)
+
+    def stop_streams(self) -> None:
+        """Tell every open stream to end (graceful shutdown)."""
+        self.stopping = True
+        for event in self._streams:
+            event.set()
+
+    # --- GameService ---------------------------------------------------------------------------------
+
+    async def CreateGame(
+        self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> game_service_pb2.CreateGameResponse:
+        """Create a game."""
+        if not request.HasField("options"):
+            raise invalid("options must be set (at least options.players)")
+        try:
+            options = convert.game_options_from_wire(request.options)
+        except convert.Malformed as error:
+            raise invalid(str(error)) from None
+        if len(request.label) > MAX_LABEL:
+            raise invalid(f"label must be at most {MAX_LABEL} characters")
+        if request.HasField("seed") and request.seed < 0:
+            raise invalid(f"seed must not be negative, got {request.seed}")
+        clock = clock_from_wire(request.clock, self.config.clock)
+        seed = request.seed if request.HasField("seed") else None
+        game, token = await self.hub.create(options, seed, clock, request.label)
+        return game_service_pb2.CreateGameResponse(game=game.summary(), game_token=token)
+
+    async def JoinGame(
+        self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> game_service_pb2.JoinGameResponse:
+        """Join a seat."""
+        if len(request.name) > MAX_NAME:
+            raise invalid(f"name must be at most {MAX_NAME} characters")
+        game = await self._game(request.game_id)
+        seat, token = await game.join(request.seat if request.HasField("seat") else None, request.name)
+        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, game=game.summary())
+
+    async def ListGames(
+        self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> game_service_pb2.ListGamesResponse:
+        """List games."""
+        status = None
+        if request.status != game_pb2.GAME_STATUS_UNSPECIFIED:
+            status = STATUS_BY_WIRE.get(request.status)
+            if status is None:
+                raise invalid(f"status {request.status} is not a known game status")
+        games, next_token = await self.hub.list(status, request.label, request.page_size, request.page_token)
+        return game_service_pb2.ListGamesResponse(games=games, next_page_token=next_token)
+
+    async def GetGame(
+        self, request: game_service_pb2.GetGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> game_service_pb2.GetGameResponse:
+        """One game's summary."""
+        game = await self._game(request.game_id)
+        return game_service_pb2.GetGameResponse(game=game.summary())
+
+    async def GetComponents(
+        self, request: game_service_pb2.GetComponentsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> bytes:
+        """The component set (serialised once at start)."""
+        tail = game_service_pb2.GetComponentsResponse(rules_version=engine.RULES_VERSION).SerializeToString()
+        return convert.embed(1, self.components) + tail
+
+    async def ResignSeat(
+        self, request: game_service_pb2.ResignSeatRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> game_service_pb2.ResignSeatResponse:
+        """Resign a seat."""
+        game = await self._game(request.game_id)
+        game.authorize(request.seat, _token(context))
+        await game.resign(request.seat)
+        return game_service_pb2.ResignSeatResponse(game=game.summary())
+
+    async def AbandonGame(
+        self, request: game_service_pb2.AbandonGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> game_service_pb2.AbandonGameResponse:
+        """Abandon a game."""
+        if len(request.reason) > MAX_LABEL:
+            raise invalid(f"reason must be at most {MAX_LABEL} characters")
+        game = await self._game(request.game_id)
+        game.authorize_admin(_token(context), self.config.admin_token)
+        await game.abandon(request.reason)
+        return game_service_pb2.AbandonGameResponse(game=game.summary())
+
+    # --- PlayService ---------------------------------------------------------------------------------
+
+    async def _viewer(
+        self, game: LiveGame, has_seat: bool, seat: int, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> int | None:
+        if not has_seat:
+            return None
+        game.authorize(seat, _token(context))
+        return seat
+
+    async def GetObservation(
+        self, request: play_service_pb2.GetObservationRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> bytes:
+        """The current observation for a seat or a spectator."""
+        game = await self._game(request.game_id)
+        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
+        tail = play_service_pb2.GetObservationResponse(status=_status(game))
+        clock = game.clock_message()
+        if clock is not None:
+            tail.clock.CopyFrom(clock)
+        return convert.embed(1, game.observation_bytes(viewer)) + tail.SerializeToString()
+
+    async def SubmitDecision(
+        self, request: play_service_pb2.SubmitDecisionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> bytes:
+        """Apply one decision."""
+        started = time.perf_counter()
+        if not request.HasField("answer"):
+            raise invalid("answer must be set (option_index, decision or option_text)")
+        if request.version < 0:
+            raise invalid(f"version must not be negative, got {request.version}")
+        try:
+            convert.check_answer(request.answer)
+        except convert.Malformed as error:
+            raise invalid(str(error)) from None
+        game = await self._game(request.game_id)
+        game.authorize(request.seat, _token(context))
+        record = await game.submit(request.seat, request.version, request.answer)
+        response = await game.response_bytes(record)
+        self.metrics.submission_latency.labels(path="unary").observe(time.perf_counter() - started)
+        return response
+
+    async def WatchGame(
+        self, request: play_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> None:
+        """Stream every version of a game from ``from_version`` on."""
+        if request.from_version < 0:
+            raise invalid(f"from_version must not be negative, got {request.from_version}")
+        game = await self._game(request.game_id)
+        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
+        if self.watchers >= self.config.limits.max_watchers:
+            self.metrics.refused.labels(limit="max_watchers").inc()
+            raise exhausted(
+                f"the server already serves {self.config.limits.max_watchers} watch streams, its limit",
+                "max_watchers",
+            )
+        wake = game.subscribe()
+        self._streams.add(wake)
+        game.add_watcher(viewer)
+        self.watchers += 1
+        self.metrics.watch_streams.inc()
+        try:
+            await self._watch(game, viewer, request.from_version, wake, context)
+        finally:
+            self.watchers -= 1
+            self.metrics.watch_streams.dec()
+            game.remove_watcher(viewer)
+            game.unsubscribe(wake)
+            self._streams.discard(wake)
+
+    async def _watch(
+        self,
+        game: LiveGame,
+        viewer: int | None,
+        cursor: int,
+        wake: asyncio.Event,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> None:
+        while not self.stopping:
+            current = game.version
+            if cursor <= current:
+                message = game.watch_message(cursor, viewer)
+                if message is not None:
+                    await context.write(message)
+                    cursor += 1
+                    continue
+                stop = min(current + 1, cursor + REPLAY_CHUNK)
+                for message in await asyncio.to_thread(game.replay_watch_messages, viewer, cursor, stop):
+                    await context.write(message)
+                    cursor += 1
+                continue
+            if game.status == "finished":
+                return
+            if game.status == "abandoned":
+                await context.write(game.abandoned_message(viewer))
+                return
+            if game.closed:
+                return
+            wake.clear()
+            if game.version < cursor and game.status in ("waiting", "active") and not game.closed:
+                await wake.wait()
+
+    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        """Play one seat over a bidirectional stream."""
+        first = await context.read()
+        if first is EOF:
+            return
+        if not isinstance(first, play_service_pb2.PlayRequest) or first.WhichOneof("message") != "start":
+            raise invalid("the first message of a Play stream must be a PlayStart")
+        start = first.start
+        structlog.contextvars.bind_contextvars(game_id=start.game_id, seat=start.seat)
+        game = await self._game(start.game_id)
+        game.authorize(start.seat, _token(context))
+        if self.players >= self.config.limits.max_players:
+            self.metrics.refused.labels(limit="max_players").inc()
+            raise exhausted(
+                f"the server already serves {self.config.limits.max_players} play streams, its limit",
+                "max_players",
+            )
+        stream = _PlayStream(self, game, start.seat, start.acknowledge, context)
+        self.players += 1
+        self.metrics.play_streams.inc()
+        self._streams.add(stream.wake)
+        try:
+            await stream.run()
+        finally:
+            self._streams.discard(stream.wake)
+            self.players -= 1
+            self.metrics.play_streams.dec()
+
+    # --- ReplayService -------------------------------------------------------------------------------
+
+    async def GetReplay(
+        self, request: replay_service_pb2.GetReplayRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> replay_service_pb2.GetReplayResponse:
+        """The full log of an ended game."""
+        game = await self._game(request.game_id)
+        if not game.ended:
+            raise precondition(
+                f"game {game.game_id} is {game.status}; its replay (with its seed) is served once it "
+                "has ended",
+                "game_not_ended",
+            )
+        response = replay_service_pb2.GetReplayResponse(
+            game=game.summary(), seed=game.seed, state_hash=engine.state_hash(game.state)
+        )
+        for record in game.history:
+            response.decisions.append(game.record_message(record))
+        return response
+
+    # --- AdminService --------------------------------------------------------------------------------
+
+    async def GetServerInfo(
+        self, request: admin_service_pb2.GetServerInfoRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> admin_service_pb2.GetServerInfoResponse:
+        """The server's version, limits and load."""
+        limits = self.config.limits
+        uptime_ms = int((time.time() - self.hub.started_at) * 1000)
+        response = admin_service_pb2.GetServerInfoResponse(
+            server_version=SERVER_VERSION,
+            rules_version=engine.RULES_VERSION,
+            limits=admin_service_pb2.ServerLimits(
+                max_message_bytes=limits.max_message_bytes,
+                max_games=limits.max_games,
+                max_watchers=limits.max_watchers,
+                rate_per_second=limits.rate_per_second,
+                rate_burst=limits.rate_burst,
+            ),
+            uptime=convert.duration_ms(uptime_ms),
+            store=self.hub.store.kind,
+            watchers=self.watchers,
+            players=self.players,
+        )
+        for status, count in self.hub.counts().items():
+            response.games.add(status=STATUS_WIRE[status], count=count)
+        return response
+
+
+def _status(game: LiveGame) -> game_pb2.GameStatus:
+    return STATUS_WIRE[game.status]
+
+
+class _PlayStream:
+    """One Play stream: a reader task submits the seat's decisions; the writer sends turns and replies."""
+
+    def __init__(
+        self,
+        service: KutnaHoraService,
+        game: LiveGame,
+        seat: int,
+        acknowledge: bool,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> None:
+        self.service = service
+        self.game = game
+        self.seat = seat
+        self.acknowledge = acknowledge
+        self.context = context
+        self.peer = context.peer()
+        self.wake = game.subscribe(seat)
+        self.outbox: deque[bytes] = deque()
+        self.reading = True
+
+    async def run(self) -> None:
+        reader = asyncio.get_running_loop().create_task(self._read())
+        try:
+            await self._write()
+        finally:
+            self.game.unsubscribe(self.wake)
+            if not reader.done():
+                reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+
+    async def _write(self) -> None:
+        game, seat, context = self.game, self.seat, self.context
+        sent_version = -1
+        self.wake.set()
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.outbox:
+                await context.write(self.outbox.popleft())
+            if game.ended:
+                await context.write(self._game_ended())
+                return
+            if game.closed or self.service.stopping:
+                return
+            pending = game.state.pending
+            if (
+                game.status == "active"
+                and pending is not None
+                and pending.seat == seat
+                and game.version != sent_version
+                and not game.replaced(seat)
+            ):
+                sent_version = game.version
+                await context.write(self._your_turn())
+            if not self.reading and not self.outbox:
+                return
+
+    def _your_turn(self) -> bytes:
+        turn = convert.embed(1, self.game.observation_bytes(self.seat))
+        clock = self.game.clock_message()
+        if clock is not None:
+            turn += convert.embed(2, clock.SerializeToString())
+        return convert.embed(1, turn)
+
+    def _game_ended(self) -> bytes:
+        ended = play_service_pb2.GameEnded(status=_status(self.game))
+        result = self.game.result_message()
+        if result is not None:
+            ended.result.CopyFrom(result)
+        body = ended.SerializeToString() + convert.embed(3, self.game.observation_bytes(self.seat))
+        return convert.embed(4, body)
+
+    async def _read(self) -> None:
+        service, game, context = self.service, self.game, self.context
+        try:
+            while True:
+                request = await context.read()
+                if request is EOF:
+                    return
+                started = time.perf_counter()
+                try:
+                    if not service.limiter.allow(self.peer):
+                        service.metrics.refused.labels(limit="rate").inc()
+                        raise exhausted(
+                            f"this connection sent more than {service.config.limits.rate_per_second:g} "
+                            "messages per second, its limit",
+                            "rate_limited",
+                        )
+                    if request.WhichOneof("message") != "decision":
+                        raise invalid("only the first message of a Play stream may be a PlayStart")
+                    decision = request.decision
+                    if not decision.HasField("answer"):
+                        raise invalid("decision.answer must be set (option_index, decision or option_text)")
+                    record = await game.submit(self.seat, decision.version, decision.answer)
+                except ServiceError as error:
+                    service._log_refusal("Play", error)
+                    rejected = play_service_pb2.DecisionRejected(
+                        reason=reject_reason(error),
+                        code=error.code.value[0],
+                        message=error.message,
+                        version=game.version,
+                    )
+                    self.outbox.append(play_service_pb2.PlayResponse(rejected=rejected).SerializeToString())
+                    self.wake.set()
+                    continue
+                service.metrics.submission_latency.labels(path="stream").observe(
+                    time.perf_counter() - started
+                )
+                if self.acknowledge:
+                    accepted = play_service_pb2.DecisionAccepted(
+                        version=record.version, next_version=record.version + 1
+                    )
+                    self.outbox.append(play_service_pb2.PlayResponse(accepted=accepted).SerializeToString())
+                    self.wake.set()
+        finally:
+            self.reading = False
+            self.wake.set()

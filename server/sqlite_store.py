@@ -1,0 +1,440 @@
+"""The SQLite store: the server's embedded default, one file in WAL mode.
+
+One worker thread owns the connection and runs every statement. Writes queued while it commits are
+gathered into the next transaction (group commit), so under load many decisions share one commit, yet
+each caller's coroutine returns only after the transaction holding its write has committed: the server
+still answers a client only once the decision is durable. ``synchronous=NORMAL`` (the default) survives
+the process being killed at any moment; ``FULL`` also survives a power cut, at the cost of an fsync per
+commit. ``:memory:`` gives a private in-memory database for tests.
+
+Schema: ``games`` (one row per game, its status updated in place), ``seats`` (one row per seat), and
+``decisions``, the append-only log, whose primary key ``(game_id, seq)`` refuses a second decision N.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from server.store import (
+    DecisionRow,
+    DuplicateDecision,
+    GameQuery,
+    GameRow,
+    SeatRow,
+    StoredGame,
+    StoreError,
+    decode_json,
+    encode_json,
+)
+
+T = TypeVar("T")
+
+SEAT_COLUMNS = "game_id, seat, name, token_hash, resigned, joined_at"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    game_id TEXT PRIMARY KEY,
+    created_at REAL NOT NULL,
+    players INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    guild_setup_card INTEGER,
+    mine_setup_card INTEGER,
+    seed INTEGER NOT NULL,
+    clock TEXT NOT NULL,
+    label TEXT NOT NULL,
+    game_token_hash TEXT NOT NULL,
+    rules_version INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    abandon_reason TEXT NOT NULL DEFAULT '',
+    result TEXT
+);
+CREATE INDEX IF NOT EXISTS games_by_status ON games (status, created_at);
+CREATE INDEX IF NOT EXISTS games_by_created ON games (created_at, game_id);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id TEXT NOT NULL REFERENCES games (game_id),
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    resigned INTEGER NOT NULL,
+    joined_at REAL NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE IF NOT EXISTS decisions (
+    game_id TEXT NOT NULL REFERENCES games (game_id),
+    seq INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    option TEXT NOT NULL,
+    source TEXT NOT NULL,
+    think_ms INTEGER NOT NULL,
+    applied_at REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+"""
+
+GAME_COLUMNS = (
+    "game_id, created_at, players, events, guild_setup_card, mine_setup_card, seed, clock, label, "
+    "game_token_hash, rules_version, status, updated_at, abandon_reason, result"
+)
+
+
+@dataclass(slots=True)
+class _Job:
+    """One unit of work for the worker thread and the future that awaits its outcome."""
+
+    work: Callable[[sqlite3.Connection], Any]
+    future: asyncio.Future[Any]
+    write: bool
+    statements: int = 1  # a job of several statements runs in a savepoint, so that it fails whole
+
+
+class SqliteStore:
+    """A :class:`server.store.Store` on a SQLite file (or ``:memory:``)."""
+
+    kind = "sqlite"
+
+    def __init__(
+        self,
+        path: str | Path,
+        synchronous: str = "NORMAL",
+        on_commit: Callable[[float, int], None] | None = None,
+    ) -> None:
+        """``on_commit(seconds, writes)`` is called from the worker thread after every commit."""
+        if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
+        self.path = str(path)
+        self.synchronous = synchronous.upper()
+        self._on_commit = on_commit
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    # --- lifecycle -----------------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Start the worker thread and create the schema."""
+        if self._thread is not None:
+            return
+        self._loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = self._loop.create_future()
+        self._thread = threading.Thread(target=self._run, args=(ready,), name="sqlite-store", daemon=True)
+        self._thread.start()
+        await ready
+
+    async def close(self) -> None:
+        """Finish every queued write, then stop the worker and close the file."""
+        if self._thread is None or self._closed:
+            return
+        self._closed = True
+        self._jobs.put(None)
+        await asyncio.get_running_loop().run_in_executor(None, self._thread.join)
+        self._thread = None
+
+    # --- the Store protocol --------------------------------------------------------------------------
+
+    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
+        """Record a new game and its empty seats."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game.game_id,
+                    game.created_at,
+                    game.players,
+                    int(game.events),
+                    game.guild_setup_card,
+                    game.mine_setup_card,
+                    game.seed,
+                    encode_json(game.clock),
+                    game.label,
+                    game.game_token_hash,
+                    game.rules_version,
+                    game.status,
+                    game.updated_at or game.created_at,
+                    game.abandon_reason,
+                    encode_json(game.result),
+                ),
+            )
+            db.executemany(
+                f"INSERT INTO seats ({SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                [(game.game_id, s.seat, s.name, s.token_hash, int(s.resigned), s.joined_at) for s in seats],
+            )
+
+        await self._submit(work, write=True, statements=2)
+
+    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
+        """Record a seat's join or resignation."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                f"INSERT INTO seats ({SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name, "
+                "token_hash = excluded.token_hash, resigned = excluded.resigned, "
+                "joined_at = excluded.joined_at",
+                (game_id, seat.seat, seat.name, seat.token_hash, int(seat.resigned), seat.joined_at),
+            )
+
+        await self._submit(work, write=True)
+
+    async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
+        """Append one decision to the game's log."""
+
+        def work(db: sqlite3.Connection) -> None:
+            try:
+                db.execute(
+                    "INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        game_id,
+                        decision.seq,
+                        decision.seat,
+                        decision.option,
+                        decision.source,
+                        decision.think_ms,
+                        decision.applied_at,
+                    ),
+                )
+            except sqlite3.IntegrityError:
+                raise DuplicateDecision(
+                    f"decision {decision.seq} of game {game_id} is already stored"
+                ) from None
+
+        await self._submit(work, write=True)
+
+    async def set_status(
+        self,
+        game_id: str,
+        status: str,
+        updated_at: float,
+        abandon_reason: str = "",
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        """Record a change of status."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "UPDATE games SET status = ?, updated_at = ?, abandon_reason = ?, result = ? "
+                "WHERE game_id = ?",
+                (status, updated_at, abandon_reason, encode_json(result), game_id),
+            )
+
+        await self._submit(work, write=True)
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        """Everything about one game, or None."""
+
+        def work(db: sqlite3.Connection) -> StoredGame | None:
+            row = db.execute(f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,)).fetchone()
+            if row is None:
+                return None
+            seats = tuple(
+                SeatRow(seat=r[0], name=r[1], token_hash=r[2], resigned=bool(r[3]), joined_at=r[4])
+                for r in db.execute(
+                    "SELECT seat, name, token_hash, resigned, joined_at FROM seats "
+                    "WHERE game_id = ? ORDER BY seat",
+                    (game_id,),
+                )
+            )
+            decisions = tuple(
+                DecisionRow(seq=r[0], seat=r[1], option=r[2], source=r[3], think_ms=r[4], applied_at=r[5])
+                for r in db.execute(
+                    "SELECT seq, seat, option, source, think_ms, applied_at FROM decisions "
+                    "WHERE game_id = ? ORDER BY seq",
+                    (game_id,),
+                )
+            )
+            for expected, decision in enumerate(decisions):
+                if decision.seq != expected:
+                    raise StoreError(f"the log of game {game_id} has a gap before decision {decision.seq}")
+            return StoredGame(_game_row(row, len(decisions)), seats, decisions)
+
+        result: StoredGame | None = await self._submit(work, write=False)
+        return result
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        """Games matching the query, newest first."""
+
+        def work(db: sqlite3.Connection) -> list[GameRow]:
+            clauses: list[str] = []
+            params: list[Any] = []
+            if query.status is not None:
+                clauses.append("status = ?")
+                params.append(query.status)
+            if query.label:
+                clauses.append("label = ?")
+                params.append(query.label)
+            if query.before is not None:
+                clauses.append("(created_at < ? OR (created_at = ? AND game_id < ?))")
+                params.extend([query.before[0], query.before[0], query.before[1]])
+            where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+            rows = db.execute(
+                f"SELECT {GAME_COLUMNS}, (SELECT COUNT(*) FROM decisions d WHERE d.game_id = g.game_id) "
+                f"FROM games g {where} ORDER BY created_at DESC, game_id DESC LIMIT ?",
+                (*params, query.limit),
+            ).fetchall()
+            games = [_game_row(row[:-1], row[-1]) for row in rows]
+            if not games:
+                return games
+            seats: dict[str, list[SeatRow]] = {game.game_id: [] for game in games}
+            marks = ", ".join("?" for _ in games)
+            for r in db.execute(
+                f"SELECT game_id, seat, name, token_hash, resigned, joined_at FROM seats "
+                f"WHERE game_id IN ({marks}) ORDER BY game_id, seat",
+                [game.game_id for game in games],
+            ):
+                seats[r[0]].append(
+                    SeatRow(seat=r[1], name=r[2], token_hash=r[3], resigned=bool(r[4]), joined_at=r[5])
+                )
+            return [replace(game, seats=tuple(seats[game.game_id])) for game in games]
+
+        result: list[GameRow] = await self._submit(work, write=False)
+        return result
+
+    async def unfinished_games(self) -> list[str]:
+        """The ids of the games still waiting or active, oldest first."""
+
+        def work(db: sqlite3.Connection) -> list[str]:
+            return [
+                r[0]
+                for r in db.execute(
+                    "SELECT game_id FROM games WHERE status IN ('waiting', 'active') "
+                    "ORDER BY created_at, game_id"
+                )
+            ]
+
+        result: list[str] = await self._submit(work, write=False)
+        return result
+
+    # --- the worker ----------------------------------------------------------------------------------
+
+    async def _submit(self, work: Callable[[sqlite3.Connection], T], write: bool, statements: int = 1) -> T:
+        if self._thread is None or self._loop is None or self._closed:
+            raise StoreError("the store is not open")
+        future: asyncio.Future[T] = self._loop.create_future()
+        self._jobs.put(_Job(work, future, write, statements))
+        return await future
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        if self.path != ":memory:":
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"SQLite refused WAL mode for {self.path} (got {mode})")
+        db.execute(f"PRAGMA synchronous={self.synchronous}")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA busy_timeout=5000")
+        db.executescript(SCHEMA)
+        return db
+
+    def _run(self, ready: asyncio.Future[None]) -> None:
+        loop = self._loop
+        assert loop is not None
+        try:
+            db = self._connect()
+        except Exception as error:  # reported to open()'s caller
+            loop.call_soon_threadsafe(_settle_one, ready, None, error)
+            return
+        loop.call_soon_threadsafe(_settle_one, ready, None, None)
+        stopping = False
+        try:
+            while not stopping:
+                first = self._jobs.get()
+                if first is None:
+                    break
+                batch = [first]
+                while True:  # gather whatever queued up meanwhile: one commit for all of it
+                    try:
+                        job = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    if job is None:
+                        stopping = True
+                        break
+                    batch.append(job)
+                outcomes = self._run_batch(db, batch)
+                loop.call_soon_threadsafe(_settle_all, outcomes)
+        finally:
+            db.close()
+
+    def _run_batch(
+        self, db: sqlite3.Connection, batch: list[_Job]
+    ) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        writes = sum(1 for job in batch if job.write)
+        started = time.perf_counter()
+        try:
+            if writes:
+                db.execute("BEGIN IMMEDIATE")
+            for job in batch:
+                # A job that fails leaves nothing behind, and the others of the batch still commit: a
+                # single statement that fails is undone by SQLite itself; longer jobs get a savepoint.
+                savepoint = writes and job.statements > 1
+                if savepoint:
+                    db.execute("SAVEPOINT job")
+                try:
+                    value = job.work(db)
+                except Exception as error:
+                    if savepoint:
+                        db.execute("ROLLBACK TO job")
+                        db.execute("RELEASE job")
+                    failure = StoreError(str(error)) if isinstance(error, sqlite3.Error) else error
+                    outcomes.append((job.future, None, failure))
+                    continue
+                if savepoint:
+                    db.execute("RELEASE job")
+                outcomes.append((job.future, value, None))
+            if writes:
+                db.execute("COMMIT")
+        except sqlite3.Error as error:  # the commit itself failed: nothing of the batch is durable
+            if db.in_transaction:
+                db.rollback()
+            failure = StoreError(f"the store could not commit: {error}")
+            return [(job.future, None, failure) for job in batch]
+        if writes and self._on_commit is not None:
+            self._on_commit(time.perf_counter() - started, writes)
+        return outcomes
+
+
+def _settle_one(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(value)
+
+
+def _settle_all(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for future, value, error in outcomes:
+        _settle_one(future, value, error)
+
+
+def _game_row(row: Sequence[Any], version: int) -> GameRow:
+    clock = decode_json(row[7]) or {}
+    return GameRow(
+        game_id=row[0],
+        created_at=row[1],
+        players=row[2],
+        events=bool(row[3]),
+        guild_setup_card=row[4],
+        mine_setup_card=row[5],
+        seed=row[6],
+        clock=clock,
+        label=row[8],
+        game_token_hash=row[9],
+        rules_version=row[10],
+        status=row[11],
+        updated_at=row[12],
+        abandon_reason=row[13],
+        result=decode_json(row[14]),
+        version=version,
+    )

@@ -1,0 +1,247 @@
+"""The store: where games live durably, as an append-only log of decisions per game.
+
+A game is its creation record (options, seed, clock, label), its seats (name, token hash, resigned) and
+its decision log (one row per applied decision, numbered from 0, never changed). The server rebuilds any
+game by replaying its log through the engine, so the log is the only game state that must survive.
+
+:class:`Store` is the interface the server uses; :class:`MemoryStore` keeps everything in memory (tests,
+``--db :memory:``), :class:`server.sqlite_store.SqliteStore` writes a SQLite file, and a PostgreSQL store
+can follow by implementing the same protocol. Every write is durable when its coroutine returns; the
+server answers a client only after that. Appending decision ``seq`` twice for a game raises
+:class:`DuplicateDecision`, so two writers can never both append decision N.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+
+class StoreError(RuntimeError):
+    """The store failed to read or write."""
+
+
+class DuplicateDecision(StoreError):
+    """Decision ``seq`` of the game is already in the log."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A game's creation record and its current status (a :class:`GameStatus` name, lower case)."""
+
+    game_id: str
+    created_at: float  # Unix time in seconds
+    players: int
+    events: bool
+    guild_setup_card: int | None
+    mine_setup_card: int | None
+    seed: int
+    clock: dict[str, Any]  # ClockConfig fields, as JSON
+    label: str
+    game_token_hash: str
+    rules_version: int
+    status: str = "waiting"  # waiting | active | finished | abandoned
+    updated_at: float = 0.0
+    abandon_reason: str = ""
+    result: dict[str, Any] | None = None  # scores, groschen and winners of a finished game
+    version: int = 0  # decisions in the log (filled in by reads)
+    seats: tuple[SeatRow, ...] = ()  # the seats (filled in by listings)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """One seat: who joined it, the hash of its token, and whether it resigned."""
+
+    seat: int
+    name: str = ""
+    token_hash: str = ""
+    resigned: bool = False
+    joined_at: float = 0.0
+
+    @property
+    def joined(self) -> bool:
+        """Whether a client has taken the seat."""
+        return bool(self.token_hash)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRow:
+    """One applied decision: its number in the log, the seat, the option's canonical text, and who chose."""
+
+    seq: int
+    seat: int
+    option: str
+    source: str  # seat | timeout | policy
+    think_ms: int
+    applied_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """Everything the store holds about one game."""
+
+    game: GameRow
+    seats: tuple[SeatRow, ...]
+    decisions: tuple[DecisionRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameQuery:
+    """A listing filter: status (None: any), label (empty: any), a page size and where the page starts."""
+
+    status: str | None = None
+    label: str = ""
+    limit: int = 50
+    before: tuple[float, str] | None = None  # (created_at, game_id) of the last game of the previous page
+
+
+class Store(Protocol):
+    """What the server needs from a store. Every method is a coroutine; writes are durable on return."""
+
+    kind: str
+
+    async def open(self) -> None:
+        """Prepare the store (create tables, start workers)."""
+
+    async def close(self) -> None:
+        """Flush every pending write and release the store."""
+
+    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
+        """Record a new game and its empty seats."""
+
+    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
+        """Record a seat's join or resignation."""
+
+    async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
+        """Append one decision; raises :class:`DuplicateDecision` if ``decision.seq`` is taken."""
+
+    async def set_status(
+        self,
+        game_id: str,
+        status: str,
+        updated_at: float,
+        abandon_reason: str = "",
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        """Record a change of status (active, finished with its result, abandoned with a reason)."""
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        """Everything about one game, or None."""
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        """Games matching the query, newest first."""
+
+    async def unfinished_games(self) -> list[str]:
+        """The ids of the games still waiting or active, oldest first."""
+
+
+def encode_json(value: dict[str, Any] | None) -> str | None:
+    """JSON for a store column (compact, sorted keys)."""
+    return None if value is None else json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def decode_json(text: str | None) -> dict[str, Any] | None:
+    """A store column's JSON back as a dict."""
+    if text is None:
+        return None
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise StoreError(f"expected a JSON object in the store, got {type(value).__name__}")
+    return value
+
+
+@dataclass(slots=True)
+class _MemoryGame:
+    game: GameRow
+    seats: list[SeatRow]
+    decisions: list[DecisionRow] = field(default_factory=list)
+
+
+class MemoryStore:
+    """A store that keeps everything in this process's memory: for tests and throw-away servers."""
+
+    kind = "memory"
+
+    def __init__(self) -> None:
+        self._games: dict[str, _MemoryGame] = {}
+
+    async def open(self) -> None:
+        """Nothing to prepare."""
+
+    async def close(self) -> None:
+        """Nothing to flush."""
+
+    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
+        """Record a new game."""
+        if game.game_id in self._games:
+            raise StoreError(f"game {game.game_id} already exists")
+        self._games[game.game_id] = _MemoryGame(game, list(seats))
+
+    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
+        """Record a seat's join or resignation."""
+        self._game(game_id).seats[seat.seat] = seat
+
+    async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
+        """Append one decision."""
+        stored = self._game(game_id)
+        if decision.seq != len(stored.decisions):
+            if decision.seq < len(stored.decisions):
+                raise DuplicateDecision(f"decision {decision.seq} of game {game_id} is already stored")
+            raise StoreError(f"decision {decision.seq} of game {game_id} leaves a gap in the log")
+        stored.decisions.append(decision)
+
+    async def set_status(
+        self,
+        game_id: str,
+        status: str,
+        updated_at: float,
+        abandon_reason: str = "",
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        """Record a change of status."""
+        stored = self._game(game_id)
+        stored.game = replace(
+            stored.game, status=status, updated_at=updated_at, abandon_reason=abandon_reason, result=result
+        )
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        """Everything about one game."""
+        stored = self._games.get(game_id)
+        if stored is None:
+            return None
+        return StoredGame(
+            replace(stored.game, version=len(stored.decisions)), tuple(stored.seats), tuple(stored.decisions)
+        )
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        """Games matching the query, newest first."""
+        rows = sorted(
+            (replace(g.game, version=len(g.decisions), seats=tuple(g.seats)) for g in self._games.values()),
+            key=lambda row: (row.created_at, row.game_id),
+            reverse=True,
+        )
+        selected = []
+        for row in rows:
+            if query.status is not None and row.status != query.status:
+                continue
+            if query.label and row.label != query.label:
+                continue
+            if query.before is not None and (row.created_at, row.game_id) >= query.before:
+                continue
+            selected.append(row)
+            if len(selected) >= query.limit:
+                break
+        return selected
+
+    async def unfinished_games(self) -> list[str]:
+        """The ids of the games still waiting or active."""
+        rows = sorted(self._games.values(), key=lambda g: (g.game.created_at, g.game.game_id))
+        return [g.game.game_id for g in rows if g.game.status in ("waiting", "active")]
+
+    def _game(self, game_id: str) -> _MemoryGame:
+        stored = self._games.get(game_id)
+        if stored is None:
+            raise StoreError(f"no game {game_id} in the store")
+        return stored

@@ -1,0 +1,166 @@
+"""Conversion between engine values and wire messages (server/convert.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engine
+from engine import GameOptions
+from engine.components import Action, Arm, Color, Commodity, Deck, Guild, Side
+from engine.options import DecisionKind
+from engine.text import QUESTIONS, describe_option
+from kutnahora.v1 import common_pb2, game_pb2, play_service_pb2
+from server import convert
+
+
+@pytest.mark.parametrize(
+    ("table", "back", "wire_enum"),
+    [
+        (convert.GUILD, convert.GUILD_BACK, common_pb2.Guild),
+        (convert.COMMODITY, convert.COMMODITY_BACK, common_pb2.Commodity),
+        (convert.DECK, convert.DECK_BACK, common_pb2.Deck),
+        (convert.ARM, convert.ARM_BACK, common_pb2.Arm),
+        (convert.COLOR, convert.COLOR_BACK, common_pb2.Color),
+        (convert.ACTION, convert.ACTION_BACK, common_pb2.Action),
+        (convert.SIDE, convert.SIDE_BACK, common_pb2.Side),
+        (convert.DECISION_KIND, convert.DECISION_KIND_BACK, game_pb2.DecisionKind),
+    ],
+)
+def test_every_enum_maps_both_ways(table: dict, back: dict, wire_enum: object) -> None:
+    wire_values = {v for v in wire_enum.values() if v != 0}  # type: ignore[attr-defined]
+    assert set(table.values()) == wire_values
+    assert all(back[number] is member for member, number in table.items())
+
+
+def test_engine_enums_are_all_covered() -> None:
+    for enum, table in (
+        (Guild, convert.GUILD),
+        (Commodity, convert.COMMODITY),
+        (Deck, convert.DECK),
+        (Arm, convert.ARM),
+        (Color, convert.COLOR),
+        (Action, convert.ACTION),
+        (Side, convert.SIDE),
+        (DecisionKind, convert.DECISION_KIND),
+    ):
+        assert set(table) == set(enum)
+
+
+def random_states(players: int, seed: int) -> list[engine.GameState]:
+    state = engine.new_game(GameOptions(players=players), seed)
+    rng = random.Random(seed)
+    states = []
+    while not state.over:
+        states.append(state.copy())
+        engine.apply(state, rng.choice(engine.legal(state)))
+    states.append(state)
+    return states
+
+
+def test_every_legal_option_round_trips_through_its_payload_index_and_text() -> None:
+    seen_kinds = set()
+    for players in (2, 3, 4):
+        for state in random_states(players, seed=players):
+            options = engine.legal(state)
+            if state.pending is not None:
+                seen_kinds.add(state.pending.kind)
+            for index, option in enumerate(options):
+                decision = convert.option_to_decision(option)
+                assert convert.decision_to_option(decision) == option
+                reparsed = game_pb2.Decision.FromString(decision.SerializeToString())
+                assert convert.decision_to_option(reparsed) == option
+                assert convert.answer_to_option(game_pb2.Answer(option_index=index), options) == option
+                assert convert.answer_to_option(game_pb2.Answer(decision=decision), options) == option
+                text = engine.option_text(option)
+                assert convert.answer_to_option(game_pb2.Answer(option_text=text), options) == option
+    assert len(seen_kinds) >= 8
+
+
+def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
+    for players in (2, 3, 4):
+        encoder = convert.ObservationEncoder("game-1")  # one per game, as the server has
+        for state in random_states(players, seed=10 + players)[::2]:
+            for viewer in [None, *range(players)]:
+                obs = engine.observe(state, viewer)
+                pending = state.pending
+                question = QUESTIONS[pending.kind] if pending is not None else ""
+                describe = None
+                if pending is not None and viewer == pending.seat:
+                    kind = pending.kind
+
+                    def describe(
+                        option: engine.Option, state: engine.GameState = state, kind: DecisionKind = kind
+                    ) -> str:
+                        return describe_option(state, kind, option)
+
+                reference = convert.observation_to_wire(obs, "game-1", question, describe)
+                fast = game_pb2.Observation.FromString(encoder.encode(obs, question, describe))
+                assert fast == reference
+
+
+def test_an_observation_carries_the_whole_visible_game() -> None:
+    state = random_states(4, seed=3)[60]
+    wire = convert.observation_to_wire(engine.observe(state, None), "g")
+    assert wire.version == state.version
+    assert len(wire.players) == 4
+    assert len(wire.prices) == len(Commodity)
+    assert len(wire.arms) == len(Arm)
+    assert len(wire.deck_positions) == 2
+    assert len(wire.town_hall) > 0
+    assert wire.rounds > 0
+    assert [p.groschen for p in wire.players] == [p.groschen for p in state.players]
+
+
+def test_malformed_decisions_are_refused_with_a_reason() -> None:
+    cases = [
+        (game_pb2.Decision(), "none"),
+        (game_pb2.Decision(play_card=game_pb2.PlayCard(card=1)), "play_card.action"),
+        (
+            game_pb2.Decision(
+                play_card=game_pb2.PlayCard(card=1, action=common_pb2.ACTION_MINE, no_effect=True)
+            ),
+            "both",
+        ),
+        (game_pb2.Decision(choose_square=game_pb2.ChooseSquare()), "square"),
+        (game_pb2.Decision(choose_patrician=game_pb2.ChoosePatrician()), "choose_patrician.color"),
+    ]
+    for decision, words in cases:
+        with pytest.raises(convert.Malformed, match=words.replace(".", r"\.")):
+            convert.decision_to_option(decision)
+
+
+def test_results_survive_the_store_round_trip() -> None:
+    state = random_states(3, seed=8)[-1]
+    result = engine.result(state)
+    assert result is not None
+    data = convert.result_to_json(result, [False, True, False])
+    wire = convert.result_from_json(data)
+    assert wire == convert.result_to_wire(result, [False, True, False])
+    assert wire.seats[1].resigned
+
+
+def test_components_convert_completely() -> None:
+    components = engine.default_components()
+    wire = convert.components_to_wire(components)
+    assert len(wire.buildings) == len(components.buildings)
+    assert len(wire.action_cards) == len(components.action_cards)
+    assert len(wire.barbara_tiles) == len(components.barbara_tiles)
+    assert len(wire.event_cards) == len(components.event_cards)
+    assert len(wire.rounds_tracks) == len(components.rounds_tracks)
+    assert wire.mine_area.rows == components.mine_area.rows
+    for building, entry in zip(components.buildings, wire.buildings, strict=True):
+        assert entry.id == building.id
+        assert len(entry.effects) == len(building.effects)
+        assert (entry.guild != 0) == (building.guild is not None)
+
+
+def test_embedded_bytes_equal_a_built_message() -> None:
+    inner = game_pb2.Observation(game_id="x", version=300, scores=[1, 2]).SerializeToString()
+    built = game_pb2.DecisionRecord(version=5).SerializeToString()
+    wrapped = convert.embed(1, inner) + game_pb2.Event().SerializeToString()
+    message = play_service_pb2.WatchGameResponse.FromString(wrapped)
+    assert message.observation.version == 300
+    assert convert.varint(300) == b"\xac\x02"
+    assert built

@@ -1,0 +1,130 @@
+"""What operators rely on: metrics, JSON logs with request context, health checks, reflection, server info."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc.aio
+import pytest
+import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from kutnahora.v1 import admin_service_pb2, play_service_pb2
+from server import logs
+from server.config import ServerConfig
+from tests.server.conftest import NO_CLOCK, StartServer, play_game
+
+
+@pytest.fixture
+def captured_logs() -> Iterator[io.StringIO]:
+    """The server's log lines, as JSON, for one test."""
+    stream = io.StringIO()
+    logs.configure("json", "info", stream=stream)
+    yield stream
+    structlog.reset_defaults()
+
+
+async def test_metrics_are_served_on_their_own_port(start_server: StartServer, tmp_path: Path) -> None:
+    server, client = await start_server(
+        ServerConfig(db=str(tmp_path / "m.db"), clock=NO_CLOCK, metrics_port=0)
+    )
+    assert server.metrics_port
+    game_id, tokens, _ = await client.new_game(players=2, seed=4)
+    watch = client.play.WatchGame(play_service_pb2.WatchGameRequest(game_id=game_id))
+    await watch.read()
+    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+    during = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
+    assert "kutnahora_watch_streams 1.0" in during
+    seat = (await client.observe(game_id)).pending.seat
+    with pytest.raises(grpc.aio.AioRpcError):
+        await client.submit(game_id, seat, tokens[seat], 0, option_index=999)
+    await play_game(client, game_id, tokens)
+    text = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
+    watch.cancel()
+    for name in (
+        "kutnahora_games_created_total 1.0",
+        'kutnahora_games_ended_total{status="finished"} 1.0',
+        'kutnahora_games{status="finished"} 1.0',
+        'kutnahora_games{status="active"} 0.0',
+        'kutnahora_decisions_applied_total{source="seat"}',
+        'kutnahora_submission_latency_seconds_bucket{le="0.005",path="stream"}',
+        'kutnahora_submission_latency_seconds_count{path="unary"}',
+        'kutnahora_submissions_rejected_total{reason="not_an_option"} 1.0',
+        'kutnahora_submissions_rejected_total{reason="stale_version"} 0.0',
+        "kutnahora_clock_timeouts_total 0.0",
+        "kutnahora_watch_streams 0.0",
+        "kutnahora_play_streams 0.0",
+        "kutnahora_store_write_seconds_bucket",
+        "kutnahora_store_commits_total",
+        "kutnahora_observation_build_seconds_count",
+        'kutnahora_rpc_requests_total{code="OK",rpc="CreateGame"} 1.0',
+        "process_cpu_seconds_total",
+        "python_info",
+    ):
+        assert name in text, name
+
+
+async def test_logs_are_json_with_request_context_and_no_token(
+    start_server: StartServer, captured_logs: io.StringIO
+) -> None:
+    _, client = await start_server()
+    game_id, tokens, game_token = await client.new_game(players=2, seed=4)
+    seat = (await client.observe(game_id)).pending.seat
+    with pytest.raises(grpc.aio.AioRpcError):
+        await client.submit(game_id, 1 - seat, tokens[1 - seat], 0, option_index=0)
+    lines = [json.loads(line) for line in captured_logs.getvalue().splitlines() if line.strip()]
+    assert lines, "nothing was logged"
+    created = next(line for line in lines if line["event"] == "game created")
+    assert created["game_id"] == game_id
+    assert created["rpc"] == "CreateGame"
+    assert created["level"] == "info"
+    assert created["request_id"]
+    joined = [line for line in lines if line["event"] == "seat joined"]
+    assert {line["seat"] for line in joined} == {0, 1}
+    refused = next(line for line in lines if line["event"] == "submission refused")
+    assert refused["level"] == "warning"
+    assert refused["reason"] == "not_your_turn"
+    assert refused["game_id"] == game_id
+    assert refused["seat"] == 1 - seat
+    assert refused["rpc"] == "SubmitDecision"
+    text = captured_logs.getvalue()
+    for secret in (*tokens.values(), game_token):
+        assert secret not in text
+
+
+async def test_health_and_reflection(served: tuple[object, object]) -> None:
+    _, client = served
+    channel = client.channel  # type: ignore[attr-defined]
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ("", "kutnahora.v1.PlayService"):
+        response = await health.Check(health_pb2.HealthCheckRequest(service=service))
+        assert response.status == health_pb2.HealthCheckResponse.SERVING
+    reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+    call = reflection.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+    names = set()
+    async for response in call:
+        names |= {service.name for service in response.list_services_response.service}
+    assert {
+        "kutnahora.v1.GameService",
+        "kutnahora.v1.PlayService",
+        "kutnahora.v1.ReplayService",
+        "kutnahora.v1.AdminService",
+        "grpc.health.v1.Health",
+    } <= names
+
+
+async def test_server_info(served: tuple[object, object]) -> None:
+    _, client = served
+    await client.new_game(players=2)  # type: ignore[attr-defined]
+    info = await client.admin.GetServerInfo(admin_service_pb2.GetServerInfoRequest())  # type: ignore[attr-defined]
+    assert info.rules_version >= 1
+    assert info.store == "memory"
+    assert info.limits.max_games > 0
+    counts = {count.status: count.count for count in info.games}
+    assert sum(counts.values()) == 1
