@@ -1,0 +1,212 @@
+"""``kutnahora-bot``: run a reference bot on one seat (or every seat) of a game.
+
+Examples::
+
+    kutnahora-bot greedy --server localhost:50051 --create --players 2 --fill   # a whole game, bot vs bot
+    kutnahora-bot random --server localhost:50051 --create --players 3          # seat 0; prints the game id
+    kutnahora-bot greedy --server localhost:50051 --game 5f0c2a9e --seat 1      # join a waiting game
+
+A runner (such as ``kutnahora-tournament --bot-cmd``) may hand over a seat it has already joined through
+the environment: ``KUTNAHORA_SERVER``, ``KUTNAHORA_GAME_ID``, ``KUTNAHORA_SEAT`` and ``KUTNAHORA_TOKEN``.
+
+Exit status: 0 when the game ended, 1 when it could not be played, 2 for a usage error or when the server
+cannot be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import os
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+
+from clients.bots import BOTS, make_bot
+from clients.sdk import (
+    ENV_CA_CERT,
+    ENV_GAME_ID,
+    ENV_SEAT,
+    ENV_SERVER,
+    ENV_TLS,
+    ENV_TOKEN,
+    Bot,
+    Choice,
+    Client,
+    ClientError,
+    ConnectError,
+    GameInfo,
+    GameOutcome,
+    SeatCredentials,
+    status_name,
+)
+from kutnahora.v1 import game_pb2
+from kutnahora.v1.game_pb2 import Observation
+
+
+class SlowBot(Bot):
+    """Wraps a bot and waits before each decision, so that people can watch a game unfold."""
+
+    def __init__(self, inner: Bot, delay: float) -> None:
+        self.inner = inner
+        self.delay = delay
+        self.name = inner.name
+
+    def start(self, game: GameInfo) -> None:
+        self.inner.start(game)
+
+    async def choose(self, observation: Observation) -> Choice:
+        await asyncio.sleep(self.delay)
+        choice = self.inner.choose(observation)
+        if inspect.isawaitable(choice):
+            return await choice
+        return choice
+
+    def finish(self, outcome: GameOutcome) -> None:
+        self.inner.finish(outcome)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser; defaults come from the KUTNAHORA_* environment variables."""
+    parser = argparse.ArgumentParser(
+        prog="kutnahora-bot",
+        description="Play a Kutná Hora seat with a reference bot, over gRPC.",
+        epilog=(
+            "Without --game or --create, the seat named by KUTNAHORA_GAME_ID, KUTNAHORA_SEAT and "
+            "KUTNAHORA_TOKEN is played (this is how kutnahora-tournament --bot-cmd starts bots)."
+        ),
+    )
+    parser.add_argument("bot", choices=sorted(BOTS), help="which bot plays")
+    parser.add_argument(
+        "--server",
+        default=os.environ.get(ENV_SERVER, "localhost:50051"),
+        help="server address host:port (default: $KUTNAHORA_SERVER or localhost:50051)",
+    )
+    where = parser.add_argument_group("which seat")
+    where.add_argument("--game", default=os.environ.get(ENV_GAME_ID), help="join this game id")
+    where.add_argument(
+        "--seat",
+        type=int,
+        default=int(os.environ[ENV_SEAT]) if os.environ.get(ENV_SEAT, "").isdigit() else None,
+        help="the seat to take (default: the lowest free seat)",
+    )
+    where.add_argument("--create", action="store_true", help="create a new game first")
+    where.add_argument("--players", type=int, default=2, help="seats of a created game, 2 to 4 (default 2)")
+    where.add_argument("--seed", type=int, help="seed of a created game (default: the server chooses)")
+    where.add_argument("--events", action="store_true", help="use event cards in a created 3-4 player game")
+    where.add_argument("--fill", action="store_true", help="play every free seat of the game with this bot")
+    parser.add_argument("--name", help="the name shown for the seat (default: the bot's name)")
+    parser.add_argument("--bot-seed", type=int, help="seed of the bot's own choices (random bot)")
+    parser.add_argument(
+        "--delay", type=float, default=0.0, help="seconds to wait before each decision, to watch the game"
+    )
+    parser.add_argument(
+        "--tls", action="store_true", default=os.environ.get(ENV_TLS, "") not in ("", "0"), help="use TLS"
+    )
+    parser.add_argument(
+        "--ca-cert", default=os.environ.get(ENV_CA_CERT) or None, help="PEM file of the CA to trust (TLS)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    return parser
+
+
+async def run(args: argparse.Namespace, console: Console) -> int:
+    """Play as the arguments say; returns the exit status."""
+    async with await Client.connect(args.server, tls=args.tls, ca_cert=args.ca_cert) as client:
+        name = args.name or args.bot
+        token = os.environ.get(ENV_TOKEN)
+        seats: list[SeatCredentials]
+        if args.create:
+            created = await client.create_game(args.players, seed=args.seed, events=args.events)
+            game_id = created.game.game_id
+            if not args.quiet:
+                console.print(f"Created game [bold]{game_id}[/] for {args.players} players.")
+            seats = await _join(client, game_id, args, name, args.players)
+            if not args.quiet and not args.fill and args.players > 1:
+                console.print(
+                    f"Others join with: kutnahora-bot random --server {args.server} --game {game_id}\n"
+                    f"             or: kutnahora-play --server {args.server} --game {game_id}"
+                )
+        elif args.game and token and args.seat is not None and not args.fill:
+            seats = [SeatCredentials(args.game, args.seat, token)]
+        elif args.game:
+            summary = await client.get_game(args.game)
+            seats = await _join(client, args.game, args, name, summary.options.players)
+        else:
+            print(
+                "kutnahora-bot: say which game to play: --create, --game ID, or KUTNAHORA_GAME_ID/SEAT/TOKEN",
+                file=sys.stderr,
+            )
+            return 2
+        if not args.quiet:
+            taken = ", ".join(str(s.seat) for s in seats)
+            console.print(f"Playing game [bold]{seats[0].game_id}[/] as {args.bot} on seat {taken}…")
+        outcomes = await asyncio.gather(*(_play_one(client, args, seat) for seat in seats))
+    if not args.quiet:
+        _print_outcome(console, outcomes[0], seats)
+    return 0 if all(o.status == game_pb2.GAME_STATUS_FINISHED for o in outcomes) else 1
+
+
+async def _join(
+    client: Client, game_id: str, args: argparse.Namespace, name: str, players: int
+) -> list[SeatCredentials]:
+    if not args.fill:
+        return [await client.join_game(game_id, args.seat, name)]
+    summary = await client.get_game(game_id)
+    free = [s.seat for s in summary.seats if not s.joined] or list(range(players))
+    return [await client.join_game(game_id, seat, name) for seat in free]
+
+
+async def _play_one(client: Client, args: argparse.Namespace, seat: SeatCredentials) -> GameOutcome:
+    seed = None if args.bot_seed is None else args.bot_seed + seat.seat
+    bot: Bot = make_bot(args.bot, seed)
+    if args.delay > 0:
+        bot = SlowBot(bot, args.delay)
+    return await client.play(bot, seat)
+
+
+def _print_outcome(console: Console, outcome: GameOutcome, seats: Sequence[SeatCredentials]) -> None:
+    mine = {s.seat for s in seats}
+    if outcome.result is None:
+        console.print(f"Game {outcome.game_id} ended: {status_name(outcome.status)}, without a result.")
+        return
+    console.print(f"Game {outcome.game_id} {status_name(outcome.status)}.")
+    for seat in sorted(outcome.result.seats, key=lambda s: -s.score):
+        marks = []
+        if seat.seat in outcome.result.winners:
+            marks.append("winner")
+        if seat.seat in mine and len(mine) < len(outcome.result.seats):
+            marks.append("this bot")
+        console.print(
+            f"  seat {seat.seat}: {seat.score} points" + (f" ({', '.join(marks)})" if marks else "")
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``kutnahora-bot``."""
+    args = build_parser().parse_args(argv)
+    console = Console(highlight=False, soft_wrap=True)
+
+    def error(message: str) -> None:
+        print(f"kutnahora-bot: {message}", file=sys.stderr)
+
+    if args.create and not 2 <= args.players <= 4:
+        error("--players must be 2, 3 or 4.")
+        return 2
+    try:
+        return asyncio.run(run(args, console))
+    except ConnectError as failure:
+        error(str(failure))
+        return 2
+    except ClientError as failure:
+        error(str(failure))
+        return 1
+    except KeyboardInterrupt:
+        error("interrupted; the server's clock plays this seat from now on.")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

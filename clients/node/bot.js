@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// A Kutná Hora starter bot in Node.js. It loads the .proto files at run time (no generated code), joins
+// a seat (or takes one handed over by a runner), and plays uniformly random legal options over the
+// bidirectional PlayService.Play stream until the game ends. Replace chooseOption() with your strategy.
+//
+//   npm install                                         # once, in clients/node
+//   node bot.js --server localhost:50051 --create --players 2     # create a game, play seat 0
+//   node bot.js --server localhost:50051 --game ID [--seat N]     # join a waiting game
+//   KUTNAHORA_SERVER=… KUTNAHORA_GAME_ID=… KUTNAHORA_SEAT=… KUTNAHORA_TOKEN=… node bot.js
+//                                                       # play a seat a runner already joined
+//
+// Exit status: 0 when the game ended, 1 when it could not be played, 2 for a usage error.
+"use strict";
+
+const path = require("path");
+const fs = require("fs");
+const grpc = require("@grpc/grpc-js");
+const protoLoader = require("@grpc/proto-loader");
+
+const PROTO_ROOT = process.env.KUTNAHORA_PROTOS || path.join(__dirname, "..", "..", "protos");
+
+function usage(message) {
+  console.error(`kutnahora-node-bot: ${message}`);
+  console.error(
+    "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]"
+  );
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const env = process.env;
+  const args = {
+    server: env.KUTNAHORA_SERVER || "localhost:50051",
+    game: env.KUTNAHORA_GAME_ID || null,
+    seat: env.KUTNAHORA_SEAT !== undefined && env.KUTNAHORA_SEAT !== "" ? Number(env.KUTNAHORA_SEAT) : null,
+    token: env.KUTNAHORA_TOKEN || null,
+    seed: env.KUTNAHORA_BOT_SEED || String(Date.now()),
+    tls: Boolean(env.KUTNAHORA_TLS),
+    caCert: env.KUTNAHORA_CA_CERT || null,
+    create: false,
+    players: 2,
+    name: "node-random",
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) usage(`${flag} needs a value`);
+      return argv[++i];
+    };
+    switch (flag) {
+      case "--server": args.server = value(); break;
+      case "--game": args.game = value(); args.token = null; break;
+      case "--seat": args.seat = Number(value()); break;
+      case "--create": args.create = true; args.token = null; break;
+      case "--players": args.players = Number(value()); break;
+      case "--name": args.name = value(); break;
+      case "--seed": args.seed = value(); break;
+      case "--help": case "-h": usage("plays random legal options of a Kutná Hora seat"); break;
+      default: usage(`unknown argument ${flag}`);
+    }
+  }
+  if (!args.create && !args.game) usage("say which game: --create, --game ID, or KUTNAHORA_GAME_ID");
+  return args;
+}
+
+// A small seeded generator (mulberry32), so that a seed replays the same choices.
+function makeRandom(seed) {
+  let state = Number(BigInt.asUintN(32, BigInt(seed)));
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function loadServices() {
+  const definition = protoLoader.loadSync(
+    ["kutnahora/v1/game_service.proto", "kutnahora/v1/play_service.proto"],
+    { includeDirs: [PROTO_ROOT], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }
+  );
+  return grpc.loadPackageDefinition(definition).kutnahora.v1;
+}
+
+function unary(client, method, request, metadata) {
+  return new Promise((resolve, reject) => {
+    const callback = (error, response) => (error ? reject(error) : resolve(response));
+    if (metadata) client[method](request, metadata, callback);
+    else client[method](request, callback);
+  });
+}
+
+// The strategy: every legal option is listed in observation.pending.options; answer with one's index.
+function chooseOption(observation, random) {
+  const options = observation.pending.options;
+  return options[Math.floor(random() * options.length)];
+}
+
+function play(kutnahora, address, credentials, seat, random) {
+  const client = new kutnahora.PlayService(address, credentials);
+  const metadata = new grpc.Metadata();
+  metadata.add("authorization", `Bearer ${seat.token}`);
+  return new Promise((resolve, reject) => {
+    const call = client.Play(metadata);
+    let answered = -1;
+    call.on("data", (message) => {
+      if (message.message === "your_turn") {
+        const observation = message.your_turn.observation;
+        const version = Number(observation.version);
+        if (version <= answered) return; // already answered this version
+        const option = chooseOption(observation, random);
+        answered = version;
+        call.write({ decision: { version: observation.version, answer: { option_index: option.index } } });
+      } else if (message.message === "rejected") {
+        console.error(`decision refused (${message.rejected.reason}): ${message.rejected.message}`);
+        if (message.rejected.reason === "REJECT_REASON_STALE_VERSION") answered = -1;
+      } else if (message.message === "game_ended") {
+        call.end();
+        resolve(message.game_ended);
+      }
+    });
+    call.on("error", reject);
+    call.on("end", () => reject(new Error("the server closed the stream before the game ended")));
+    call.write({ start: { game_id: seat.gameId, seat: seat.seat } });
+  });
+}
+
+let serverAddress = "";
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  serverAddress = args.server;
+  const kutnahora = loadServices();
+  const credentials = args.tls
+    ? grpc.credentials.createSsl(args.caCert ? fs.readFileSync(args.caCert) : null)
+    : grpc.credentials.createInsecure();
+  const games = new kutnahora.GameService(args.server, credentials);
+  let seat;
+  if (args.token && args.game && args.seat !== null) {
+    seat = { gameId: args.game, seat: args.seat, token: args.token };
+  } else {
+    let gameId = args.game;
+    if (args.create) {
+      const created = await unary(games, "CreateGame", { options: { players: args.players } });
+      gameId = created.game.game_id;
+      console.log(`created game ${gameId} for ${args.players} players`);
+    }
+    const request = { game_id: gameId, name: args.name };
+    if (args.seat !== null) request.seat = args.seat;
+    const joined = await unary(games, "JoinGame", request);
+    seat = { gameId, seat: joined.seat, token: joined.seat_token };
+    console.log(`joined game ${gameId} as seat ${seat.seat}`);
+  }
+  const ended = await play(kutnahora, args.server, credentials, seat, makeRandom(args.seed));
+  const result = ended.result || { seats: [], winners: [] };
+  const mine = result.seats.find((s) => s.seat === seat.seat);
+  const won = result.winners.includes(seat.seat);
+  console.log(
+    `game ${seat.gameId} ${ended.status.replace("GAME_STATUS_", "").toLowerCase()}: ` +
+      `seat ${seat.seat} scored ${mine ? mine.score : "?"}${won ? " and won" : ""}`
+  );
+  process.exit(ended.status === "GAME_STATUS_FINISHED" ? 0 : 1);
+}
+
+main().catch((error) => {
+  const detail = error.details || error.message || String(error);
+  if (error.code === grpc.status.UNAVAILABLE) {
+    console.error(`kutnahora-node-bot: cannot connect to the Kutná Hora server at ${serverAddress}.`);
+    process.exit(2);
+  }
+  console.error(`kutnahora-node-bot: ${detail}`);
+  process.exit(1);
+});

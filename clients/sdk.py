@@ -1,0 +1,674 @@
+"""The Python SDK for Kutná Hora bots: connect, create or join a game, and play a seat to its end.
+
+A bot is one class with one method, :meth:`Bot.choose`, which receives the seat's observation (a
+``kutnahora.v1.Observation`` whose ``pending.options`` lists every legal answer) and returns one of those
+options, or its index, or its canonical text. :meth:`Client.play` runs the loop over the bidirectional
+``PlayService.Play`` stream: receive an observation, ask the bot, send the answer with the state version
+it answers. The loop
+
+- re-reads the game and chooses again when the server refuses an answer as stale (the seat's clock ran
+  out and the server moved on, for example), and never answers one version twice;
+- reopens the stream after a dropped connection, for up to ``reconnect_for`` seconds, and carries on
+  from whatever the game is waiting for;
+- ends when the server says the game has ended, returning a :class:`GameOutcome`.
+
+Everything goes through the protocol (``kutnahora.v1``); nothing here knows the rules. The module leaves
+choosing to the bots (:mod:`clients.bots`), drawing to :mod:`clients.render` and scheduling many games to
+:mod:`clients.tournament`.
+
+Example::
+
+    import asyncio
+    from clients import Bot, Client
+
+    class FirstOption(Bot):
+        def choose(self, observation):
+            return observation.pending.options[0]
+
+    async def main() -> None:
+        async with await Client.connect("localhost:50051") as client:
+            game = await client.create_game(players=2)
+            seats = [await client.join_game(game.game.game_id) for _ in range(2)]
+            outcomes = await asyncio.gather(*(client.play(FirstOption(), s) for s in seats))
+            print([o.score for o in outcomes])
+
+    asyncio.run(main())
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Final, Self, TypeAlias, TypeVar, cast
+
+import grpc
+import grpc.aio
+
+from kutnahora.v1 import (
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    components_pb2,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    play_service_pb2,
+    play_service_pb2_grpc,
+    replay_service_pb2,
+    replay_service_pb2_grpc,
+)
+from kutnahora.v1.game_pb2 import LegalOption, Observation
+
+log = logging.getLogger(__name__)
+
+Response = TypeVar("Response")
+
+Choice: TypeAlias = "LegalOption | int | str"
+"""What :meth:`Bot.choose` returns: a listed option, its index, or its canonical text (``play 2 mine``)."""
+
+ENV_SERVER: Final = "KUTNAHORA_SERVER"
+ENV_GAME_ID: Final = "KUTNAHORA_GAME_ID"
+ENV_SEAT: Final = "KUTNAHORA_SEAT"
+ENV_TOKEN: Final = "KUTNAHORA_TOKEN"
+ENV_TLS: Final = "KUTNAHORA_TLS"
+ENV_CA_CERT: Final = "KUTNAHORA_CA_CERT"
+"""Environment variables through which a runner hands a seat to an external bot (see README)."""
+
+# A dropped connection shows as one of these; the play loop reopens its stream after them.
+RETRYABLE_CODES: Final = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.CANCELLED,
+    }
+)
+
+_STATUS_NAMES: Final[dict[int, str]] = {
+    game_pb2.GAME_STATUS_WAITING: "waiting",
+    game_pb2.GAME_STATUS_ACTIVE: "active",
+    game_pb2.GAME_STATUS_FINISHED: "finished",
+    game_pb2.GAME_STATUS_ABANDONED: "abandoned",
+}
+
+
+def status_name(status: int) -> str:
+    """The lower-case name of a ``GameStatus`` value (``finished``, ``abandoned``, ...)."""
+    return _STATUS_NAMES.get(status, "unknown")
+
+
+class ClientError(Exception):
+    """A request failed; the message is one sentence meant for a person."""
+
+    def __init__(self, message: str, code: grpc.StatusCode | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ConnectError(ClientError):
+    """The server cannot be reached."""
+
+
+class InvalidChoice(ClientError):
+    """A bot returned something that is not one of the listed options."""
+
+
+def rpc_error(error: grpc.aio.AioRpcError, doing: str) -> ClientError:
+    """Turn a gRPC error into a :class:`ClientError` whose message says what failed and why."""
+    code = error.code()
+    details = error.details() or code.name
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        return ConnectError(f"{doing} failed: the server is unavailable ({details}).", code)
+    return ClientError(f"{doing} failed: {details} ({code.name}).", code)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatCredentials:
+    """A joined seat: the game, the seat number and its secret token (keep it out of logs)."""
+
+    game_id: str
+    seat: int
+    token: str
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The call metadata that proves the seat: ``authorization: Bearer <token>``."""
+        return (("authorization", f"Bearer {self.token}"),)
+
+    def __repr__(self) -> str:
+        return f"SeatCredentials(game_id={self.game_id!r}, seat={self.seat}, token=<hidden>)"
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a bot is told before its first decision."""
+
+    game_id: str
+    seat: int
+    players: int
+    components: components_pb2.ComponentSet
+    rules_version: int
+    summary: game_pb2.GameSummary
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """How a played game ended for one seat."""
+
+    game_id: str
+    seat: int
+    status: int
+    result: game_pb2.GameResult | None
+    observation: Observation
+    decisions: int
+    reconnects: int
+    refused: int = 0
+    """Answers the server refused (stale after a timeout, for example); each was read again."""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game reached its end with a result."""
+        return bool(self.status == game_pb2.GAME_STATUS_FINISHED)
+
+    @property
+    def won(self) -> bool:
+        """Whether this seat is among the winners."""
+        return self.result is not None and self.seat in self.result.winners
+
+    @property
+    def score(self) -> int | None:
+        """This seat's final score, when the game finished."""
+        if self.result is None:
+            return None
+        return next((s.score for s in self.result.seats if s.seat == self.seat), None)
+
+
+class Bot(abc.ABC):
+    """A player of one seat. Subclasses implement :meth:`choose`; the other hooks are optional.
+
+    ``choose`` may be a plain method or a coroutine. A bot instance plays one game at a time.
+    """
+
+    name: str = "bot"
+
+    def start(self, game: GameInfo) -> None:  # noqa: B027 - an optional hook, empty on purpose
+        """Called once before the first decision, with the game's component set."""
+
+    @abc.abstractmethod
+    def choose(self, observation: Observation) -> Choice | Awaitable[Choice]:
+        """Return one of ``observation.pending.options`` (the option, its index or its text)."""
+
+    def finish(self, outcome: GameOutcome) -> None:  # noqa: B027 - an optional hook, empty on purpose
+        """Called once when the game has ended."""
+
+
+def to_answer(choice: Choice, observation: Observation) -> game_pb2.Answer:
+    """Check a bot's choice against the listed options and turn it into an ``Answer`` by index."""
+    options = observation.pending.options
+    if isinstance(choice, bool):  # a bool is an int to Python, but never a meaningful index
+        raise InvalidChoice(f"the bot returned {choice!r}, which is not an option.")
+    if isinstance(choice, int):
+        index = choice
+    elif isinstance(choice, str):
+        index = next((o.index for o in options if o.text == choice.strip()), -1)
+        if index < 0:
+            raise InvalidChoice(f"the bot returned {choice!r}, which is not the text of a listed option.")
+    elif isinstance(choice, LegalOption):
+        index = choice.index
+        if not 0 <= index < len(options) or options[index] != choice:
+            raise InvalidChoice(f"the bot returned option {choice.text!r}, which is not listed now.")
+    else:
+        raise InvalidChoice(f"the bot returned {choice!r}; return an option, its index or its text.")
+    if not 0 <= index < len(options):
+        raise InvalidChoice(f"the bot chose option {index}, but only 0 to {len(options) - 1} are listed.")
+    return game_pb2.Answer(option_index=index)
+
+
+def channel_options() -> list[tuple[str, Any]]:
+    """gRPC channel options for a client: a private connection and keepalive pings to notice drops."""
+    return [
+        # Each Client gets its own connection, so one game's traffic never counts against another's rate.
+        ("grpc.use_local_subchannel_pool", 1),
+        ("grpc.keepalive_time_ms", 20_000),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+    ]
+
+
+class Client:
+    """A connection to a Kutná Hora server, with one method per thing a bot or a runner does."""
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        tls: bool = False,
+        root_certificates: bytes | None = None,
+        server_name: str | None = None,
+    ) -> None:
+        self.address = address
+        options = channel_options()
+        if tls or root_certificates is not None:
+            if server_name:
+                options.append(("grpc.ssl_target_name_override", server_name))
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self._channel = grpc.aio.secure_channel(address, credentials, options=options)
+        else:
+            self._channel = grpc.aio.insecure_channel(address, options=options)
+        # The generated service stubs are untyped; the messages they take and return are typed.
+        modules: Any = (
+            game_service_pb2_grpc,
+            play_service_pb2_grpc,
+            replay_service_pb2_grpc,
+            admin_service_pb2_grpc,
+        )
+        self._games: Any = modules[0].GameServiceStub(self._channel)
+        self._play: Any = modules[1].PlayServiceStub(self._channel)
+        self._replays: Any = modules[2].ReplayServiceStub(self._channel)
+        self._admin: Any = modules[3].AdminServiceStub(self._channel)
+        self._components: game_service_pb2.GetComponentsResponse | None = None
+
+    @classmethod
+    async def connect(
+        cls,
+        address: str,
+        *,
+        tls: bool = False,
+        ca_cert: str | None = None,
+        server_name: str | None = None,
+        timeout: float = 5.0,
+    ) -> Self:
+        """Open a connection and wait until the server answers; :class:`ConnectError` if it does not."""
+        root = None
+        if ca_cert:
+            try:
+                with open(ca_cert, "rb") as handle:
+                    root = handle.read()
+            except OSError as error:
+                raise ConnectError(f"cannot read the CA certificate {ca_cert}: {error.strerror}.") from None
+        client = cls(address, tls=tls, root_certificates=root, server_name=server_name)
+        try:
+            await client.wait_ready(timeout)
+        except BaseException:
+            await client.close()
+            raise
+        return client
+
+    async def wait_ready(self, timeout: float = 5.0) -> None:
+        """Wait until the connection is up; :class:`ConnectError` as soon as it is refused, or after
+        ``timeout`` seconds without an answer."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        state = self._channel.get_state(try_to_connect=True)
+        while state != grpc.ChannelConnectivity.READY:
+            if state == grpc.ChannelConnectivity.TRANSIENT_FAILURE:
+                raise ConnectError(
+                    f"cannot connect to the Kutná Hora server at {self.address} "
+                    "(the connection failed; is the server running there?)."
+                )
+            remaining = deadline - loop.time()
+            try:
+                if remaining <= 0:
+                    raise TimeoutError
+                await asyncio.wait_for(self._channel.wait_for_state_change(state), remaining)
+            except TimeoutError:
+                raise ConnectError(
+                    f"cannot connect to the Kutná Hora server at {self.address} "
+                    f"(no answer within {timeout:g} s; is it running?)."
+                ) from None
+            state = self._channel.get_state(try_to_connect=True)
+
+    async def close(self) -> None:
+        """Close the connection; open streams end."""
+        await self._channel.close(grace=None)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    # The game lifecycle.
+
+    async def create_game(
+        self,
+        players: int,
+        *,
+        seed: int | None = None,
+        events: bool = False,
+        clock: game_pb2.ClockSettings | None = None,
+        label: str = "",
+        guild_setup_card: int | None = None,
+        mine_setup_card: int | None = None,
+    ) -> game_service_pb2.CreateGameResponse:
+        """Create a game for ``players`` seats; it starts once every seat has joined."""
+        options = game_pb2.GameOptions(players=players, events=events)
+        if guild_setup_card is not None:
+            options.guild_setup_card = guild_setup_card
+        if mine_setup_card is not None:
+            options.mine_setup_card = mine_setup_card
+        request = game_service_pb2.CreateGameRequest(options=options, label=label)
+        if seed is not None:
+            request.seed = seed
+        if clock is not None:
+            request.clock.CopyFrom(clock)
+        return await self._call(
+            self._games.CreateGame(request), "creating a game", game_service_pb2.CreateGameResponse
+        )
+
+    async def join_game(self, game_id: str, seat: int | None = None, name: str = "") -> SeatCredentials:
+        """Join a seat (the lowest free one when ``seat`` is None) and return its credentials."""
+        request = game_service_pb2.JoinGameRequest(game_id=game_id, name=name)
+        if seat is not None:
+            request.seat = seat
+        doing = f"joining game {game_id}" + (f" as seat {seat}" if seat is not None else "")
+        response = await self._call(self._games.JoinGame(request), doing, game_service_pb2.JoinGameResponse)
+        return SeatCredentials(game_id, response.seat, response.seat_token)
+
+    async def get_game(self, game_id: str) -> game_pb2.GameSummary:
+        """One game's summary: options, seats, status, and its result once finished."""
+        response = await self._call(
+            self._games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id)),
+            f"reading game {game_id}",
+            game_service_pb2.GetGameResponse,
+        )
+        return response.game
+
+    async def list_games(
+        self,
+        status: int = game_pb2.GAME_STATUS_UNSPECIFIED,
+        label: str = "",
+        page_size: int = 50,
+    ) -> list[game_pb2.GameSummary]:
+        """Games on the server, newest first, optionally only those of one status or label."""
+        request = game_service_pb2.ListGamesRequest(
+            status=cast(Any, status), label=label, page_size=page_size
+        )
+        response = await self._call(
+            self._games.ListGames(request), "listing games", game_service_pb2.ListGamesResponse
+        )
+        return list(response.games)
+
+    async def components(self) -> components_pb2.ComponentSet:
+        """The component set the server plays with (read once, then cached)."""
+        response = self._components
+        if response is None:
+            response = await self._call(
+                self._games.GetComponents(game_service_pb2.GetComponentsRequest()),
+                "reading the component set",
+                game_service_pb2.GetComponentsResponse,
+            )
+            self._components = response
+        assert response is not None
+        return response.components
+
+    async def rules_version(self) -> int:
+        """The version of the rules the server plays by."""
+        await self.components()
+        assert self._components is not None
+        return int(self._components.rules_version)
+
+    async def resign(self, seat: SeatCredentials) -> game_pb2.GameSummary:
+        """Resign a seat: the server's random policy plays it to the end."""
+        request = game_service_pb2.ResignSeatRequest(game_id=seat.game_id, seat=seat.seat)
+        response = await self._call(
+            self._games.ResignSeat(request, metadata=seat.metadata()),
+            f"resigning seat {seat.seat}",
+            game_service_pb2.ResignSeatResponse,
+        )
+        return response.game
+
+    async def abandon(self, game_id: str, game_token: str, reason: str = "") -> game_pb2.GameSummary:
+        """Abandon a game (needs the game token CreateGame returned)."""
+        request = game_service_pb2.AbandonGameRequest(game_id=game_id, reason=reason)
+        metadata = (("authorization", f"Bearer {game_token}"),)
+        response = await self._call(
+            self._games.AbandonGame(request, metadata=metadata),
+            f"abandoning game {game_id}",
+            game_service_pb2.AbandonGameResponse,
+        )
+        return response.game
+
+    async def replay(self, game_id: str) -> replay_service_pb2.GetReplayResponse:
+        """The replay of an ended game: options, seed, every decision, result and state hash."""
+        request = replay_service_pb2.GetReplayRequest(game_id=game_id)
+        return await self._call(
+            self._replays.GetReplay(request),
+            f"reading the replay of {game_id}",
+            replay_service_pb2.GetReplayResponse,
+        )
+
+    async def server_info(self) -> admin_service_pb2.GetServerInfoResponse:
+        """The server's version, limits and load."""
+        request = admin_service_pb2.GetServerInfoRequest()
+        return await self._call(
+            self._admin.GetServerInfo(request),
+            "reading the server's info",
+            admin_service_pb2.GetServerInfoResponse,
+        )
+
+    # Playing and watching.
+
+    async def observe(
+        self, game_id: str, seat: SeatCredentials | None = None
+    ) -> play_service_pb2.GetObservationResponse:
+        """The game now, as ``seat`` sees it, or as a spectator when ``seat`` is None."""
+        request = play_service_pb2.GetObservationRequest(game_id=game_id)
+        metadata: tuple[tuple[str, str], ...] = ()
+        if seat is not None:
+            request.seat = seat.seat
+            metadata = seat.metadata()
+        return await self._call(
+            self._play.GetObservation(request, metadata=metadata),
+            f"reading game {game_id}",
+            play_service_pb2.GetObservationResponse,
+        )
+
+    async def submit(
+        self, seat: SeatCredentials, observation: Observation, choice: Choice
+    ) -> play_service_pb2.SubmitDecisionResponse:
+        """Submit one decision over a unary call (the Play stream is faster for bots)."""
+        request = play_service_pb2.SubmitDecisionRequest(
+            game_id=seat.game_id,
+            seat=seat.seat,
+            version=observation.version,
+            answer=to_answer(choice, observation),
+        )
+        return await self._call(
+            self._play.SubmitDecision(request, metadata=seat.metadata()),
+            "submitting the decision",
+            play_service_pb2.SubmitDecisionResponse,
+        )
+
+    async def watch(
+        self,
+        game_id: str,
+        seat: SeatCredentials | None = None,
+        from_version: int = 0,
+        *,
+        reconnect_for: float = 30.0,
+    ) -> AsyncIterator[play_service_pb2.WatchGameResponse]:
+        """Every version of a game from ``from_version`` on, with the decision and events behind it.
+
+        The stream ends after the game has ended. A dropped connection is reopened from the next
+        version for up to ``reconnect_for`` seconds, so no version is missed or repeated.
+        """
+        next_version = from_version
+        dropped_since: float | None = None
+        delay = 0.1
+        while True:
+            request = play_service_pb2.WatchGameRequest(game_id=game_id, from_version=next_version)
+            metadata: tuple[tuple[str, str], ...] = ()
+            if seat is not None:
+                request.seat = seat.seat
+                metadata = seat.metadata()
+            call = self._play.WatchGame(request, metadata=metadata)
+            try:
+                async for message in call:
+                    dropped_since, delay = None, 0.1
+                    next_version = message.observation.version + 1
+                    yield message
+                return
+            except grpc.aio.AioRpcError as error:
+                now = time.monotonic()
+                dropped_since = now if dropped_since is None else dropped_since
+                if error.code() not in RETRYABLE_CODES or now - dropped_since > reconnect_for:
+                    raise rpc_error(error, f"watching game {game_id}") from None
+                log.info("watch stream of %s dropped (%s); reconnecting", game_id, error.code().name)
+            finally:
+                call.cancel()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+    async def play(
+        self,
+        bot: Bot,
+        seat: SeatCredentials,
+        *,
+        reconnect_for: float = 30.0,
+    ) -> GameOutcome:
+        """Play ``seat`` with ``bot`` until the game ends; see the module docstring for the loop."""
+        summary = await self.get_game(seat.game_id)
+        info = GameInfo(
+            game_id=seat.game_id,
+            seat=seat.seat,
+            players=summary.options.players,
+            components=await self.components(),
+            rules_version=await self.rules_version(),
+            summary=summary,
+        )
+        bot.start(info)
+        outcome = await _PlaySession(self, bot, seat, reconnect_for).run()
+        bot.finish(outcome)
+        return outcome
+
+    @staticmethod
+    async def _call(call: Awaitable[Any], doing: str, kind: type[Response]) -> Response:
+        """Await one unary call, turning a gRPC error into a :class:`ClientError` that says ``doing``."""
+        try:
+            response = await call
+        except grpc.aio.AioRpcError as error:
+            raise rpc_error(error, doing) from None
+        if not isinstance(response, kind):
+            raise ClientError(f"{doing} failed: the server sent an unexpected {type(response).__name__}.")
+        return response
+
+
+class _StreamDropped(Exception):
+    """The Play stream ended without a GameEnded message."""
+
+
+class _PlaySession:
+    """One seat's play loop over the Play stream, across reconnects."""
+
+    def __init__(self, client: Client, bot: Bot, seat: SeatCredentials, reconnect_for: float) -> None:
+        self.client = client
+        self.bot = bot
+        self.seat = seat
+        self.reconnect_for = reconnect_for
+        self.last_answered = -1  # the highest version this session has answered
+        self.decisions = 0
+        self.reconnects = 0
+        self.refused = 0
+        self.received = 0  # messages read on the current stream
+
+    async def run(self) -> GameOutcome:
+        dropped_since: float | None = None
+        delay = 0.1
+        while True:
+            self.received = 0
+            try:
+                return await self._stream_once()
+            except (grpc.aio.AioRpcError, _StreamDropped) as error:
+                if isinstance(error, grpc.aio.AioRpcError) and error.code() not in RETRYABLE_CODES:
+                    raise rpc_error(error, f"playing seat {self.seat.seat} of {self.seat.game_id}") from None
+                now = time.monotonic()
+                if self.received:  # the stream had worked: a new drop, with a new reconnect budget
+                    dropped_since, delay = None, 0.1
+                dropped_since = dropped_since if dropped_since is not None else now
+                if now - dropped_since > self.reconnect_for:
+                    raise ConnectError(
+                        f"lost the connection to {self.client.address} while playing game "
+                        f"{self.seat.game_id} and could not reconnect within {self.reconnect_for:g} s."
+                    ) from None
+                log.info("play stream of seat %d dropped (%s); reconnecting", self.seat.seat, error)
+                self.reconnects += 1
+                # The last answer may have been lost with the connection: answer whatever the server asks
+                # next, even a version answered before (an exact retry is recognised and applied once).
+                self.last_answered = -1
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    async def _stream_once(self) -> GameOutcome:
+        call = self.client._play.Play(metadata=self.seat.metadata())
+        try:
+            start = play_service_pb2.PlayStart(game_id=self.seat.game_id, seat=self.seat.seat)
+            await call.write(play_service_pb2.PlayRequest(start=start))
+            while True:
+                response = await call.read()
+                if response is grpc.aio.EOF:  # type: ignore[attr-defined]
+                    raise _StreamDropped("the server closed the stream before the game ended")
+                self.received += 1
+                which = response.WhichOneof("message")
+                if which == "your_turn":
+                    observation = response.your_turn.observation
+                    if observation.version > self.last_answered:
+                        await self._answer(call, observation)
+                elif which == "rejected":
+                    await self._rejected(call, response.rejected)
+                elif which == "game_ended":
+                    ended = response.game_ended
+                    await call.done_writing()
+                    return GameOutcome(
+                        game_id=self.seat.game_id,
+                        seat=self.seat.seat,
+                        status=ended.status,
+                        result=ended.result if ended.HasField("result") else None,
+                        observation=ended.observation,
+                        decisions=self.decisions,
+                        reconnects=self.reconnects,
+                        refused=self.refused,
+                    )
+        finally:
+            if not call.done():
+                call.cancel()
+
+    async def _answer(self, call: grpc.aio.StreamStreamCall[Any, Any], observation: Observation) -> None:
+        choice = self.bot.choose(observation)
+        if inspect.isawaitable(choice):
+            choice = await choice
+        answer = to_answer(choice, observation)
+        decision = play_service_pb2.PlayDecision(version=observation.version, answer=answer)
+        await call.write(play_service_pb2.PlayRequest(decision=decision))
+        self.last_answered = observation.version
+        self.decisions += 1
+
+    async def _rejected(
+        self, call: grpc.aio.StreamStreamCall[Any, Any], rejected: play_service_pb2.DecisionRejected
+    ) -> None:
+        reason = rejected.reason
+        self.refused += 1
+        log.info("seat %d: the server refused an answer: %s", self.seat.seat, rejected.message)
+        if reason == game_pb2.REJECT_REASON_STALE_VERSION or reason == game_pb2.REJECT_REASON_RATE_LIMITED:
+            if reason == game_pb2.REJECT_REASON_RATE_LIMITED:
+                await asyncio.sleep(0.25)
+            # Re-read the game: if this seat owes a decision we have not answered, choose again. A
+            # YourTurn for the same version may follow; the version check above ignores it.
+            response = await self.client.observe(self.seat.game_id, self.seat)
+            observation = response.observation
+            owes = observation.HasField("pending") and observation.pending.seat == self.seat.seat
+            active = response.status == game_pb2.GAME_STATUS_ACTIVE and owes and observation.pending.options
+            retry = reason == game_pb2.REJECT_REASON_RATE_LIMITED or observation.version > self.last_answered
+            if active and retry:
+                self.last_answered = min(self.last_answered, observation.version - 1)
+                await self._answer(call, observation)
+            return
+        if reason in (game_pb2.REJECT_REASON_NOT_YOUR_TURN, game_pb2.REJECT_REASON_GAME_NOT_ACTIVE):
+            return  # the server will say when this seat owes a decision again, or that the game ended
+        raise ClientError(f"the server refused the bot's decision: {rejected.message}")

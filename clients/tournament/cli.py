@@ -1,0 +1,330 @@
+"""``kutnahora-tournament``: play a seeded, seat-rotated schedule of bot games and rate the bots.
+
+Examples::
+
+    kutnahora-tournament --bots random,greedy --players 4 --games 200 --seed 1
+    kutnahora-tournament --bots greedy,random --games 50 --out results.json --csv table.csv
+    kutnahora-tournament --bots greedy --bot-cmd node='node clients/node/bot.js' --players 2 --games 20
+    kutnahora-tournament --bots random,greedy --games 200 --out results.json --resume   # after an interrupt
+
+Without ``--server`` the runner starts its own ``kutnahora-server`` on a free port (in memory) and stops
+it at the end. Progress goes to standard error, the table to standard output.
+
+Exit status: 0 when every game was played (a bot that crashed or timed out still counts as played, and
+loses), 1 when some games could not be played, 2 for a usage error or an unreachable server, 130 when
+interrupted (the results file then holds every game finished so far).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from clients.bots import BOTS
+from clients.sdk import ConnectError
+from clients.tournament import results, stats
+from clients.tournament.results import GameRecord, ResultsError
+from clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
+from clients.tournament.schedule import ScheduledGame, schedule
+
+
+class UsageError(Exception):
+    """The command line asks for something that cannot be done."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
+    parser = argparse.ArgumentParser(
+        prog="kutnahora-tournament",
+        description=(
+            "Play a tournament of Kutná Hora bots: every seating rotated fairly, every game seeded from "
+            "the tournament seed, results as a table, JSON and CSV, ratings with openskill."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "built-in bots: " + ", ".join(sorted(BOTS)) + "\n"
+            "external bots: --bot-cmd NAME='command' starts the command for each of NAME's seats with\n"
+            "  KUTNAHORA_SERVER, KUTNAHORA_GAME_ID, KUTNAHORA_SEAT, KUTNAHORA_TOKEN and KUTNAHORA_BOT_SEED\n"
+            "  in its environment; it must play that seat to the end and exit with status 0."
+        ),
+    )
+    parser.add_argument(
+        "--bots", required=True, help="comma-separated bot names, each once (copies fill spare seats)"
+    )
+    parser.add_argument("--players", type=int, default=4, help="seats per game, 2 to 4 (default 4)")
+    parser.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="tournament seed; same seed, same games (default 1)"
+    )
+    parser.add_argument("--server", help="server address host:port (default: start a local server)")
+    parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
+    parser.add_argument("--out", type=Path, help="write results as JSON here (after every game)")
+    parser.add_argument("--csv", type=Path, help="write the standings table as CSV here")
+    parser.add_argument("--resume", action="store_true", help="continue the run recorded in --out")
+    parser.add_argument(
+        "--bot-cmd",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="an external bot: the command that plays one seat (repeatable)",
+    )
+    parser.add_argument(
+        "--replays", type=Path, help="save each game's replay here (default: OUT's name + .replays/)"
+    )
+    parser.add_argument("--no-replays", action="store_true", help="do not save replays")
+    parser.add_argument("--events", action="store_true", help="use event cards with 3 or 4 players")
+    parser.add_argument(
+        "--game-timeout",
+        type=float,
+        default=600.0,
+        help="seconds a game may take; then the seat it waits for loses (default 600)",
+    )
+    parser.add_argument(
+        "--move-timeout",
+        type=float,
+        default=60.0,
+        help="seconds a game may wait for one seat's decision before that seat loses (default 60)",
+    )
+    parser.add_argument("--decision-time", type=float, help="seconds per decision (default: the server's)")
+    parser.add_argument(
+        "--time-bank", type=float, help="time bank per seat in seconds (default: the server's)"
+    )
+    parser.add_argument("--label", default="tournament", help="label given to every game on the server")
+    parser.add_argument("--tls", action="store_true", help="connect to --server with TLS")
+    parser.add_argument("--ca-cert", help="PEM file of the CA to trust (TLS)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def parse_bot_commands(entries: Sequence[str]) -> dict[str, str]:
+    """``NAME=COMMAND`` entries as a mapping."""
+    commands: dict[str, str] = {}
+    for entry in entries:
+        name, sep, command = entry.partition("=")
+        name, command = name.strip(), command.strip()
+        if not sep or not name or not command:
+            raise UsageError(f"--bot-cmd wants NAME=COMMAND, not {entry!r}")
+        if name in commands:
+            raise UsageError(f"--bot-cmd names {name!r} twice")
+        commands[name] = command
+    return commands
+
+
+class Tournament:
+    """One run of the command: schedule, resume, play, report."""
+
+    def __init__(self, args: argparse.Namespace, console: Console, progress_console: Console) -> None:
+        self.args = args
+        self.console = console
+        self.progress_console = progress_console
+        self.commands = parse_bot_commands(args.bot_cmd)
+        names = [b.strip() for b in args.bots.split(",") if b.strip()]
+        names += [n for n in self.commands if n not in names]
+        self.names = names
+        try:
+            self.specs: dict[str, BotSpec] = {name: known_bot(name, self.commands) for name in names}
+            self.schedule = schedule(names, args.players, args.games, args.seed)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        if args.concurrency < 1:
+            raise UsageError("--concurrency must be at least 1")
+        if args.resume and args.out is None:
+            raise UsageError("--resume needs --out, the results file to continue")
+        self.config: dict[str, Any] = {
+            "bots": names,
+            "players": args.players,
+            "games": args.games,
+            "seed": args.seed,
+            "events": args.events,
+            "bot_commands": self.commands,
+            "label": args.label,
+        }
+        self.records: dict[int, GameRecord] = {}
+        self.server = args.server or ""
+
+    def replays_dir(self) -> Path | None:
+        if self.args.no_replays:
+            return None
+        if self.args.replays is not None:
+            return Path(self.args.replays)
+        out: Path | None = self.args.out
+        if out is not None:
+            return out.with_name(out.stem + ".replays")
+        return None
+
+    def load_previous(self) -> None:
+        if not (self.args.resume and self.args.out.exists()):
+            return
+        saved, records = results.load(self.args.out)
+        results.check_resumable(saved, self.config)
+        # A game that could not be played at all (no result, no failure to blame) is played again.
+        self.records = {r.index: r for r in records if r.scores is not None or r.failures}
+
+    async def run(self) -> int:
+        self.load_previous()
+        todo = [g for g in self.schedule if g.index not in self.records]
+        local: LocalServer | None = None
+        if not self.args.server:
+            local = LocalServer()
+            self.server = await local.start()
+            self.progress_console.print(f"Started a local server at {self.server}.")
+        try:
+            runner = Runner(self._runner_config(), self.server)
+            await runner.check_server()
+            started = time.monotonic()
+            if todo:
+                await self._play(runner, todo)
+            elapsed = time.monotonic() - started
+        finally:
+            if local is not None:
+                await local.stop()
+        return self._report(elapsed, len(todo))
+
+    def _runner_config(self) -> RunnerConfig:
+        args = self.args
+        logs = args.out.with_name(args.out.stem + ".logs") if args.out is not None and self.commands else None
+        return RunnerConfig(
+            bots=self.specs,
+            players=args.players,
+            events=args.events,
+            concurrency=args.concurrency,
+            game_timeout=args.game_timeout,
+            move_timeout=args.move_timeout,
+            decision_time=args.decision_time,
+            time_bank=args.time_bank,
+            label=args.label,
+            replays=self.replays_dir(),
+            tls=args.tls,
+            ca_cert=args.ca_cert,
+            bot_logs=logs,
+        )
+
+    async def _play(self, runner: Runner, todo: list[ScheduledGame]) -> None:
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            TextColumn("leader: {task.fields[leader]}"),
+            console=self.progress_console,
+            disable=self.args.quiet,
+        )
+        with progress:
+            task: TaskID = progress.add_task(
+                "games",
+                total=len(self.schedule),
+                completed=len(self.records),
+                leader=stats.leader(stats.standings(self.names, self.records.values())),
+            )
+
+            def on_record(record: GameRecord) -> None:
+                self.records[record.index] = record
+                self._save(with_standings=False)
+                leader = stats.leader(_quick_standings(self.names, self.records.values()))
+                progress.update(task, advance=1, leader=leader)
+
+            await runner.run(todo, on_record)
+
+    def _save(self, *, with_standings: bool) -> None:
+        if self.args.out is None:
+            return
+        table = stats.standings(self.names, self.records.values()) if with_standings else []
+        results.save(
+            self.args.out, self.config, self.server, self.records.values(), [s.to_json() for s in table]
+        )
+
+    def _report(self, elapsed: float, played: int) -> int:
+        entries = stats.standings(self.names, self.records.values())
+        self._save(with_standings=True)
+        if self.args.csv is not None:
+            stats.write_csv(self.args.csv, entries)
+        title = f"{self.args.players}-player tournament, {len(self.records)} games, seed {self.args.seed}"
+        self.console.print(stats.table(entries, title))
+        counts = Counter(r.status for r in self.records.values())
+        summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        rate = f" in {elapsed:.1f} s ({played / elapsed:.1f} games/s)" if played and elapsed > 0 else ""
+        self.console.print(f"{len(self.records)} games ({summary}){rate}.")
+        failed = [r for r in self.records.values() if r.failures]
+        for record in sorted(failed, key=lambda r: r.index)[:5]:
+            for failure in record.failures:
+                self.console.print(
+                    f"  game {record.index} ({record.game_id}): seat {failure.seat} {failure.bot} "
+                    f"{failure.status}: {failure.reason}"
+                )
+        if self.args.out is not None:
+            self.console.print(
+                f"Results: {self.args.out}" + (f", table: {self.args.csv}" if self.args.csv else "")
+            )
+        unplayed = [r for r in self.records.values() if r.scores is None and not r.failures]
+        for record in unplayed[:3]:
+            self.console.print(f"  game {record.index} could not be played: {record.error}")
+        return 1 if unplayed or len(self.records) < len(self.schedule) else 0
+
+
+def _quick_standings(names: Sequence[str], records: Any) -> list[stats.Standing]:
+    """Wins and games only, for the progress bar (ratings wait for the end)."""
+    table = {name: stats.Standing(name) for name in names}
+    for record in records:
+        if record.scores is None:
+            continue
+        for bot in dict.fromkeys(record.bots):
+            entry = table.setdefault(bot, stats.Standing(bot))
+            entry.games += 1
+            if any(record.bots[s] == bot for s in record.winners):
+                entry.wins += 1
+    return list(table.values())
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``kutnahora-tournament``."""
+    args = build_parser().parse_args(argv)
+    console = Console(highlight=False)
+    progress_console = Console(stderr=True, highlight=False)
+
+    def fail(message: str, code: int) -> int:
+        print(f"kutnahora-tournament: {message}", file=sys.stderr)
+        return code
+
+    if not 2 <= args.players <= 4:
+        return fail("--players must be 2, 3 or 4.", 2)
+    tournament: Tournament | None = None
+    signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: save, stop the local server, exit 130
+    try:
+        tournament = Tournament(args, console, progress_console)
+        return asyncio.run(tournament.run())
+    except UsageError as error:
+        return fail(f"{error}.", 2)
+    except ResultsError as error:
+        return fail(f"{error}.", 2)
+    except ConnectError as error:
+        return fail(str(error), 2)
+    except KeyboardInterrupt:
+        done = len(tournament.records) if tournament is not None else 0
+        return fail(f"interrupted with {done} games recorded; continue with --resume.", 130)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

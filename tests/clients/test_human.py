@@ -1,0 +1,129 @@
+"""``kutnahora-play`` driven as a person would: in a pseudo-terminal, typing numbers (and mistakes)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from clients.render import Names, game_view, options_table
+from clients.sdk import Client
+from tests.clients.helpers import ROOT, play_game, python_module, run_module
+
+pexpect = pytest.importorskip("pexpect")
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+PROMPT = r"Your choice \(1-(\d+)\):"
+
+
+def _spawn(*args: str) -> pexpect.spawn:
+    command = python_module("clients.human", *args)
+    child = pexpect.spawn(
+        command[0], command[1:], cwd=str(ROOT), encoding="utf-8", dimensions=(50, 160), timeout=30
+    )
+    child.delaybeforesend = None  # a person types no faster than the screen appears; no need to wait
+    return child
+
+
+def test_a_person_plays_a_whole_game_against_a_bot(server_address: str) -> None:
+    child = _spawn(
+        "--server", server_address, "--create", "--players", "2", "--opponents", "random", "--seed", "4"
+    )
+    screen: list[str] = []
+    child.logfile_read = _Collector(screen)
+    try:
+        child.expect(r"for 2 players; you are seat 0")
+        child.expect(PROMPT)
+        first = ANSI.sub("", "".join(screen))
+        # The whole visible game is drawn before the first question.
+        for part in ("Prices", "Town hall", "Kutná Hora", "Mines", "St. Barbara", "Players", "Cards —"):
+            assert part in first, part
+        count = int(child.match.group(1))
+
+        # Refused input is explained, and the question is asked again.
+        child.sendline("abc")
+        child.expect("'abc' is not a number")
+        child.expect(PROMPT)
+        child.sendline(str(count + 5))
+        child.expect(f"There is no option {count + 5}")
+        child.expect(PROMPT)
+        child.sendline("")
+        child.expect("Type a number from 1 to")
+        child.sendline("?")
+        child.expect("draw the whole game again")
+        child.expect(PROMPT)
+
+        decisions = 0
+        saw_opponent = False
+        while True:
+            child.sendline("1")
+            decisions += 1
+            index = child.expect([PROMPT, r"Game over\."], timeout=30)
+            text = ANSI.sub("", "".join(screen))
+            saw_opponent = saw_opponent or "Seat 1 (random):" in text
+            if index == 1:
+                break
+            assert decisions < 400
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    text = ANSI.sub("", "".join(screen))
+    assert saw_opponent, "the opponent's moves were never shown"
+    assert "What happened since your last decision" in text
+    assert "You chose:" in text
+    assert "Final result" in text and ("You won with" in text or "You finished" in text)
+    assert child.exitstatus == 0
+    assert decisions > 20
+
+
+class _Collector:
+    """A pexpect log that keeps everything the program printed."""
+
+    def __init__(self, sink: list[str]) -> None:
+        self.sink = sink
+
+    def write(self, data: str) -> None:
+        self.sink.append(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_spectator_watches_a_finished_game(server_address: str) -> None:
+    outcomes = asyncio.run(play_game(server_address, ["greedy", "random"], seed=8))
+    game_id = outcomes[0].game_id
+    done = run_module("clients.human", "--server", server_address, "--watch", game_id, env={"COLUMNS": "160"})
+    assert done.returncode == 0, done.stderr
+    assert "Seat 0 (greedy):" in done.stdout and "Final result" in done.stdout
+    assert "winner" in done.stdout
+
+
+def test_the_play_command_says_in_one_line_when_the_server_is_away() -> None:
+    done = run_module("clients.human", "--server", "127.0.0.1:1")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "cannot connect" in done.stderr
+
+
+async def test_the_board_draws_at_any_width(server_address: str) -> None:
+    from rich.console import Console
+
+    async with await Client.connect(server_address) as client:
+        created = await client.create_game(4, seed=3)
+        seats = [await client.join_game(created.game.game_id, s) for s in range(4)]
+        components = await client.components()
+        for seat in seats:
+            response = await client.observe(seat.game_id, seat)
+            observation = response.observation
+            if observation.pending.seat == seat.seat:
+                break
+        spectator = (await client.observe(seats[0].game_id)).observation
+    for width in (60, 100, 200):
+        console = Console(width=width, record=True, force_terminal=False)
+        names = Names(components, ["a", "b", "c", "d"], viewer=seat.seat)
+        console.print(game_view(observation, names))
+        console.print(options_table(observation, names))
+        console.print(game_view(spectator, Names(components)))
+        text = console.export_text()
+        assert "Town hall" in text and "Players" in text
+    assert len(observation.pending.options) >= 1

@@ -1,0 +1,82 @@
+"""The Node.js starter bot (``clients/node``) plays a whole game against a real server.
+
+Runs when ``node`` is installed and ``npm ci`` (or ``npm install``) has been run in ``clients/node``;
+skipped otherwise, saying which is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from clients.bots import RandomBot
+from clients.sdk import Client
+from kutnahora.v1 import game_pb2
+from tests.clients.helpers import ROOT
+
+NODE_DIR = ROOT / "clients" / "node"
+NODE = shutil.which("node")
+
+pytestmark = [
+    pytest.mark.skipif(NODE is None, reason="node is not installed"),
+    pytest.mark.skipif(
+        not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir(),
+        reason="the Node.js bot's packages are not installed (run npm ci in clients/node)",
+    ),
+]
+
+
+async def test_the_node_bot_plays_a_seat_handed_over_in_its_environment(server_address: str) -> None:
+    assert NODE is not None
+    async with await Client.connect(server_address) as client:
+        created = await client.create_game(2, seed=17)
+        game_id = created.game.game_id
+        node_seat = await client.join_game(game_id, 0, "node")
+        python_seat = await client.join_game(game_id, 1, "random")
+        env = {
+            **os.environ,
+            "KUTNAHORA_SERVER": server_address,
+            "KUTNAHORA_GAME_ID": game_id,
+            "KUTNAHORA_SEAT": "0",
+            "KUTNAHORA_TOKEN": node_seat.token,
+            "KUTNAHORA_BOT_SEED": "5",
+        }
+        process = await asyncio.create_subprocess_exec(
+            NODE, "bot.js", cwd=NODE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        outcome, (stdout, stderr) = await asyncio.gather(
+            client.play(RandomBot(6), python_seat), asyncio.wait_for(process.communicate(), 60)
+        )
+        summary = await client.get_game(game_id)
+        replay = await client.replay(game_id)
+    assert process.returncode == 0, stderr.decode()
+    assert outcome.finished
+    assert f"game {game_id} finished: seat 0 scored" in stdout.decode()
+    assert summary.status == game_pb2.GAME_STATUS_FINISHED
+    node_moves = [d for d in replay.decisions if d.seat == 0]
+    assert node_moves and all(d.source == game_pb2.DECISION_SOURCE_SEAT for d in node_moves)
+
+
+def test_the_node_bot_creates_a_game_and_says_when_the_server_is_away(server_address: str) -> None:
+    assert NODE is not None
+    away = subprocess.run(
+        [NODE, "bot.js", "--server", "127.0.0.1:1", "--create"],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert away.returncode == 2 and "cannot connect" in away.stderr
+    usage = subprocess.run(
+        [NODE, "bot.js", "--server", server_address],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert usage.returncode == 2 and "--create" in usage.stderr

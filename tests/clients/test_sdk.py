@@ -1,0 +1,256 @@
+"""The SDK over a real server: a whole game, the bot contract, stale answers, dropped connections, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from clients.bots import RandomBot
+from clients.sdk import (
+    Bot,
+    Choice,
+    Client,
+    ClientError,
+    ConnectError,
+    InvalidChoice,
+    SeatCredentials,
+    to_answer,
+)
+from kutnahora.v1 import game_pb2
+from kutnahora.v1.game_pb2 import Observation
+from server.app import create_server
+from server.config import ServerConfig
+from tests.clients.helpers import play_game
+
+
+async def test_two_bots_play_a_game_to_its_end(server_address: str) -> None:
+    outcomes = await play_game(server_address, ["random", "greedy"], seed=11)
+    assert [o.status for o in outcomes] == [game_pb2.GAME_STATUS_FINISHED] * 2
+    first, second = outcomes
+    assert first.result is not None and second.result is not None
+    assert first.result == second.result  # both seats hear the same final result
+    assert sorted(s.seat for s in first.result.seats) == [0, 1]
+    assert first.decisions > 10 and second.decisions > 10
+    assert first.observation.over
+    assert any(o.won for o in outcomes)
+
+
+async def test_a_bot_may_answer_with_an_index_a_text_or_a_coroutine(server_address: str) -> None:
+    class Mixed(Bot):
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def choose(self, observation: Observation) -> Choice:
+            self.calls += 1
+            options = observation.pending.options
+            if self.calls % 3 == 0:
+                return options[-1].text
+            if self.calls % 3 == 1:
+                return len(options) - 1
+            return options[-1]
+
+    async with await Client.connect(server_address) as client:
+        created = await client.create_game(2, seed=5)
+        seats = [await client.join_game(created.game.game_id, s) for s in range(2)]
+        outcomes = await asyncio.gather(client.play(Mixed(), seats[0]), client.play(RandomBot(1), seats[1]))
+    assert all(o.finished for o in outcomes)
+
+
+def test_a_choice_that_is_not_listed_is_refused_before_it_is_sent() -> None:
+    observation = game_pb2.Observation(version=3)
+    observation.pending.options.add(index=0, text="play 1 income")
+    observation.pending.options.add(index=1, text="play 1 none")
+    assert to_answer(1, observation).option_index == 1
+    assert to_answer("play 1 none", observation).option_index == 1
+    assert to_answer(observation.pending.options[0], observation).option_index == 0
+    for bad in (2, -1, "play 9 mine", True, 1.0, game_pb2.LegalOption(index=0, text="skip")):
+        with pytest.raises(InvalidChoice):
+            to_answer(bad, observation)  # type: ignore[arg-type]
+
+
+async def test_cannot_connect_is_one_sentence_and_quick() -> None:
+    started = time.monotonic()
+    with pytest.raises(ConnectError, match=r"cannot connect to the Kutná Hora server at 127\.0\.0\.1:1 "):
+        await Client.connect("127.0.0.1:1", timeout=1.0)
+    assert time.monotonic() - started < 5
+
+
+async def test_a_wrong_token_is_refused_with_its_reason(server_address: str) -> None:
+    async with await Client.connect(server_address) as client:
+        created = await client.create_game(2)
+        game_id = created.game.game_id
+        await client.join_game(game_id, 0)
+        await client.join_game(game_id, 1)
+        with pytest.raises(ClientError) as refused:
+            await client.play(RandomBot(1), SeatCredentials(game_id, 0, "not-the-token"))
+        assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(ClientError, match="NOT_FOUND"):
+            await client.get_game("no-such-game")
+
+
+class SlowOnce(Bot):
+    """Sleeps past the clock on its first decision, so the server decides for it and its answer is stale."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.slept = False
+        self.rng = RandomBot(3)
+
+    async def choose(self, observation: Observation) -> Choice:
+        if not self.slept:
+            self.slept = True
+            await asyncio.sleep(self.delay)
+        return self.rng.choose(observation)
+
+
+async def test_a_stale_answer_is_read_again_and_the_game_goes_on(server_address: str) -> None:
+    clock = game_pb2.ClockSettings(max_strikes=5)
+    clock.decision_time.FromMilliseconds(300)
+    clock.time_bank.FromMilliseconds(0)
+    async with await Client.connect(server_address) as client:
+        created = await client.create_game(2, seed=9, clock=clock)
+        game_id = created.game.game_id
+        seats = [await client.join_game(game_id, s) for s in range(2)]
+        slow = SlowOnce(delay=1.0)
+        outcomes = await asyncio.gather(client.play(slow, seats[0]), client.play(RandomBot(2), seats[1]))
+        summary = await client.get_game(game_id)
+        replay = await client.replay(game_id)
+    assert all(o.finished for o in outcomes)
+    assert summary.seats[0].strikes >= 1  # the server decided for the slow seat once
+    assert outcomes[0].refused >= 1  # the late answer was refused as stale, and the bot read again
+    sources = [d.source for d in replay.decisions if d.seat == 0]
+    assert game_pb2.DECISION_SOURCE_TIMEOUT in sources
+    assert sources.count(game_pb2.DECISION_SOURCE_SEAT) > 10  # and the bot played on after that
+
+
+class DroppingProxy:
+    """A TCP proxy in front of the server whose connections can be cut, like a network failure."""
+
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self.writers: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        self.writers += [writer, up_writer]
+
+        async def pipe(source: asyncio.StreamReader, target: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError, asyncio.CancelledError):
+                while data := await source.read(65536):
+                    target.write(data)
+                    await target.drain()
+            target.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def drop_all(self) -> None:
+        for writer in self.writers:
+            transport = writer.transport
+            transport.abort()
+        self.writers.clear()
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        self.drop_all()
+
+
+async def test_a_dropped_connection_is_reopened_and_the_game_finishes() -> None:
+    server, port = await create_server("127.0.0.1:0", ServerConfig())
+    await server.start()
+    proxy = DroppingProxy(port)
+    proxy_port = await proxy.start()
+    try:
+
+        class DropsTheLine(Bot):
+            def __init__(self) -> None:
+                self.rng = RandomBot(4)
+                self.decisions = 0
+
+            def choose(self, observation: Observation) -> Choice:
+                self.decisions += 1
+                if self.decisions in (15, 40):
+                    asyncio.get_running_loop().call_soon(proxy.drop_all)
+                return self.rng.choose(observation)
+
+        async with await Client.connect(f"127.0.0.1:{port}") as direct:
+            created = await direct.create_game(2, seed=21)
+            game_id = created.game.game_id
+            seats = [await direct.join_game(game_id, s) for s in range(2)]
+            async with await Client.connect(f"127.0.0.1:{proxy_port}") as flaky:
+                outcomes = await asyncio.wait_for(
+                    asyncio.gather(
+                        flaky.play(DropsTheLine(), seats[0], reconnect_for=20),
+                        direct.play(RandomBot(5), seats[1]),
+                    ),
+                    timeout=60,
+                )
+    finally:
+        await proxy.stop()
+        await server.stop(0)
+    assert all(o.finished for o in outcomes)
+    assert outcomes[0].reconnects >= 1
+
+
+async def test_a_watch_stream_resumes_after_a_drop_without_missing_a_version(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="clients.sdk")
+    server, port = await create_server("127.0.0.1:0", ServerConfig())
+    await server.start()
+    proxy = DroppingProxy(port)
+    proxy_port = await proxy.start()
+    try:
+        outcomes = await play_game(f"127.0.0.1:{port}", ["random", "random"], seed=31)
+        game_id = outcomes[0].game_id
+        versions: list[int] = []
+        async with await Client.connect(f"127.0.0.1:{proxy_port}") as flaky:
+            async for message in flaky.watch(game_id, reconnect_for=20):
+                versions.append(message.observation.version)
+                if len(versions) in (10, 60):
+                    proxy.drop_all()
+    finally:
+        await proxy.stop()
+        await server.stop(0)
+    assert versions == list(range(len(versions)))
+    assert versions[-1] == outcomes[0].observation.version
+    assert "watch stream of" in caplog.text and "reconnecting" in caplog.text  # the drop did happen
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is needed to make a test certificate")
+async def test_a_game_over_tls_with_a_private_ca(tmp_path: Path) -> None:
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    server, port = await create_server("127.0.0.1:0", ServerConfig(tls_cert=str(cert), tls_key=str(key)))
+    await server.start()
+    try:
+        with pytest.raises(ConnectError):  # plain text to a TLS port does not get through
+            await Client.connect(f"localhost:{port}", timeout=2)
+        async with await Client.connect(f"localhost:{port}", tls=True, ca_cert=str(cert)) as client:
+            created = await client.create_game(2, seed=3)
+            seats = [await client.join_game(created.game.game_id, s) for s in range(2)]
+            outcomes = await asyncio.gather(*(client.play(RandomBot(s.seat), s) for s in seats))
+    finally:
+        await server.stop(0)
+    assert all(o.finished for o in outcomes)
