@@ -7,7 +7,7 @@ decision lists a skip); the reputation loss of tiles 3 and 5 may not (RULINGS 12
 
 from __future__ import annotations
 
-from engine.components import GUILD_COMMODITY, BarbaraEffect, Color
+from engine.components import GUILD_COMMODITY, BarbaraEffect
 from engine.economy import change_reputation, gain_production, score
 from engine.events import Event
 from engine.geometry import matching_dots, owned_squares, public_neighbours
@@ -68,7 +68,7 @@ def step_st_barbara(state: GameState, step: Step, events: list[Event]) -> None:
             state.agenda.append(Step(StepKind.INCOME, seat))
         case BarbaraEffect.SEAT_FROM_BANK:
             score(state, seat, 2, "St. Barbara", events)
-            colors = [c for c in Color if state.patrician_bank[c] > 0]
+            colors = [c for c, count in state.patrician_bank.items() if count > 0]
             if colors:
                 seat_options: list[Option] = [ChoosePatrician(c) for c in colors]
                 seat_options.append(SKIP)

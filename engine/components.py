@@ -165,6 +165,9 @@ COMMODITY_DECK: dict[Commodity, Deck] = {
     Commodity.PERMITS: Deck.ORE,
 }
 
+COMMODITIES: tuple[Commodity, ...] = tuple(Commodity)
+"""Every commodity in a fixed order (iterating an enum class is slow on hot paths)."""
+
 Square = tuple[int, int]
 """A (row, column) position on a grid, row 0 at the top."""
 

@@ -8,6 +8,7 @@ actions live in their own modules and call these.
 from __future__ import annotations
 
 from engine.components import (
+    COMMODITIES,
     COMMODITY_ARM,
     COMMODITY_DECK,
     COMMODITY_GUILD,
@@ -40,10 +41,27 @@ def no_market(state: GameState, commodity: Commodity) -> bool:
     return commodity in front_card(state, COMMODITY_DECK[commodity]).red_x
 
 
-def income(state: GameState, seat: int) -> int:
-    """A seat's income at current prices: every commodity's production times its price."""
+def current_prices(state: GameState) -> dict[Commodity, int]:
+    """Every commodity's current price."""
+    components = state.components
+    position = state.deck_position
+    arms = state.arms
+    prices: dict[Commodity, int] = {}
+    for commodity in COMMODITIES:
+        deck = COMMODITY_DECK[commodity]
+        card = components.deck(deck).cards[position[deck]]
+        prices[commodity] = card.prices[commodity][arms[COMMODITY_ARM[commodity]]]
+    return prices
+
+
+def income(state: GameState, seat: int, prices: dict[Commodity, int] | None = None) -> int:
+    """A seat's income at current prices (``prices`` when already known): production times price."""
+    if prices is None:
+        prices = current_prices(state)
     player = state.players[seat]
-    return sum(player.total_production(c) * price(state, c) for c in Commodity)
+    production = player.production
+    total = sum(production[c] * prices[c] for c in COMMODITIES)
+    return total + player.mine_ore * prices[Commodity.ORE]
 
 
 def advance_deck(state: GameState, deck: Deck, amount: int, events: list[Event]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from engine.components import Color
 from engine.economy import income, pay
 from engine.events import Event
 from engine.options import SKIP, ChoosePatrician, DecisionKind, Option, PendingDecision
@@ -17,7 +16,7 @@ def step_income(state: GameState, step: Step, events: list[Event]) -> None:
     player.groschen += gained
     events.append(Event("income", seat, f"seat {seat} collects {gained} groschen"))
     cost = state.components.patrician_seat_cost
-    colors = [c for c in Color if state.patrician_pool[c] > 0]
+    colors = [c for c, count in state.patrician_pool.items() if count > 0]
     if colors and player.groschen >= cost:
         options: list[Option] = [ChoosePatrician(c) for c in colors]
         options.append(SKIP)

@@ -4,22 +4,24 @@ An :class:`Observation` holds every public fact and the viewer's own private one
 never the order of the mine stack or of any town-hall stack below its top tile, never the mine tiles
 another seat is choosing from, never a face-down event, never the random generator. The legal options
 of the pending decision go only to the seat that owes it.
+
+The view types are named tuples: immutable, compared and hashed by value at C speed, so a server can
+cache what it builds from each part of an observation by that part's value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from engine.components import Arm, Color, Commodity, Deck, Guild, Square
-from engine.economy import income, no_market, price
+from engine.components import COMMODITIES, Arm, Color, Commodity, Deck, Guild, Square
+from engine.economy import current_prices, income, no_market
 from engine.mine import draws_per_mine_action
 from engine.options import DecisionKind, Option
 from engine.rounds import rounds_in_game, tax_due
 from engine.state import GameState
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerView:
+class PlayerView(NamedTuple):
     """One seat's board, all of it public."""
 
     seat: int
@@ -43,8 +45,7 @@ class PlayerView:
     buildings: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class StackView:
+class StackView(NamedTuple):
     """A town-hall stack: its label, its visible top tile, and how many tiles it holds."""
 
     label: str
@@ -52,8 +53,7 @@ class StackView:
     size: int
 
 
-@dataclass(frozen=True, slots=True)
-class CityTileView:
+class CityTileView(NamedTuple):
     """A building in the city."""
 
     square: Square
@@ -61,8 +61,7 @@ class CityTileView:
     owner: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class MineView:
+class MineView(NamedTuple):
     """A tile in the mines."""
 
     square: Square
@@ -70,8 +69,7 @@ class MineView:
     owner: int
 
 
-@dataclass(frozen=True, slots=True)
-class PendingView:
+class PendingView(NamedTuple):
     """The pending decision; ``options`` only for the seat that owes it."""
 
     seat: int
@@ -79,8 +77,7 @@ class PendingView:
     options: tuple[Option, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
     """A game as ``viewer`` sees it (None: a spectator)."""
 
     viewer: int | None
@@ -125,7 +122,7 @@ class Observation:
     scores: tuple[int, ...]
 
 
-def _player_view(state: GameState, seat: int) -> PlayerView:
+def _player_view(state: GameState, seat: int, prices: dict[Commodity, int]) -> PlayerView:
     p = state.players[seat]
     return PlayerView(
         seat=seat,
@@ -136,7 +133,7 @@ def _player_view(state: GameState, seat: int) -> PlayerView:
         guilds=p.guilds,
         production=tuple(p.production.items()),
         mine_ore=p.mine_ore,
-        income=income(state, seat),
+        income=income(state, seat, prices),
         tax_due=tax_due(state, seat),
         houses_removed=tuple(p.houses_removed),
         plots=tuple(p.plots),
@@ -163,6 +160,7 @@ def observe(state: GameState, viewer: int | None) -> Observation:
         else None
     )
     revealed = state.events[: state.round] if state.phase not in ("guild_sets", "guild_rows") else []
+    prices = current_prices(state)
     kept_is_public = state.kept_tile is not None and state.kept_tile >= len(state.components.mine_tiles)
     return Observation(
         viewer=viewer,
@@ -175,8 +173,8 @@ def observe(state: GameState, viewer: int | None) -> Observation:
         cards_left_in_turn=state.cards_left_in_turn,
         deck_positions=tuple((Deck(d), pos) for d, pos in state.deck_position.items()),
         arms=tuple(state.arms.items()),
-        prices=tuple((c, price(state, c)) for c in Commodity),
-        no_market=tuple(c for c in Commodity if no_market(state, c)),
+        prices=tuple(prices.items()),
+        no_market=tuple(c for c in COMMODITIES if no_market(state, c)),
         tax=state.tax,
         town_hall=tuple(
             tuple(StackView(s.label, s.tiles[-1], len(s.tiles)) for s in row) for row in state.town_hall
@@ -201,7 +199,7 @@ def observe(state: GameState, viewer: int | None) -> Observation:
         mine_setup_card=state.mine_setup_card,
         guild_sets_left=tuple(state.guild_sets_left),
         building_in_hand=state.building_in_hand,
-        players=tuple(_player_view(state, s) for s in range(n)),
+        players=tuple(_player_view(state, s, prices) for s in range(n)),
         pending=pending_view,
         drawn=tuple(state.drawn) if own else (),
         kept_tile=state.kept_tile if (own or kept_is_public) else None,
