@@ -381,6 +381,7 @@ def _header(obs: Observation, game_id: str) -> game_pb2.Observation:
         cards_left_in_turn=obs.cards_left_in_turn,
         tax=obs.tax,
         red_stack_size=obs.red_stack_size,
+        town_discards=obs.town_discards,
         mine_stack_size=obs.mine_stack_size,
         mine_discard_size=obs.mine_discard_size,
         technology_taken=obs.technology_taken,

@@ -31,7 +31,7 @@ import structlog
 import engine
 from engine import Event, GameOptions, GameState, IllegalDecision, Option, option_text, parse_option
 from engine.components import ComponentSet
-from engine.options import PendingDecision, PlayCard, Skip
+from engine.options import DecisionKind, PendingDecision, PlayCard, Skip
 from engine.text import QUESTIONS, describe_option
 from kutnahora.v1 import game_pb2, play_service_pb2
 from server import auth, convert
@@ -119,6 +119,7 @@ class AppliedDecision:
     options: tuple[Option, ...] | None = None  # the options listed at that version
     events: tuple[Event, ...] | None = None
     response: bytes | None = None  # the serialised SubmitDecisionResponse, once built
+    kind: DecisionKind | None = None  # what the decision answered
 
 
 @dataclass(slots=True)
@@ -220,6 +221,7 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
                 game_over=state.over,
                 options=pending.options if keep else None,
                 events=tuple(events) if keep else None,
+                kind=pending.kind,
             )
         )
         charge_clock(seats[decision.seat], decision.source, decision.think_ms, clock)
@@ -542,6 +544,7 @@ class LiveGame:
             game_over=self.state.over,
             options=pending.options,
             events=tuple(events),
+            kind=pending.kind,
         )
         self.history.append(record)
         if len(self.history) > DETAIL_WINDOW:
@@ -826,6 +829,11 @@ class LiveGame:
             source=SOURCE_WIRE.get(record.source, game_pb2.DECISION_SOURCE_UNSPECIFIED),
             applied_at=convert.timestamp(record.applied_at),
             think_time=convert.duration_ms(record.think_ms),
+            kind=(
+                convert.DECISION_KIND[record.kind]
+                if record.kind is not None
+                else game_pb2.DECISION_KIND_UNSPECIFIED
+            ),
         )
 
     async def response_bytes(self, record: AppliedDecision) -> bytes:

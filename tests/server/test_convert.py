@@ -113,6 +113,19 @@ def test_an_observation_carries_the_whole_visible_game() -> None:
     assert [p.groschen for p in wire.players] == [p.groschen for p in state.players]
 
 
+def test_the_observation_lists_what_the_town_built() -> None:
+    """002 · The town builds: the discarded tiles are public, in the order the town built them."""
+    for state in random_states(4, seed=5):
+        if state.town_discards:
+            wire = convert.observation_to_wire(engine.observe(state, None), "g")
+            assert list(wire.town_discards) == state.town_discards
+            return
+    state = random_states(4, seed=5)[-1]
+    state.town_discards.append(state.town_hall[0][0].tiles.pop(0))
+    wire = convert.observation_to_wire(engine.observe(state, None), "g")
+    assert list(wire.town_discards) == state.town_discards
+
+
 def test_malformed_decisions_are_refused_with_a_reason() -> None:
     cases = [
         (game_pb2.Decision(), "none"),

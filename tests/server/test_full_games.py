@@ -21,8 +21,15 @@ async def check_against_engine(client: Client, game_id: str, players: int, seed:
     assert replay.game.status == game_pb2.GAME_STATUS_FINISHED
     decisions = [parse_option(record.text) for record in replay.decisions]
     assert [record.version for record in replay.decisions] == list(range(len(decisions)))
+    # Each record says what it answered: the replayed decision kinds, in order.
+    replayed = engine.new_game(GameOptions(players=players), seed)
+    for record, option in zip(replay.decisions, decisions, strict=True):
+        assert replayed.pending is not None
+        assert record.kind == game_pb2.DecisionKind.Value(f"DECISION_KIND_{replayed.pending.kind.name}")
+        engine.apply(replayed, option)
     state = engine.replay(GameOptions(players=players), seed, decisions)
     assert state.over
+    assert engine.state_hash(replayed) == engine.state_hash(state)
     assert replay.state_hash == engine.state_hash(state)
     result = engine.result(state)
     assert result is not None

@@ -394,7 +394,7 @@ class PatricianCount(_message.Message):
     def __init__(self, color: _Optional[_Union[_common_pb2.Color, str]] = ..., count: _Optional[int] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("game_id", "version", "viewer", "phase", "round", "rounds", "start_seat", "turn", "cards_left_in_turn", "deck_positions", "arms", "prices", "tax", "town_hall", "red_stack_size", "city", "plots", "mines", "rocks", "mine_stack_size", "mine_discard_size", "technology_taken", "mine_draws", "barbara_next", "patrician_bank", "patrician_pool", "council", "revealed_events", "current_event", "guild_setup_card", "mine_setup_card", "guild_sets_left", "building_in_hand", "players", "pending", "drawn", "kept_tile", "over", "scores")
+    __slots__ = ("game_id", "version", "viewer", "phase", "round", "rounds", "start_seat", "turn", "cards_left_in_turn", "deck_positions", "arms", "prices", "tax", "town_hall", "red_stack_size", "city", "plots", "mines", "rocks", "mine_stack_size", "mine_discard_size", "technology_taken", "mine_draws", "barbara_next", "patrician_bank", "patrician_pool", "council", "revealed_events", "current_event", "guild_setup_card", "mine_setup_card", "guild_sets_left", "building_in_hand", "players", "pending", "drawn", "kept_tile", "over", "scores", "town_discards")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VIEWER_FIELD_NUMBER: _ClassVar[int]
@@ -434,6 +434,7 @@ class Observation(_message.Message):
     KEPT_TILE_FIELD_NUMBER: _ClassVar[int]
     OVER_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    TOWN_DISCARDS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     version: int
     viewer: int
@@ -473,7 +474,8 @@ class Observation(_message.Message):
     kept_tile: int
     over: bool
     scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., viewer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., start_seat: _Optional[int] = ..., turn: _Optional[int] = ..., cards_left_in_turn: _Optional[int] = ..., deck_positions: _Optional[_Iterable[_Union[DeckPosition, _Mapping]]] = ..., arms: _Optional[_Iterable[_Union[ArmPosition, _Mapping]]] = ..., prices: _Optional[_Iterable[_Union[CommodityPrice, _Mapping]]] = ..., tax: _Optional[int] = ..., town_hall: _Optional[_Iterable[_Union[TownHallRow, _Mapping]]] = ..., red_stack_size: _Optional[int] = ..., city: _Optional[_Iterable[_Union[CityTile, _Mapping]]] = ..., plots: _Optional[_Iterable[_Union[Plot, _Mapping]]] = ..., mines: _Optional[_Iterable[_Union[MinePlacement, _Mapping]]] = ..., rocks: _Optional[_Iterable[_Union[Rock, _Mapping]]] = ..., mine_stack_size: _Optional[int] = ..., mine_discard_size: _Optional[int] = ..., technology_taken: _Optional[int] = ..., mine_draws: _Optional[int] = ..., barbara_next: _Optional[int] = ..., patrician_bank: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., patrician_pool: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., council: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., revealed_events: _Optional[_Iterable[int]] = ..., current_event: _Optional[int] = ..., guild_setup_card: _Optional[int] = ..., mine_setup_card: _Optional[int] = ..., guild_sets_left: _Optional[_Iterable[int]] = ..., building_in_hand: _Optional[int] = ..., players: _Optional[_Iterable[_Union[PlayerBoard, _Mapping]]] = ..., pending: _Optional[_Union[PendingDecision, _Mapping]] = ..., drawn: _Optional[_Iterable[int]] = ..., kept_tile: _Optional[int] = ..., over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    town_discards: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., viewer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., start_seat: _Optional[int] = ..., turn: _Optional[int] = ..., cards_left_in_turn: _Optional[int] = ..., deck_positions: _Optional[_Iterable[_Union[DeckPosition, _Mapping]]] = ..., arms: _Optional[_Iterable[_Union[ArmPosition, _Mapping]]] = ..., prices: _Optional[_Iterable[_Union[CommodityPrice, _Mapping]]] = ..., tax: _Optional[int] = ..., town_hall: _Optional[_Iterable[_Union[TownHallRow, _Mapping]]] = ..., red_stack_size: _Optional[int] = ..., city: _Optional[_Iterable[_Union[CityTile, _Mapping]]] = ..., plots: _Optional[_Iterable[_Union[Plot, _Mapping]]] = ..., mines: _Optional[_Iterable[_Union[MinePlacement, _Mapping]]] = ..., rocks: _Optional[_Iterable[_Union[Rock, _Mapping]]] = ..., mine_stack_size: _Optional[int] = ..., mine_discard_size: _Optional[int] = ..., technology_taken: _Optional[int] = ..., mine_draws: _Optional[int] = ..., barbara_next: _Optional[int] = ..., patrician_bank: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., patrician_pool: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., council: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., revealed_events: _Optional[_Iterable[int]] = ..., current_event: _Optional[int] = ..., guild_setup_card: _Optional[int] = ..., mine_setup_card: _Optional[int] = ..., guild_sets_left: _Optional[_Iterable[int]] = ..., building_in_hand: _Optional[int] = ..., players: _Optional[_Iterable[_Union[PlayerBoard, _Mapping]]] = ..., pending: _Optional[_Union[PendingDecision, _Mapping]] = ..., drawn: _Optional[_Iterable[int]] = ..., kept_tile: _Optional[int] = ..., over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., town_discards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("kind", "seat", "text")
@@ -486,7 +488,7 @@ class Event(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., seat: _Optional[int] = ..., text: _Optional[str] = ...) -> None: ...
 
 class DecisionRecord(_message.Message):
-    __slots__ = ("version", "seat", "decision", "text", "source", "applied_at", "think_time")
+    __slots__ = ("version", "seat", "decision", "text", "source", "applied_at", "think_time", "kind")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
@@ -494,6 +496,7 @@ class DecisionRecord(_message.Message):
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     APPLIED_AT_FIELD_NUMBER: _ClassVar[int]
     THINK_TIME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
     version: int
     seat: int
     decision: Decision
@@ -501,7 +504,8 @@ class DecisionRecord(_message.Message):
     source: DecisionSource
     applied_at: _timestamp_pb2.Timestamp
     think_time: _duration_pb2.Duration
-    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., text: _Optional[str] = ..., source: _Optional[_Union[DecisionSource, str]] = ..., applied_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., think_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    kind: DecisionKind
+    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., text: _Optional[str] = ..., source: _Optional[_Union[DecisionSource, str]] = ..., applied_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., think_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., kind: _Optional[_Union[DecisionKind, str]] = ...) -> None: ...
 
 class ScoreItem(_message.Message):
     __slots__ = ("name", "points")

@@ -1,0 +1,699 @@
+"""The PostgreSQL store: one database shared by several server replicas.
+
+Chosen with ``--db postgresql://user@host:5432/dbname`` (``postgres://`` works too). It implements
+:class:`server.store.Store` with psycopg 3 and a connection pool, and adds the change feed of
+:mod:`server.notify`, so replicas hear about each other's writes.
+
+How replicas agree: the decision log's primary key is ``(game_id, seq)``. Two replicas that both try to
+append decision N of a game race on that key; exactly one insert commits, the other gets
+:class:`server.store.DuplicateDecision` and must re-read the log (then answer ABORTED, or the recorded
+answer for an exact retry). An insert must also follow decision N-1 already in the log, so the log never
+has a gap. Every write sends ``NOTIFY`` in its transaction; PostgreSQL delivers it to the other
+replicas only once the transaction has committed, so a replica that hears "decision N" can read it.
+
+Group commit: one writer task per store commits the writes queued while the previous commit ran in one
+transaction, each in a savepoint of its own (a refused write leaves nothing behind and the others still
+commit). Every caller's coroutine returns only once the transaction holding its write has committed, so
+a decision is still durable before it is answered, but a slow disk's fsync is shared by many games.
+Writes within a transaction are ordered by game, so two replicas' transactions never deadlock.
+
+Schema and migrations: the store creates or migrates its tables when it opens, under a transaction-level
+advisory lock, so replicas that start together migrate once. ``kutnahora_schema_version`` records the
+applied steps; a database migrated by a newer server (a version this code does not know) is refused
+rather than written with an old schema. Tables are created unqualified, in the first schema of the
+connection's ``search_path``: ``?options=-csearch_path%3Dname`` in the URL puts them in a schema of their
+own (the tests do this, one schema per run).
+
+Query parameters that are not libpq's: ``pool_min_size`` (default 1) and ``pool_max_size`` (default 10),
+``pool_timeout`` (seconds to wait for a free connection, default 10). Everything else in the URL goes to
+libpq unchanged (``sslmode``, ``application_name``, ``connect_timeout``, ``options``…).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import TupleRow
+from psycopg_pool import AsyncConnectionPool
+
+from server.notify import ChangeListener, GameChange, new_replica_id
+from server.store import (
+    DecisionRow,
+    DuplicateDecision,
+    GameQuery,
+    GameRow,
+    SeatRow,
+    StoredGame,
+    StoreError,
+    encode_json,
+)
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+POOL_PARAMETERS = ("pool_min_size", "pool_max_size", "pool_timeout")
+
+# An arbitrary constant: the key of the advisory lock held while the schema is migrated.
+MIGRATION_LOCK_KEY = 0x6B75_746E_6168
+
+# Each step runs once, in order, in one transaction with its version number recorded. Never edit a step
+# that has shipped: add a new one.
+MIGRATIONS: tuple[tuple[int, str], ...] = (
+    (
+        1,
+        """
+        CREATE TABLE games (
+            game_id TEXT COLLATE "C" PRIMARY KEY,
+            created_at DOUBLE PRECISION NOT NULL,
+            players SMALLINT NOT NULL CHECK (players BETWEEN 1 AND 8),
+            events BOOLEAN NOT NULL,
+            guild_setup_card INTEGER,
+            mine_setup_card INTEGER,
+            seed BIGINT NOT NULL,
+            clock JSONB NOT NULL,
+            label TEXT NOT NULL,
+            game_token_hash TEXT NOT NULL,
+            rules_version INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL,
+            abandon_reason TEXT NOT NULL DEFAULT '',
+            result JSONB
+        );
+        CREATE INDEX games_by_status ON games (status, created_at);
+        CREATE INDEX games_by_created ON games (created_at, game_id);
+        CREATE TABLE seats (
+            game_id TEXT COLLATE "C" NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
+            seat SMALLINT NOT NULL,
+            name TEXT NOT NULL,
+            token_hash TEXT NOT NULL,
+            resigned BOOLEAN NOT NULL,
+            joined_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        );
+        CREATE TABLE decisions (
+            game_id TEXT COLLATE "C" NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL CHECK (seq >= 0),
+            seat SMALLINT NOT NULL,
+            option TEXT NOT NULL,
+            source TEXT NOT NULL,
+            think_ms INTEGER NOT NULL,
+            applied_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (game_id, seq)
+        );
+        """,
+    ),
+)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+MAX_BATCH = 256  # the most writes committed in one transaction
+
+Work = Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class _WriteJob:
+    """One queued write: what it does, which game it touches, and the future its caller awaits."""
+
+    work: Work
+    game_id: str
+    what: str
+    future: asyncio.Future[None]
+
+
+GAME_COLUMNS = (
+    "game_id, created_at, players, events, guild_setup_card, mine_setup_card, seed, clock, label, "
+    "game_token_hash, rules_version, status, updated_at, abandon_reason, result"
+)
+
+
+def is_postgres_url(db: str) -> bool:
+    """Whether ``--db`` names a PostgreSQL database rather than a SQLite file."""
+    return db.startswith(URL_SCHEMES)
+
+
+def split_url(url: str) -> tuple[str, dict[str, float]]:
+    """The libpq URL without this store's own query parameters, and those parameters."""
+    parts = urlsplit(url)
+    kept: list[tuple[str, str]] = []
+    pool: dict[str, float] = {}
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key in POOL_PARAMETERS:
+            try:
+                pool[key] = float(value)
+            except ValueError:
+                raise ValueError(f"{key} must be a number, not {value!r}") from None
+        else:
+            kept.append((key, value))
+    return urlunsplit(parts._replace(query=urlencode(kept))), pool
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password replaced, for logs and errors."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class PostgresStore:
+    """A :class:`server.store.Store` and :class:`server.notify.ChangeFeed` on a PostgreSQL database."""
+
+    kind = "postgresql"
+
+    def __init__(
+        self,
+        url: str,
+        on_commit: Callable[[float, int], None] | None = None,
+        replica_id: str | None = None,
+        channel: str | None = None,
+    ) -> None:
+        """``on_commit(seconds, writes)`` is called after every committed write.
+
+        ``channel`` names the NOTIFY channel; by default it is derived from the schema the tables live in,
+        so stores in different schemas of one database do not hear each other.
+        """
+        if not is_postgres_url(url):
+            raise ValueError(f"not a PostgreSQL URL: {redact_url(url)}")
+        self.url = url
+        self._conninfo, pool = split_url(url)
+        self._min_size = int(pool.get("pool_min_size", 1))
+        self._max_size = int(pool.get("pool_max_size", 10))
+        self._timeout = float(pool.get("pool_timeout", 10.0))
+        if not 1 <= self._min_size <= self._max_size:
+            raise ValueError("pool sizes must satisfy 1 <= pool_min_size <= pool_max_size")
+        self.replica_id = replica_id or new_replica_id()
+        self.channel = channel or ""
+        self.schema = ""
+        self._on_commit = on_commit
+        self._pool: AsyncConnectionPool[psycopg.AsyncConnection[TupleRow]] | None = None
+        self._listeners: list[ChangeListener] = []
+        self._listen_task: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()
+        self._closed = False
+        self._queue: asyncio.Queue[_WriteJob | None] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Connect, create or migrate the schema, and start listening for other replicas' writes."""
+        if self._pool is not None:
+            return
+        pool: AsyncConnectionPool[psycopg.AsyncConnection[TupleRow]] = AsyncConnectionPool(
+            self._conninfo,
+            min_size=self._min_size,
+            max_size=self._max_size,
+            timeout=self._timeout,
+            open=False,
+            kwargs={"application_name": "kutnahora-server"}
+            if "application_name" not in self._conninfo
+            else {},
+            check=AsyncConnectionPool.check_connection,
+            name="kutnahora-store",
+        )
+        try:
+            await pool.open(wait=True, timeout=self._timeout)
+        except Exception as error:
+            await pool.close()
+            raise StoreError(f"cannot connect to PostgreSQL at {redact_url(self.url)}: {error}") from error
+        self._pool = pool
+        try:
+            await self.migrate()
+        except BaseException:
+            await self.close()
+            raise
+        self._writer = asyncio.create_task(self._write_loop(), name="postgres-store-writer")
+        self._listen_task = asyncio.create_task(self._listen(), name="postgres-store-listen")
+        # Wait (briefly) until LISTEN is active, so that no change committed after open() is missed.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._listening.wait(), timeout=self._timeout)
+
+    async def close(self) -> None:
+        """Finish the queued writes, stop listening and close every connection."""
+        if self._writer is not None:
+            self._queue.put_nowait(None)
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._writer
+            self._writer = None
+        self._closed = True
+        if self._listen_task is not None:
+            self._listen_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listen_task
+            self._listen_task = None
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+    async def migrate(self) -> int:
+        """Bring the schema to :data:`SCHEMA_VERSION`; returns the version found before."""
+        async with self._connection() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+            row = await (await conn.execute("SELECT current_schema()")).fetchone()
+            if row is None or row[0] is None:
+                raise StoreError("PostgreSQL has no current schema: set search_path to an existing schema")
+            self.schema = str(row[0])
+            if not self.channel:
+                self.channel = f"kutnahora_{self.schema}"[:63]
+            await conn.execute(
+                "CREATE TABLE IF NOT EXISTS kutnahora_schema_version ("
+                " version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
+            found = await (await conn.execute("SELECT max(version) FROM kutnahora_schema_version")).fetchone()
+            before = int(found[0]) if found is not None and found[0] is not None else 0
+            if before > SCHEMA_VERSION:
+                raise StoreError(
+                    f"the database schema is at version {before}, newer than this server knows "
+                    f"({SCHEMA_VERSION}): run a server at least as new as the one that migrated it"
+                )
+            for version, statements in MIGRATIONS:
+                if version > before:
+                    await conn.execute(statements)  # trusted constant DDL
+                    await conn.execute(
+                        "INSERT INTO kutnahora_schema_version (version) VALUES (%s)", (version,)
+                    )
+            return before
+
+    # --- the ChangeFeed protocol ---------------------------------------------------------------------
+
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
+        """Registers a listener for other replicas' writes; returns the function that unregisters it."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    # --- the Store protocol --------------------------------------------------------------------------
+
+    # Each write is a statement or two that never fails for a refusal the server expects (a duplicate
+    # decision, a taken seat, an unknown game): those show as "no row written", and only then does a
+    # second query tell which it was. So the writes of a batch share one transaction without savepoints;
+    # a write that does raise a database error rolls the batch back, and each write is retried alone.
+    # The NOTIFY rides on the write's own statement, sent only when a row was written.
+
+    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
+        """Record a new game and its empty seats."""
+
+        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> None:
+            cursor = await conn.execute(
+                f"INSERT INTO games ({GAME_COLUMNS}) VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (game_id) DO NOTHING",
+                (
+                    game.game_id,
+                    game.created_at,
+                    game.players,
+                    game.events,
+                    game.guild_setup_card,
+                    game.mine_setup_card,
+                    game.seed,
+                    encode_json(game.clock),
+                    game.label,
+                    game.game_token_hash,
+                    game.rules_version,
+                    game.status,
+                    game.updated_at or game.created_at,
+                    game.abandon_reason,
+                    encode_json(game.result),
+                ),
+            )
+            if cursor.rowcount != 1:
+                raise StoreError(f"game {game.game_id} already exists")
+            async with conn.cursor() as seat_cursor:
+                await seat_cursor.executemany(
+                    "INSERT INTO seats (game_id, seat, name, token_hash, resigned, joined_at) "
+                    "VALUES (%s, %s, %s, %s, %s, %s)",
+                    [(game.game_id, s.seat, s.name, s.token_hash, s.resigned, s.joined_at) for s in seats],
+                )
+            await self._notify(conn, GameChange(game.game_id, "created", 0, self.replica_id))
+
+        await self._write(work, game.game_id, f"create game {game.game_id}")
+
+    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
+        """Record a seat's join or resignation.
+
+        A seat's token never changes once set: a join through one replica that another replica's join
+        of the same seat beat is refused with :class:`StoreError`, instead of replacing that seat's token.
+        """
+        change = GameChange(game_id, "seat", 0, self.replica_id)
+
+        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> None:
+            cursor = await conn.execute(
+                "WITH saved AS ("
+                " INSERT INTO seats (game_id, seat, name, token_hash, resigned, joined_at)"
+                " SELECT %(game_id)s, %(seat)s, %(name)s, %(token_hash)s, %(resigned)s, %(joined_at)s"
+                " WHERE EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s)"
+                " ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,"
+                " token_hash = excluded.token_hash, resigned = excluded.resigned,"
+                " joined_at = excluded.joined_at"
+                " WHERE seats.token_hash = '' OR seats.token_hash = excluded.token_hash"
+                " RETURNING seat) "
+                "SELECT pg_notify(%(channel)s, %(payload)s) FROM saved",
+                {
+                    "game_id": game_id,
+                    "seat": seat.seat,
+                    "name": seat.name,
+                    "token_hash": seat.token_hash,
+                    "resigned": seat.resigned,
+                    "joined_at": seat.joined_at,
+                    "channel": self.channel,
+                    "payload": change.encode(),
+                },
+            )
+            if cursor.rowcount == 1:
+                return
+            if not await self._game_exists(conn, game_id):
+                raise StoreError(f"no game {game_id} in the store")
+            raise StoreError(f"seat {seat.seat} of game {game_id} was taken through another replica")
+
+        await self._write(work, game_id, f"save seat {seat.seat} of game {game_id}")
+
+    async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
+        """Append one decision; raises :class:`DuplicateDecision` if another writer appended ``seq`` first."""
+        change = GameChange(game_id, "decision", decision.seq + 1, self.replica_id)
+
+        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> None:
+            cursor = await conn.execute(
+                "WITH inserted AS ("
+                " INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at)"
+                " SELECT %(game_id)s, %(seq)s, %(seat)s, %(option)s, %(source)s, %(think_ms)s, %(applied_at)s"
+                " WHERE EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s)"
+                " AND (%(seq)s = 0 OR EXISTS"
+                " (SELECT 1 FROM decisions WHERE game_id = %(game_id)s AND seq = %(seq)s - 1))"
+                " ON CONFLICT (game_id, seq) DO NOTHING"
+                " RETURNING seq) "
+                "SELECT pg_notify(%(channel)s, %(payload)s) FROM inserted",
+                {
+                    "game_id": game_id,
+                    "seq": decision.seq,
+                    "seat": decision.seat,
+                    "option": decision.option,
+                    "source": decision.source,
+                    "think_ms": decision.think_ms,
+                    "applied_at": decision.applied_at,
+                    "channel": self.channel,
+                    "payload": change.encode(),
+                },
+            )
+            if cursor.rowcount == 1:
+                return
+            # Nothing written: decision N is already there (another replica won), or it is not allowed.
+            found = await (
+                await conn.execute(
+                    "SELECT EXISTS (SELECT 1 FROM decisions WHERE game_id = %(game_id)s AND seq = %(seq)s), "
+                    "EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s)",
+                    {"game_id": game_id, "seq": decision.seq},
+                )
+            ).fetchone()
+            taken, game_exists = found if found is not None else (False, False)
+            if taken:
+                raise DuplicateDecision(f"decision {decision.seq} of game {game_id} is already stored")
+            if not game_exists:
+                raise StoreError(f"no game {game_id} in the store")
+            raise StoreError(f"decision {decision.seq} of game {game_id} leaves a gap in the log")
+
+        await self._write(work, game_id, f"append decision {decision.seq} of game {game_id}")
+
+    async def set_status(
+        self,
+        game_id: str,
+        status: str,
+        updated_at: float,
+        abandon_reason: str = "",
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        """Record a change of status (active, finished with its result, abandoned with a reason)."""
+        change = GameChange(game_id, "status", 0, self.replica_id)
+
+        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> None:
+            await conn.execute(
+                "WITH updated AS ("
+                " UPDATE games SET status = %s, updated_at = %s, abandon_reason = %s, result = %s"
+                " WHERE game_id = %s RETURNING game_id) "
+                "SELECT pg_notify(%s, %s) FROM updated",
+                (
+                    status,
+                    updated_at,
+                    abandon_reason,
+                    encode_json(result),
+                    game_id,
+                    self.channel,
+                    change.encode(),
+                ),
+            )
+
+        await self._write(work, game_id, f"set status of game {game_id}")
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        """Everything about one game, read in one snapshot, or None."""
+        try:
+            async with self._connection() as conn:
+                # REPEATABLE READ: the game row, its seats and its log come from one snapshot.
+                await conn.set_isolation_level(psycopg.IsolationLevel.REPEATABLE_READ)
+                try:
+                    async with conn.transaction():
+                        row = await (
+                            await conn.execute(
+                                f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = %s", (game_id,)
+                            )
+                        ).fetchone()
+                        if row is None:
+                            return None
+                        seat_rows = await (
+                            await conn.execute(
+                                "SELECT seat, name, token_hash, resigned, joined_at FROM seats "
+                                "WHERE game_id = %s ORDER BY seat",
+                                (game_id,),
+                            )
+                        ).fetchall()
+                        decision_rows = await (
+                            await conn.execute(
+                                "SELECT seq, seat, option, source, think_ms, applied_at FROM decisions "
+                                "WHERE game_id = %s ORDER BY seq",
+                                (game_id,),
+                            )
+                        ).fetchall()
+                finally:
+                    await conn.set_isolation_level(None)
+        except psycopg.Error as error:
+            raise StoreError(f"the store could not load game {game_id}: {error}") from error
+        seats = tuple(
+            SeatRow(seat=r[0], name=r[1], token_hash=r[2], resigned=bool(r[3]), joined_at=r[4])
+            for r in seat_rows
+        )
+        decisions = tuple(
+            DecisionRow(seq=r[0], seat=r[1], option=r[2], source=r[3], think_ms=r[4], applied_at=r[5])
+            for r in decision_rows
+        )
+        for expected, decision in enumerate(decisions):
+            if decision.seq != expected:
+                raise StoreError(f"the log of game {game_id} has a gap before decision {decision.seq}")
+        return StoredGame(_game_row(row, len(decisions)), seats, decisions)
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        """Games matching the query, newest first."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if query.status is not None:
+            clauses.append("status = %s")
+            params.append(query.status)
+        if query.label:
+            clauses.append("label = %s")
+            params.append(query.label)
+        if query.before is not None:
+            clauses.append("(created_at, game_id) < (%s, %s)")
+            params.extend([query.before[0], query.before[1]])
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        statement = (
+            f"SELECT {GAME_COLUMNS}, (SELECT count(*) FROM decisions d WHERE d.game_id = g.game_id) "
+            f"FROM games g {where} ORDER BY created_at DESC, game_id DESC LIMIT %s"
+        )
+        rows = await self._read(statement, (*params, query.limit), "list games")
+        return [_game_row(row[:-1], int(row[-1])) for row in rows]
+
+    async def unfinished_games(self) -> list[str]:
+        """The ids of the games still waiting or active, oldest first."""
+        rows = await self._read(
+            "SELECT game_id FROM games WHERE status IN ('waiting', 'active') ORDER BY created_at, game_id",
+            (),
+            "list unfinished games",
+        )
+        return [str(row[0]) for row in rows]
+
+    # --- helpers -------------------------------------------------------------------------------------
+
+    def _connection(self) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[TupleRow]]:
+        if self._pool is None or self._closed:
+            raise StoreError("the store is not open")
+        return self._pool.connection()
+
+    async def _write(self, work: Work, game_id: str, what: str) -> None:
+        """Queues one write for the writer and waits until the transaction holding it has committed."""
+        if self._writer is None or self._closed:
+            raise StoreError("the store is not open")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_WriteJob(work, game_id, what, future))
+        await future
+
+    async def _write_loop(self) -> None:
+        """Commits queued writes, everything queued meanwhile in one transaction (group commit)."""
+        while True:
+            first = await self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            stopping = False
+            while len(batch) < MAX_BATCH and not self._queue.empty():
+                job = self._queue.get_nowait()
+                if job is None:
+                    stopping = True
+                    break
+                batch.append(job)
+            # One lock order for every batch of every replica (by game, each game's writes in their order),
+            # so that two replicas' batches never wait for each other in a cycle.
+            batch.sort(key=lambda job: job.game_id)
+            for job, error in await self._commit(batch):
+                if job.future.done():
+                    continue
+                if error is None:
+                    job.future.set_result(None)
+                else:
+                    job.future.set_exception(error)
+            if stopping:
+                return
+
+    async def _commit(self, batch: list[_WriteJob]) -> list[tuple[_WriteJob, BaseException | None]]:
+        """Runs a batch in one transaction; after a database error, each write again in its own."""
+        started = time.perf_counter()
+        try:
+            outcomes = await self._transaction(batch)
+        except Exception as error:
+            if len(batch) == 1:
+                outcomes = [(batch[0], _store_error(batch[0], error))]
+            else:
+                outcomes = []
+                for job in batch:
+                    try:
+                        outcomes.extend(await self._transaction([job]))
+                    except Exception as single_error:
+                        outcomes.append((job, _store_error(job, single_error)))
+        if self._on_commit is not None:
+            committed = sum(1 for _, error in outcomes if error is None)
+            if committed:
+                self._on_commit(time.perf_counter() - started, committed)
+        return outcomes
+
+    async def _transaction(self, batch: list[_WriteJob]) -> list[tuple[_WriteJob, BaseException | None]]:
+        """Runs the writes in one transaction. A write's refusal (a StoreError) is its outcome, the
+        others still commit; a database error rolls everything back and is raised."""
+        outcomes: list[tuple[_WriteJob, BaseException | None]] = []
+        async with self._connection() as conn, conn.transaction():
+            for job in batch:
+                try:
+                    await job.work(conn)
+                except StoreError as refusal:
+                    outcomes.append((job, refusal))
+                else:
+                    outcomes.append((job, None))
+        return outcomes
+
+    async def _game_exists(self, conn: psycopg.AsyncConnection[TupleRow], game_id: str) -> bool:
+        row = await (
+            await conn.execute("SELECT EXISTS (SELECT 1 FROM games WHERE game_id = %s)", (game_id,))
+        ).fetchone()
+        return bool(row and row[0])
+
+    async def _read(self, statement: str, params: Sequence[Any], what: str) -> list[TupleRow]:
+        try:
+            async with self._connection() as conn:
+                rows = await (await conn.execute(statement, params)).fetchall()
+                await conn.commit()
+                return rows
+        except psycopg.Error as error:
+            raise StoreError(f"the store could not {what}: {error}") from error
+
+    async def _notify(self, conn: psycopg.AsyncConnection[TupleRow], change: GameChange) -> None:
+        # Sent with the transaction: other replicas hear it only if, and once, it commits.
+        await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, change.encode()))
+
+    async def _listen(self) -> None:
+        """Holds a connection that LISTENs on the channel; reconnects with backoff when it is lost."""
+        delay = 0.2
+        first = True
+        while not self._closed:
+            try:
+                async with await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True) as conn:
+                    await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+                    self._listening.set()
+                    delay = 0.2
+                    if not first:  # changes may have been missed while disconnected
+                        self._dispatch(GameChange("", "resync", 0, ""))
+                    first = False
+                    async for notice in conn.notifies():
+                        try:
+                            change = GameChange.decode(notice.payload)
+                        except ValueError:
+                            continue
+                        if change.origin != self.replica_id:
+                            self._dispatch(change)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                first = False
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+    def _dispatch(self, change: GameChange) -> None:
+        for listener in list(self._listeners):
+            with contextlib.suppress(Exception):  # one broken listener must not silence the others
+                listener(change)
+
+
+def _store_error(job: _WriteJob, error: BaseException) -> StoreError:
+    """A failure of a write as the server sees it."""
+    if isinstance(error, StoreError):
+        return error
+    return StoreError(f"the store could not {job.what}: {error}")
+
+
+def _json_column(value: Any) -> dict[str, Any] | None:
+    """A JSONB column as a dict (psycopg already decodes JSONB; text is decoded here)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = json.loads(value)
+    if not isinstance(value, dict):
+        raise StoreError(f"expected a JSON object in the store, got {type(value).__name__}")
+    return value
+
+
+def _game_row(row: Sequence[Any], version: int) -> GameRow:
+    return GameRow(
+        game_id=row[0],
+        created_at=row[1],
+        players=row[2],
+        events=bool(row[3]),
+        guild_setup_card=row[4],
+        mine_setup_card=row[5],
+        seed=row[6],
+        clock=_json_column(row[7]) or {},
+        label=row[8],
+        game_token_hash=row[9],
+        rules_version=row[10],
+        status=row[11],
+        updated_at=row[12],
+        abandon_reason=row[13],
+        result=_json_column(row[14]),
+        version=version,
+    )
