@@ -22,15 +22,19 @@ from server import logs
 from server.config import ServerConfig
 from server.hub import GameHub
 from server.metrics import Metrics, MetricsEndpoint
+from server.replication import ReplicaSync, ReplicationMetrics
 from server.service import KutnaHoraService
 from server.sqlite_store import SqliteStore
 from server.store import MemoryStore, Store
+from server.store_postgres import PostgresStore, is_postgres_url
 
 
 def make_store(config: ServerConfig, metrics: Metrics) -> Store:
     """The store the configuration names: SQLite at ``config.db``, or memory for ``:memory:``."""
     if config.db in ("", ":memory:"):
         return MemoryStore()
+    if is_postgres_url(config.db):
+        return PostgresStore(config.db, on_commit=metrics.on_commit)
     return SqliteStore(config.db, config.db_synchronous, on_commit=metrics.on_commit)
 
 
@@ -57,6 +61,7 @@ class GameServer:
         self.health = health_servicer
         self.log = log
         self.metrics_endpoint: MetricsEndpoint | None = None
+        self.replication = ReplicaSync(hub.games, hub.store, ReplicationMetrics(metrics.registry), log)
         self._stopped = asyncio.Event()
 
     @property
@@ -67,6 +72,8 @@ class GameServer:
     async def start(self) -> None:
         """Open the store, start recovering unfinished games, and serve."""
         await self.hub.store.open()
+        if self.replication.start():  # other replicas share the store: follow their writes
+            self.hub.services.catch_up = self.replication.catch_up
         if self.config.metrics_port is not None:
             self.metrics_endpoint = MetricsEndpoint(
                 self.metrics, self.config.metrics_host, self.config.metrics_port
@@ -85,6 +92,7 @@ class GameServer:
         self.service.stop_streams()
         await self.hub.close()
         await self.grpc_server.stop(grace)
+        await self.replication.close()
         await self.hub.store.close()
         if self.metrics_endpoint is not None:
             self.metrics_endpoint.close()

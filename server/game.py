@@ -21,7 +21,7 @@ import contextvars
 import random
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +132,9 @@ class GameServices:
     components: ComponentSet
     log: Any
     on_status: Callable[[LiveGame, str, str], None] = field(default=lambda game, old, new: None)
+    # Set when other replicas share the store (server.replication): brings a game up to the store's log.
+    # The caller holds the game's lock; the second argument names what asked for it (for metrics).
+    catch_up: Callable[[LiveGame, str], Awaitable[int]] | None = None
 
 
 def encode_observation(state: GameState, viewer: int | None, encoder: convert.ObservationEncoder) -> bytes:
@@ -311,6 +314,17 @@ class LiveGame:
         if owner != seat:
             raise denied(f"the token belongs to seat {owner}, not seat {seat}")
 
+    async def authorize_current(self, seat: int, token: str | None) -> None:
+        """:meth:`authorize`, first reading seats that another replica may have filled since."""
+        try:
+            self.authorize(seat, token)
+        except ServiceError as error:
+            if error.reason != "unauthenticated" or not token or self.services.catch_up is None:
+                raise
+            async with self.lock:
+                await self.services.catch_up(self, "token")
+            self.authorize(seat, token)
+
     def authorize_admin(self, token: str | None, admin_token: str) -> None:
         """Refuse a game-wide action without the game token or the server's admin token."""
         if not token:
@@ -330,6 +344,8 @@ class LiveGame:
     async def join(self, seat: int | None, name: str) -> tuple[int, str]:
         """Take a seat (the lowest free one when None); returns the seat and its new token."""
         async with self.lock:
+            if self.services.catch_up is not None:  # another replica may have seated someone
+                await self.services.catch_up(self, "join")
             if self.status != "waiting":
                 raise precondition(
                     f"game {self.game_id} is {self.status}; seats can be joined only while it is waiting",
@@ -412,6 +428,8 @@ class LiveGame:
         An exact retry of a decision already applied returns that decision again and applies nothing.
         """
         async with self.lock:
+            if version > self.state.version and self.services.catch_up is not None:
+                await self.services.catch_up(self, "submission")  # another replica moved the game on
             current = self.state.version
             if version < current:
                 return await self._retry_or_stale(seat, version, answer)
@@ -508,6 +526,12 @@ class LiveGame:
                 self.game_id, DecisionRow(version, seat, text, source, think_ms, applied_at)
             )
         except DuplicateDecision:
+            if services.catch_up is not None:  # another replica stored decision N first: read it
+                await services.catch_up(self, "duplicate")
+                if version < len(self.history):
+                    recorded = self.history[version]
+                    if recorded.seat == seat and recorded.option == option:
+                        return recorded  # the same decision: an exact retry through another replica
             raise stale(
                 f"decision {version} of game {self.game_id} was recorded elsewhere; read the game again"
             ) from None

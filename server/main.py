@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from server import logs
 from server.app import create_server
 from server.config import ClockConfig, Limits, ServerConfig
+from server.store_postgres import is_postgres_url, redact_url
 
 T = TypeVar("T")
 ENV_PREFIX = "KUTNAHORA_"
@@ -84,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         _optional_port,
         "port of the /metrics endpoint ('off' disables it)",
     )
-    add("--db", "DB", "kutnahora.db", str, "SQLite file of the store, or :memory: to keep nothing")
+    add("--db", "DB", "kutnahora.db", str, "SQLite file, postgresql:// URL (replicas share it), or :memory:")
     add(
         "--db-synchronous",
         "DB_SYNCHRONOUS",
@@ -173,7 +174,12 @@ async def serve(host: str, port: int, config: ServerConfig) -> None:
     scheme = "grpcs" if config.tls_cert else "grpc"
     where = f"{scheme}://{host}:{bound}"
     metrics = f"http://{config.metrics_host}:{server.metrics_port}/metrics" if server.metrics_port else "off"
-    store = "memory" if config.db in ("", ":memory:") else f"sqlite {config.db}"
+    if config.db in ("", ":memory:"):
+        store = "memory"
+    elif is_postgres_url(config.db):
+        store = f"postgresql {redact_url(config.db)}"
+    else:
+        store = f"sqlite {config.db}"
     print(f"kutnahora-server listening on {where} (metrics {metrics}, store {store})", flush=True)
     log.info("server listening", address=f"{host}:{bound}", metrics=metrics, store=store)
     await stop.wait()

@@ -310,7 +310,7 @@ class KutnaHoraService:
     ) -> game_service_pb2.ResignSeatResponse:
         """Resign a seat."""
         game = await self._game(request.game_id)
-        game.authorize(request.seat, _token(context))
+        await game.authorize_current(request.seat, _token(context))
         await game.resign(request.seat)
         return game_service_pb2.ResignSeatResponse(game=game.summary())
 
@@ -332,7 +332,7 @@ class KutnaHoraService:
     ) -> int | None:
         if not has_seat:
             return None
-        game.authorize(seat, _token(context))
+        await game.authorize_current(seat, _token(context))
         return seat
 
     async def GetObservation(
@@ -361,7 +361,7 @@ class KutnaHoraService:
         except convert.Malformed as error:
             raise invalid(str(error)) from None
         game = await self._game(request.game_id)
-        game.authorize(request.seat, _token(context))
+        await game.authorize_current(request.seat, _token(context))
         record = await game.submit(request.seat, request.version, request.answer)
         response = await game.response_bytes(record)
         self.metrics.submission_latency.labels(path="unary").observe(time.perf_counter() - started)
@@ -437,7 +437,7 @@ class KutnaHoraService:
         start = first.start
         structlog.contextvars.bind_contextvars(game_id=start.game_id, seat=start.seat)
         game = await self._game(start.game_id)
-        game.authorize(start.seat, _token(context))
+        await game.authorize_current(start.seat, _token(context))
         if self.players >= self.config.limits.max_players:
             self.metrics.refused.labels(limit="max_players").inc()
             raise exhausted(

