@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from server.store import (
+    GAME_COLUMNS,
     DecisionRow,
     DuplicateDecision,
     GameQuery,
@@ -33,6 +34,7 @@ from server.store import (
     StoreError,
     decode_json,
     encode_json,
+    game_values,
 )
 
 T = TypeVar("T")
@@ -78,11 +80,6 @@ CREATE TABLE IF NOT EXISTS decisions (
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
 """
-
-GAME_COLUMNS = (
-    "game_id, created_at, players, events, guild_setup_card, mine_setup_card, seed, clock, label, "
-    "game_token_hash, rules_version, status, updated_at, abandon_reason, result"
-)
 
 
 @dataclass(slots=True)
@@ -146,23 +143,7 @@ class SqliteStore:
         def work(db: sqlite3.Connection) -> None:
             db.execute(
                 f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game.game_id,
-                    game.created_at,
-                    game.players,
-                    int(game.events),
-                    game.guild_setup_card,
-                    game.mine_setup_card,
-                    game.seed,
-                    encode_json(game.clock),
-                    game.label,
-                    game.game_token_hash,
-                    game.rules_version,
-                    game.status,
-                    game.updated_at or game.created_at,
-                    game.abandon_reason,
-                    encode_json(game.result),
-                ),
+                game_values(game),
             )
             db.executemany(
                 f"INSERT INTO seats ({SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",

@@ -137,6 +137,34 @@ class Store(Protocol):
         """The ids of the games still waiting or active, oldest first."""
 
 
+GAME_COLUMNS = (
+    "game_id, created_at, players, events, guild_setup_card, mine_setup_card, seed, clock, label, "
+    "game_token_hash, rules_version, status, updated_at, abandon_reason, result"
+)
+"""The columns of a game row, in the order of :func:`game_values`, for every SQL store."""
+
+
+def game_values(game: GameRow) -> tuple[object, ...]:
+    """A game row's values in the order of :data:`GAME_COLUMNS`."""
+    return (
+        game.game_id,
+        game.created_at,
+        game.players,
+        game.events,
+        game.guild_setup_card,
+        game.mine_setup_card,
+        game.seed,
+        encode_json(game.clock),
+        game.label,
+        game.game_token_hash,
+        game.rules_version,
+        game.status,
+        game.updated_at or game.created_at,
+        game.abandon_reason,
+        encode_json(game.result),
+    )
+
+
 def encode_json(value: dict[str, Any] | None) -> str | None:
     """JSON for a store column (compact, sorted keys)."""
     return None if value is None else json.dumps(value, sort_keys=True, separators=(",", ":"))

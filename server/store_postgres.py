@@ -47,6 +47,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from server.notify import ChangeListener, GameChange, new_replica_id
 from server.store import (
+    GAME_COLUMNS,
     DecisionRow,
     DuplicateDecision,
     GameQuery,
@@ -55,6 +56,7 @@ from server.store import (
     StoredGame,
     StoreError,
     encode_json,
+    game_values,
 )
 
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -125,12 +127,6 @@ class _WriteJob:
     game_id: str
     what: str
     future: asyncio.Future[None]
-
-
-GAME_COLUMNS = (
-    "game_id, created_at, players, events, guild_setup_card, mine_setup_card, seed, clock, label, "
-    "game_token_hash, rules_version, status, updated_at, abandon_reason, result"
-)
 
 
 def is_postgres_url(db: str) -> bool:
@@ -310,23 +306,7 @@ class PostgresStore:
                 f"INSERT INTO games ({GAME_COLUMNS}) VALUES "
                 "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (game_id) DO NOTHING",
-                (
-                    game.game_id,
-                    game.created_at,
-                    game.players,
-                    game.events,
-                    game.guild_setup_card,
-                    game.mine_setup_card,
-                    game.seed,
-                    encode_json(game.clock),
-                    game.label,
-                    game.game_token_hash,
-                    game.rules_version,
-                    game.status,
-                    game.updated_at or game.created_at,
-                    game.abandon_reason,
-                    encode_json(game.result),
-                ),
+                game_values(game),
             )
             if cursor.rowcount != 1:
                 raise StoreError(f"game {game.game_id} already exists")

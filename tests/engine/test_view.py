@@ -14,28 +14,7 @@ import pytest
 from engine import GameOptions, apply, legal, new_game, observe
 from engine.options import DecisionKind
 from engine.state import GameState
-
-
-def _scramble_hidden(state: GameState, rng: random.Random) -> GameState:
-    """A copy of the game that differs from it only in hidden information."""
-    twin = state.copy()
-    rng.shuffle(twin.mine_stack)
-    rng.shuffle(twin.mine_discard)
-    for row in twin.town_hall:
-        for stack in row:
-            below = stack.tiles[:-1]
-            rng.shuffle(below)
-            stack.tiles[:-1] = below
-    rng.shuffle(twin.red_stack)
-    future = twin.events[twin.round :]
-    rng.shuffle(future)
-    twin.events[twin.round :] = future
-    twin.rng.seed(rng.random())
-    if twin.drawn and twin.mine_stack:
-        # the drawing seat's tiles swap with tiles still in the stack: nobody else can tell
-        k = min(len(twin.drawn), len(twin.mine_stack))
-        twin.drawn[:k], twin.mine_stack[:k] = twin.mine_stack[:k], twin.drawn[:k]
-    return twin
+from tests.hidden_information import disguise
 
 
 def _positions(players: int, seed: int) -> list[GameState]:
@@ -60,7 +39,7 @@ def test_observations_do_not_depend_on_hidden_information(players: int) -> None:
     rng = random.Random(players)
     mine_choices = 0
     for state in _positions(players, seed=40 + players):
-        twin = _scramble_hidden(state, rng)
+        twin = disguise(state, rng, keep_drawn=False)
         drawer = state.pending.seat if state.drawn and state.pending is not None else None
         mine_choices += drawer is not None
         for viewer in [None, *range(players)]:
