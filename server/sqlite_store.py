@@ -187,6 +187,27 @@ class SqliteStore:
         """Append one decision to the game's log."""
 
         def work(db: sqlite3.Connection) -> None:
+            # One statement: it appends only the next decision of a known game, so it needs no transaction
+            # of its own; when it appends nothing, a second look says why.
+            written = db.execute(
+                "INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at) "
+                "SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM games WHERE game_id = ?) "
+                "AND ? = (SELECT COALESCE(MAX(seq) + 1, 0) FROM decisions WHERE game_id = ?)",
+                (
+                    game_id,
+                    decision.seq,
+                    decision.seat,
+                    decision.option,
+                    decision.source,
+                    decision.think_ms,
+                    decision.applied_at,
+                    game_id,
+                    decision.seq,
+                    game_id,
+                ),
+            ).rowcount
+            if written == 1:
+                return
             known, following = db.execute(
                 "SELECT (SELECT 1 FROM games WHERE game_id = ?), "
                 "(SELECT COALESCE(MAX(seq) + 1, 0) FROM decisions WHERE game_id = ?)",
@@ -194,29 +215,12 @@ class SqliteStore:
             ).fetchone()
             if known is None:
                 raise StoreError(f"game {game_id} is not in the store")
-            if decision.seq > following:
-                raise StoreError(
-                    f"decision {decision.seq} of game {game_id} would leave a gap: the log holds "
-                    f"{following} decisions"
-                )
-            try:
-                db.execute(
-                    "INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        game_id,
-                        decision.seq,
-                        decision.seat,
-                        decision.option,
-                        decision.source,
-                        decision.think_ms,
-                        decision.applied_at,
-                    ),
-                )
-            except sqlite3.IntegrityError:
-                raise DuplicateDecision(
-                    f"decision {decision.seq} of game {game_id} is already stored"
-                ) from None
+            if decision.seq < following:
+                raise DuplicateDecision(f"decision {decision.seq} of game {game_id} is already stored")
+            raise StoreError(
+                f"decision {decision.seq} of game {game_id} would leave a gap: the log holds "
+                f"{following} decisions"
+            )
 
         await self._submit(work, write=True)
 
@@ -330,22 +334,30 @@ class SqliteStore:
         if self._thread is None or self._loop is None or self._closed:
             raise StoreError("the store is not open")
         if write and self._inline is not None:
-            return self._write_inline(self._inline, work)
+            return self._write_inline(self._inline, work, statements)
         future: asyncio.Future[T] = self._loop.create_future()
         self._jobs.put(_Job(work, future, write, statements))
         return await future
 
-    def _write_inline(self, db: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run one write in its own transaction on the event loop's connection; it fails whole."""
+    def _write_inline(
+        self, db: sqlite3.Connection, work: Callable[[sqlite3.Connection], T], statements: int
+    ) -> T:
+        """Run one write on the event loop's connection; it fails whole.
+
+        A single statement commits by itself (autocommit); a longer job runs in a transaction.
+        """
         started = time.perf_counter()
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            if statements == 1:
                 value = work(db)
-            except BaseException:
-                db.rollback()
-                raise
-            db.execute("COMMIT")
+            else:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    value = work(db)
+                except BaseException:
+                    db.rollback()
+                    raise
+                db.execute("COMMIT")
         except sqlite3.Error as error:
             if db.in_transaction:
                 db.rollback()
