@@ -34,6 +34,7 @@ from server.store import (
     StoreError,
     decode_json,
     encode_json,
+    game_filter,
     game_values,
 )
 
@@ -278,18 +279,7 @@ class SqliteStore:
         """Games matching the query, newest first."""
 
         def work(db: sqlite3.Connection) -> list[GameRow]:
-            clauses: list[str] = []
-            params: list[Any] = []
-            if query.status is not None:
-                clauses.append("status = ?")
-                params.append(query.status)
-            if query.label:
-                clauses.append("label = ?")
-                params.append(query.label)
-            if query.before is not None:
-                clauses.append("(created_at < ? OR (created_at = ? AND game_id < ?))")
-                params.extend([query.before[0], query.before[0], query.before[1]])
-            where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+            where, params = game_filter(query, "?")
             rows = db.execute(
                 f"SELECT {GAME_COLUMNS}, (SELECT COUNT(*) FROM decisions d WHERE d.game_id = g.game_id) "
                 f"FROM games g {where} ORDER BY created_at DESC, game_id DESC LIMIT ?",

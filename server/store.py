@@ -165,6 +165,22 @@ def game_values(game: GameRow) -> tuple[object, ...]:
     )
 
 
+def game_filter(query: GameQuery, mark: str) -> tuple[str, list[Any]]:
+    """The WHERE clause (or nothing) and parameters of a game listing; ``mark`` is the placeholder."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if query.status is not None:
+        clauses.append(f"status = {mark}")
+        params.append(query.status)
+    if query.label:
+        clauses.append(f"label = {mark}")
+        params.append(query.label)
+    if query.before is not None:  # the page after (created_at, game_id), newest first
+        clauses.append(f"(created_at, game_id) < ({mark}, {mark})")
+        params.extend([query.before[0], query.before[1]])
+    return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), params
+
+
 def encode_json(value: dict[str, Any] | None) -> str | None:
     """JSON for a store column (compact, sorted keys)."""
     return None if value is None else json.dumps(value, sort_keys=True, separators=(",", ":"))

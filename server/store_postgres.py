@@ -56,6 +56,7 @@ from server.store import (
     StoredGame,
     StoreError,
     encode_json,
+    game_filter,
     game_values,
 )
 
@@ -483,18 +484,7 @@ class PostgresStore:
 
     async def list_games(self, query: GameQuery) -> list[GameRow]:
         """Games matching the query, newest first."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if query.status is not None:
-            clauses.append("status = %s")
-            params.append(query.status)
-        if query.label:
-            clauses.append("label = %s")
-            params.append(query.label)
-        if query.before is not None:
-            clauses.append("(created_at, game_id) < (%s, %s)")
-            params.extend([query.before[0], query.before[1]])
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        where, params = game_filter(query, "%s")
         statement = (
             f"SELECT {GAME_COLUMNS}, (SELECT count(*) FROM decisions d WHERE d.game_id = g.game_id) "
             f"FROM games g {where} ORDER BY created_at DESC, game_id DESC LIMIT %s"
