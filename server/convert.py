@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
+from functools import partial
 from typing import Any, TypeVar
 
 from google.protobuf import duration_pb2, timestamp_pb2
@@ -509,13 +510,16 @@ class _PartCache:
         self.entries: dict[object, bytes] = {}
         self.limit = limit
 
-    def get(self, key: object) -> bytes | None:
-        return self.entries.get(key)
-
-    def put(self, key: object, value: bytes) -> bytes:
-        if len(self.entries) >= self.limit:
-            self.entries.clear()
-        self.entries[key] = value
+    def part(self, key: object, build: Callable[[game_pb2.Observation], None]) -> bytes:
+        """The serialised part for ``key``; on a miss ``build`` writes it into an empty observation."""
+        value = self.entries.get(key)
+        if value is None:
+            wire = game_pb2.Observation()
+            build(wire)
+            value = wire.SerializeToString()
+            if len(self.entries) >= self.limit:
+                self.entries.clear()
+            self.entries[key] = value
         return value
 
 
@@ -557,42 +561,19 @@ class ObservationEncoder:
         describe: Callable[[Option], str] | None = None,
     ) -> bytes:
         """The serialised wire observation of ``obs``."""
-        parts = [_header(obs, self.game_id).SerializeToString()]
-        key: object = (obs.deck_positions, obs.arms, obs.prices, obs.no_market)
-        part = self._market.get(key)
-        if part is None:
-            wire = game_pb2.Observation()
-            _add_market(wire, obs)
-            part = self._market.put(key, wire.SerializeToString())
-        parts.append(part)
-        key = obs.town_hall
-        part = self._town_hall.get(key)
-        if part is None:
-            wire = game_pb2.Observation()
-            _add_town_hall(wire, obs)
-            part = self._town_hall.put(key, wire.SerializeToString())
-        parts.append(part)
-        key = (obs.city, obs.plots, obs.mines, obs.rocks)
-        part = self._boards.get(key)
-        if part is None:
-            wire = game_pb2.Observation()
-            _add_boards(wire, obs)
-            part = self._boards.put(key, wire.SerializeToString())
-        parts.append(part)
-        key = (obs.patrician_bank, obs.patrician_pool, obs.council)
-        part = self._patricians.get(key)
-        if part is None:
-            wire = game_pb2.Observation()
-            _add_patricians(wire, obs)
-            part = self._patricians.put(key, wire.SerializeToString())
-        parts.append(part)
+        parts = [
+            _header(obs, self.game_id).SerializeToString(),
+            self._market.part(
+                (obs.deck_positions, obs.arms, obs.prices, obs.no_market), lambda w: _add_market(w, obs)
+            ),
+            self._town_hall.part(obs.town_hall, lambda w: _add_town_hall(w, obs)),
+            self._boards.part((obs.city, obs.plots, obs.mines, obs.rocks), lambda w: _add_boards(w, obs)),
+            self._patricians.part(
+                (obs.patrician_bank, obs.patrician_pool, obs.council), lambda w: _add_patricians(w, obs)
+            ),
+        ]
         for player in obs.players:
-            part = self._players.get(player)
-            if part is None:
-                wire = game_pb2.Observation()
-                _add_player(wire, player)
-                part = self._players.put(player, wire.SerializeToString())
-            parts.append(part)
+            parts.append(self._players.part(player, partial(_add_player, player=player)))
         pending = obs.pending
         if pending is not None:
             parts.append(self._encode_pending(pending, question, describe))
