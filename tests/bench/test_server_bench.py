@@ -1,0 +1,38 @@
+"""The server benchmark runs end to end and reports its figures (a smoke test, not a speed test)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.server_bench import main
+
+
+def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A short run over a real server: decisions were made, none rejected, every figure reported."""
+    out = tmp_path / "bench.json"
+    argv = [
+        "--games",
+        "4",
+        "--duration",
+        "1.5",
+        "--warmup",
+        "0.5",
+        "--echo-duration",
+        "0.5",
+        "--json",
+        str(out),
+    ]
+    assert main(argv) == 0
+    results = json.loads(out.read_text())
+    assert results["decisions"] > 0
+    assert results["rejected"] == 0
+    assert results["decisions_per_s"] > 0
+    assert 0 < results["latency_p50_ms"] <= results["latency_p99_ms"]
+    assert results["echo_stream_msgs_per_s"] > 0 and results["echo_unary_per_s"] > 0
+    assert results["server_cpu_us_per_decision"] > 0
+    assert "decisions/s" in capsys.readouterr().out
