@@ -162,7 +162,9 @@ class KutnaHoraService:
                 fields["seat"] = request.seat
         structlog.contextvars.bind_contextvars(**fields)
 
-    def _wrap_unary(self, rpc: str, behaviour: Handler) -> Handler:
+    def _wrap_unary(self, rpc: str, behaviour: Handler, what: str = "request") -> Handler:
+        """Bind the log context, apply the rate limit, map errors to statuses and count the outcome."""
+
         async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             self._bind(rpc, request, context)
             code = "OK"
@@ -188,7 +190,7 @@ class KutnaHoraService:
                     raise
                 code = "INTERNAL"
                 self.log.exception("unexpected error")
-                await context.abort(grpc.StatusCode.INTERNAL, "the server failed to handle this request")
+                await context.abort(grpc.StatusCode.INTERNAL, f"the server failed to handle this {what}")
             finally:
                 self.metrics.rpcs.labels(rpc=rpc, code=code).inc()
                 structlog.contextvars.clear_contextvars()
@@ -196,37 +198,8 @@ class KutnaHoraService:
         return handle
 
     def _wrap_stream(self, rpc: str, behaviour: Handler) -> Handler:
-        async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-            self._bind(rpc, request, context)
-            code = "OK"
-            try:
-                if not self.limiter.allow(context.peer()):
-                    self.metrics.refused.labels(limit="rate").inc()
-                    raise exhausted(
-                        f"this connection sent more than {self.config.limits.rate_per_second:g} requests "
-                        "per second, its limit",
-                        "rate_limited",
-                    )
-                await behaviour(request, context)
-            except ServiceError as error:
-                code = error.code.name
-                self._log_refusal(rpc, error)
-                await context.abort(error.code, error.message)
-            except asyncio.CancelledError:
-                code = "CANCELLED"
-                raise
-            except Exception:
-                if context.code() is not None:
-                    code = str(context.code().name)
-                    raise
-                code = "INTERNAL"
-                self.log.exception("unexpected error")
-                await context.abort(grpc.StatusCode.INTERNAL, "the server failed to handle this stream")
-            finally:
-                self.metrics.rpcs.labels(rpc=rpc, code=code).inc()
-                structlog.contextvars.clear_contextvars()
-
-        return handle
+        """As :meth:`_wrap_unary`, for a streaming RPC (its behaviour returns nothing)."""
+        return self._wrap_unary(rpc, behaviour, "stream")
 
     def _log_refusal(self, rpc: str, error: ServiceError) -> None:
         if rpc in ("SubmitDecision", "Play"):
