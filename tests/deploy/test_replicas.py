@@ -53,8 +53,7 @@ def _server_selects_postgres(url: str) -> bool:
 def database() -> Iterator[str]:
     """A PostgreSQL URL with a schema of its own for this module's replicas."""
     with fresh_schema("kh_replicas") as url:
-        if not _server_selects_postgres(url):
-            pytest.skip("server.app.make_store does not select PostgresStore for --db postgresql://… yet")
+        assert _server_selects_postgres(url), "--db postgresql://… must select the PostgreSQL store"
         yield url
 
 
