@@ -36,15 +36,16 @@ JOKER_FREE_REPUTATION = 6
 PLOT_DISCOUNT_REPUTATION = 3
 
 
-def _step_free(kind: StepKind) -> Callable[[int], Step]:
+def _paid_step(kind: StepKind) -> Callable[[int], Step]:
+    """The step of an action played from a card: ``args[0]`` = 0, not St. Barbara's free version."""
     return lambda seat: Step(kind, seat, (0,))
 
 
 ACTION_STEPS: dict[Action, Callable[[int], Step]] = {
-    Action.MINE: _step_free(StepKind.MINE),
-    Action.RIGHTS: _step_free(StepKind.RIGHTS),
-    Action.PLOT: _step_free(StepKind.PLOT),
-    Action.BUILDING: _step_free(StepKind.BUILDING),
+    Action.MINE: _paid_step(StepKind.MINE),
+    Action.RIGHTS: _paid_step(StepKind.RIGHTS),
+    Action.PLOT: _paid_step(StepKind.PLOT),
+    Action.BUILDING: _paid_step(StepKind.BUILDING),
     Action.INCOME: lambda seat: Step(StepKind.INCOME, seat),
     Action.ST_BARBARA: lambda seat: Step(StepKind.ST_BARBARA, seat),
 }
