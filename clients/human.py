@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+import threading
 from collections.abc import Sequence
 
 import grpc
@@ -48,6 +49,38 @@ You may also type an option's short form, such as "play 2 mine"."""
 
 class Quit(Exception):
     """The player chose to leave."""
+
+
+async def ask(console: Console, prompt: str) -> str:
+    """Read a line without blocking the event loop.
+
+    The read runs in a daemon thread, so that Ctrl-C (or the end of the game) can end the program while
+    a question is open: a worker thread of the default executor would keep the process alive until the
+    person pressed Enter.
+    """
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str] = loop.create_future()
+
+    def read() -> None:
+        try:
+            line = console.input(prompt)
+        except BaseException as error:  # EOFError and friends reach the awaiting task
+            loop.call_soon_threadsafe(_settle, answer, None, error)
+        else:
+            loop.call_soon_threadsafe(_settle, answer, line, None)
+
+    threading.Thread(target=read, name="kutnahora-play-input", daemon=True).start()
+    return await answer
+
+
+def _settle(future: asyncio.Future[str], line: str | None, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        assert line is not None
+        future.set_result(line)
 
 
 class HumanSeat:
@@ -110,9 +143,7 @@ class HumanSeat:
         options = obs.pending.options
         while True:
             try:
-                answer = await asyncio.to_thread(
-                    self.console.input, f"[bold cyan]Your choice (1-{len(options)}):[/] "
-                )
+                answer = await ask(self.console, f"[bold cyan]Your choice (1-{len(options)}):[/] ")
             except EOFError:
                 raise Quit("input closed") from None
             words = answer.strip()
@@ -125,7 +156,7 @@ class HumanSeat:
                 self.console.print(options_table(obs, self.names))
                 continue
             if lowered in ("q", "quit", "exit"):
-                confirm = await asyncio.to_thread(self.console.input, "Resign this game and leave? [y/N] ")
+                confirm = await ask(self.console, "Resign this game and leave? [y/N] ")
                 if confirm.strip().lower() in ("y", "yes"):
                     await self.client.resign(self.seat)
                     raise Quit("resigned")
@@ -189,6 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--seed", type=int, help="seed of a created game")
+    parser.add_argument(
+        "--token",
+        help="come back to a seat you left: the seat token shown when you joined (with --game and --seat)",
+    )
     parser.add_argument("--name", default="human", help="your name, shown to the others")
     parser.add_argument("--watch", metavar="GAME", help="watch a game as a spectator instead of playing")
     parser.add_argument("--tls", action="store_true", help="use TLS")
@@ -235,12 +270,20 @@ async def run(args: argparse.Namespace, console: Console) -> int:
 async def _take_seat(
     client: Client, args: argparse.Namespace, console: Console, bots: list[asyncio.Task[object]]
 ) -> SeatCredentials | None:
+    if args.token:
+        if args.game is None or args.seat is None:
+            raise ClientError("--token needs --game and --seat: the seat it was given for.")
+        seat = SeatCredentials(args.game, args.seat, args.token)
+        await client.observe(seat.game_id, seat)  # proves the token before the game is drawn
+        console.print(f"Back in game [bold]{seat.game_id}[/] as seat {seat.seat}.")
+        return seat
     game_id = args.game
     if game_id is None and not args.create:
         game_id = await _choose_waiting_game(client, console)
     if game_id is not None:
         seat = await client.join_game(game_id, args.seat, args.name)
         console.print(f"You joined game [bold]{game_id}[/] as seat {seat.seat}.")
+        _print_rejoin(console, args.server, seat)
         return seat
     if not 2 <= args.players <= 4:
         raise ClientError("--players must be 2, 3 or 4.")
@@ -256,6 +299,8 @@ async def _take_seat(
     mine = args.seat if args.seat is not None else 0
     seat = await client.join_game(game_id, mine, args.name)
     console.print(f"Created game [bold]{game_id}[/] for {args.players} players; you are seat {seat.seat}.")
+    if not opponents:
+        _print_rejoin(console, args.server, seat)
     others = [s for s in range(args.players) if s != seat.seat]
     if not opponents:
         console.print(
@@ -271,6 +316,15 @@ async def _take_seat(
     return seat
 
 
+def _print_rejoin(console: Console, server: str, seat: SeatCredentials) -> None:
+    """How to come back to this seat after leaving the client (the token is this player's own secret)."""
+    console.print(
+        "To come back to this seat later: "
+        f"kutnahora-play --server {server} --game {seat.game_id} --seat {seat.seat} --token {seat.token}",
+        soft_wrap=True,
+    )
+
+
 async def _choose_waiting_game(client: Client, console: Console) -> str | None:
     games = await client.list_games(game_pb2.GAME_STATUS_WAITING)
     open_games = [g for g in games if any(not s.joined for s in g.seats)]
@@ -283,8 +337,8 @@ async def _choose_waiting_game(client: Client, console: Console) -> str | None:
         console.print(f"  {number}. {game.game_id}: {game.options.players} players, {free} seat(s) free")
     while True:
         try:
-            answer = await asyncio.to_thread(
-                console.input, "Join which game? (number, or Enter for a new game against the greedy bot) "
+            answer = await ask(
+                console, "Join which game? (number, or Enter for a new game against the greedy bot) "
             )
         except EOFError:
             return None

@@ -77,6 +77,65 @@ def test_a_person_plays_a_whole_game_against_a_bot(server_address: str) -> None:
     assert decisions > 20
 
 
+def test_a_person_leaves_and_comes_back_to_the_same_seat(server_address: str) -> None:
+    """The seat token shown at joining brings a person back to their seat after they left the client."""
+    import subprocess
+
+    from kutnahora.v1 import game_pb2
+
+    async def create() -> tuple[str, str]:
+        async with await Client.connect(server_address) as client:
+            created = await client.create_game(2, seed=11, clock=game_pb2.ClockSettings(disabled=True))
+            seat = await client.join_game(created.game.game_id, 0, "person")
+            return seat.game_id, seat.token
+
+    game_id, token = asyncio.run(create())
+    bot = subprocess.Popen(
+        python_module(
+            "clients.bots.cli", "random", "--server", server_address, "--game", game_id, "--seat", "1"
+        ),
+        cwd=str(ROOT),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    rejoin = ("--server", server_address, "--game", game_id, "--seat", "0", "--token", token)
+    try:
+        child = _spawn(*rejoin)
+        try:
+            child.expect("Back in game")
+            child.expect(f"{game_id}.*as seat 0")
+            child.expect(PROMPT)
+            child.sendline("1")
+            child.expect(PROMPT)
+            child.sendintr()  # the person leaves without resigning
+            child.expect("your seat stays in the game")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        child = _spawn(*rejoin)
+        try:
+            child.expect("Back in game")
+            child.expect(f"{game_id}.*as seat 0")
+            decisions = 0
+            while child.expect([PROMPT, r"Game over\."], timeout=30) == 0:
+                child.sendline("1")
+                decisions += 1
+                assert decisions < 400
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        assert child.exitstatus == 0
+        assert decisions > 10
+        wrong = run_module(
+            "clients.human", "--server", server_address, "--game", game_id, "--seat", "0", "--token", "x"
+        )
+        assert wrong.returncode == 1 and "kutnahora-play:" in wrong.stderr
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+        bot.wait(timeout=10)
+
+
 class _Collector:
     """A pexpect log that keeps everything the program printed."""
 
