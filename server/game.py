@@ -121,6 +121,31 @@ class AppliedDecision:
     response: bytes | None = None  # the serialised SubmitDecisionResponse, once built
     kind: DecisionKind | None = None  # what the decision answered
 
+    @classmethod
+    def from_row(
+        cls,
+        decision: DecisionRow,
+        option: Option,
+        pending: PendingDecision,
+        events: Sequence[Event],
+        game_over: bool,
+        keep_details: bool = True,
+    ) -> AppliedDecision:
+        """A stored decision, once replayed; ``keep_details`` keeps its options and events."""
+        return cls(
+            version=decision.seq,
+            seat=decision.seat,
+            option=option,
+            text=decision.option,
+            source=decision.source,
+            think_ms=decision.think_ms,
+            applied_at=decision.applied_at,
+            game_over=game_over,
+            options=pending.options if keep_details else None,
+            events=tuple(events) if keep_details else None,
+            kind=pending.kind,
+        )
+
 
 @dataclass(slots=True)
 class GameServices:
@@ -211,20 +236,9 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
             raise StoreError(
                 f"game {row.game_id}: decision {decision.seq} does not replay: {error}"
             ) from None
-        keep = decision.seq >= detail_from
         history.append(
-            AppliedDecision(
-                version=decision.seq,
-                seat=decision.seat,
-                option=option,
-                text=decision.option,
-                source=decision.source,
-                think_ms=decision.think_ms,
-                applied_at=decision.applied_at,
-                game_over=state.over,
-                options=pending.options if keep else None,
-                events=tuple(events) if keep else None,
-                kind=pending.kind,
+            AppliedDecision.from_row(
+                decision, option, pending, events, state.over, keep_details=decision.seq >= detail_from
             )
         )
         charge_clock(seats[decision.seat], decision.source, decision.think_ms, clock)
@@ -570,10 +584,7 @@ class LiveGame:
             events=tuple(events),
             kind=pending.kind,
         )
-        self.history.append(record)
-        if len(self.history) > DETAIL_WINDOW:
-            old = self.history[-DETAIL_WINDOW - 1]
-            old.options = old.events = old.response = None
+        self.remember(record)
         charge_clock(self.seats[seat], source, think_ms, self.clock)
         self.updated_at = applied_at
         services.metrics.decisions.labels(source=source).inc()
@@ -581,6 +592,13 @@ class LiveGame:
             await self._finish()
         self._after_change()
         return record
+
+    def remember(self, record: AppliedDecision) -> None:
+        """Add an applied decision to the history; the one leaving the detail window drops its details."""
+        self.history.append(record)
+        if len(self.history) > DETAIL_WINDOW:
+            old = self.history[-DETAIL_WINDOW - 1]
+            old.options = old.events = old.response = None
 
     async def _finish(self) -> None:
         result = engine.result(self.state)

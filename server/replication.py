@@ -30,7 +30,7 @@ from prometheus_client import Counter
 
 import engine
 from engine import parse_option
-from server.game import DETAIL_WINDOW, AppliedDecision, LiveGame, SeatState, charge_clock
+from server.game import AppliedDecision, LiveGame, SeatState, charge_clock
 from server.notify import GameChange, change_feed
 from server.store import Store, StoreError
 
@@ -100,24 +100,7 @@ async def catch_up_locked(
             )
         option = parse_option(decision.option)
         events = engine.apply(game.state, option, decision.seat)
-        game.history.append(
-            AppliedDecision(
-                version=decision.seq,
-                seat=decision.seat,
-                option=option,
-                text=decision.option,
-                source=decision.source,
-                think_ms=decision.think_ms,
-                applied_at=decision.applied_at,
-                game_over=game.state.over,
-                options=pending.options,
-                events=tuple(events),
-                kind=pending.kind,
-            )
-        )
-        if len(game.history) > DETAIL_WINDOW:
-            old = game.history[-DETAIL_WINDOW - 1]
-            old.options = old.events = old.response = None
+        game.remember(AppliedDecision.from_row(decision, option, pending, events, game.state.over))
         charge_clock(game.seats[decision.seat], decision.source, decision.think_ms, game.clock)
         game.updated_at = max(game.updated_at, decision.applied_at)
         changed = True
