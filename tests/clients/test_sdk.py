@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from kutnahora.v1 import game_pb2
 from kutnahora.v1.game_pb2 import Observation
 from server.app import create_server
 from server.config import ServerConfig
+from tests.certificates import make_certificate, needs_openssl
 from tests.clients.helpers import play_game
 
 
@@ -230,18 +229,9 @@ async def test_a_watch_stream_resumes_after_a_drop_without_missing_a_version(
     assert "watch stream of" in caplog.text and "reconnecting" in caplog.text  # the drop did happen
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is needed to make a test certificate")
+@needs_openssl
 async def test_a_game_over_tls_with_a_private_ca(tmp_path: Path) -> None:
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
+    key, cert = make_certificate(tmp_path)
     server, port = await create_server("127.0.0.1:0", ServerConfig(tls_cert=str(cert), tls_key=str(key)))
     await server.start()
     try:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import grpc
@@ -12,23 +10,15 @@ import pytest
 
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
 from server.config import Limits, ServerConfig
+from tests.certificates import make_certificate, needs_openssl
 from tests.server.conftest import NO_CLOCK, Client, StartServer, bearer
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is needed to make a test certificate")
+@needs_openssl
 async def test_the_server_speaks_tls_with_a_certificate_and_key(
     start_server: StartServer, tmp_path: Path
 ) -> None:
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
+    key, cert = make_certificate(tmp_path)
     server, _ = await start_server(ServerConfig(clock=NO_CLOCK, tls_cert=str(cert), tls_key=str(key)))
     credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
     async with grpc.aio.secure_channel(f"localhost:{server.port}", credentials) as channel:
