@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from clients.sdk import ARM_OF
 from kutnahora.v1 import common_pb2, components_pb2, game_pb2
 from kutnahora.v1.game_pb2 import LegalOption, Observation
 
@@ -209,15 +210,7 @@ def market(obs: Observation) -> Table:
     table.add_column("Price", justify="right")
     table.add_column("Arm", justify="right")
     prices = {p.commodity: p for p in obs.prices}
-    arms = {a.arm: a.notch for a in obs.arms}
-    arm_of = {
-        common_pb2.COMMODITY_WOOD: common_pb2.ARM_WOOD,
-        common_pb2.COMMODITY_FOOD: common_pb2.ARM_FOOD,
-        common_pb2.COMMODITY_BEER: common_pb2.ARM_BEER,
-        common_pb2.COMMODITY_SILVER: common_pb2.ARM_SILVER_ORE,
-        common_pb2.COMMODITY_ORE: common_pb2.ARM_SILVER_ORE,
-        common_pb2.COMMODITY_PERMITS: common_pb2.ARM_PERMITS,
-    }
+    arms: dict[int, int] = {a.arm: a.notch for a in obs.arms}
     for commodity in COMMODITY_ORDER:
         entry = prices.get(commodity)
         if entry is None:
@@ -225,7 +218,7 @@ def market(obs: Observation) -> Table:
         price = Text(str(entry.price))
         if entry.no_market:
             price.append(" ✗", style="bold red")
-        table.add_row(label(common_pb2.Commodity, commodity), price, str(arms.get(arm_of[commodity], 0)))
+        table.add_row(label(common_pb2.Commodity, commodity), price, str(arms.get(ARM_OF[commodity], 0)))
     short = {common_pb2.DECK_POPULATION: "pop", common_pb2.DECK_ORE: "ore"}
     decks = ", ".join(f"{short.get(d.deck, '?')} {d.position}" for d in obs.deck_positions)
     table.caption = f"deck cards: {decks}\n✗ = no market"

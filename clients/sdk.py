@@ -53,6 +53,7 @@ import grpc.aio
 from kutnahora.v1 import (
     admin_service_pb2,
     admin_service_pb2_grpc,
+    common_pb2,
     components_pb2,
     game_pb2,
     game_service_pb2,
@@ -94,6 +95,16 @@ _STATUS_NAMES: Final[dict[int, str]] = {
     game_pb2.GAME_STATUS_ACTIVE: "active",
     game_pb2.GAME_STATUS_FINISHED: "finished",
     game_pb2.GAME_STATUS_ABANDONED: "abandoned",
+}
+
+# Which indicator arm prices each commodity (002 · Prices); silver and ore share one.
+ARM_OF: dict[int, int] = {
+    common_pb2.COMMODITY_WOOD: common_pb2.ARM_WOOD,
+    common_pb2.COMMODITY_FOOD: common_pb2.ARM_FOOD,
+    common_pb2.COMMODITY_BEER: common_pb2.ARM_BEER,
+    common_pb2.COMMODITY_SILVER: common_pb2.ARM_SILVER_ORE,
+    common_pb2.COMMODITY_ORE: common_pb2.ARM_SILVER_ORE,
+    common_pb2.COMMODITY_PERMITS: common_pb2.ARM_PERMITS,
 }
 
 

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
 
-from clients.sdk import Bot, Choice, GameInfo
+from clients.sdk import ARM_OF, Bot, Choice, GameInfo
 from kutnahora.v1 import common_pb2, components_pb2, game_pb2
 from kutnahora.v1.game_pb2 import LegalOption, Observation
 
@@ -64,15 +64,6 @@ SIDE_ENUM = {
     common_pb2.SIDE_WEST: "west",
 }
 
-# Which indicator arm prices each commodity (002 · Prices); silver and ore share one.
-ARM_OF: dict[int, int] = {
-    common_pb2.COMMODITY_WOOD: common_pb2.ARM_WOOD,
-    common_pb2.COMMODITY_FOOD: common_pb2.ARM_FOOD,
-    common_pb2.COMMODITY_BEER: common_pb2.ARM_BEER,
-    common_pb2.COMMODITY_SILVER: common_pb2.ARM_SILVER_ORE,
-    common_pb2.COMMODITY_ORE: common_pb2.ARM_SILVER_ORE,
-    common_pb2.COMMODITY_PERMITS: common_pb2.ARM_PERMITS,
-}
 
 # Patrician scoring constants are printed on the town hall board; the component set does not carry them.
 GREEN_PER_NEIGHBOUR = 1
