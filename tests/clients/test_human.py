@@ -98,6 +98,16 @@ def test_a_person_leaves_and_comes_back_to_the_same_seat(server_address: str) ->
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+    async def bot_joined() -> bool:
+        async with await Client.connect(server_address) as client:
+            for _ in range(300):
+                if (await client.get_game(game_id)).seats[1].joined:
+                    return True
+                await asyncio.sleep(0.1)
+        return False
+
+    assert asyncio.run(bot_joined()), "the bot did not join its seat"
     rejoin = ("--server", server_address, "--game", game_id, "--seat", "0", "--token", token)
     try:
         child = _spawn(*rejoin)
@@ -117,7 +127,7 @@ def test_a_person_leaves_and_comes_back_to_the_same_seat(server_address: str) ->
             child.expect("Back in game")
             child.expect(f"{game_id}.*as seat 0")
             decisions = 0
-            while child.expect([PROMPT, r"Game over\."], timeout=30) == 0:
+            while child.expect([PROMPT, r"Game over\."], timeout=60) == 0:
                 child.sendline("1")
                 decisions += 1
                 assert decisions < 400
