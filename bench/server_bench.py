@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -291,8 +292,9 @@ async def measure_echo(
 
 
 def measure_observation_cost(games: int = 4) -> dict[str, float]:
-    """CPU microseconds per observation (the engine's view, the wire encoding, a plain message build) and
-    per engine apply, over every decision of a few random four-seat games, for the seat that owes it."""
+    """CPU microseconds per observation (the engine's view as the server's observer builds it, the wire
+    encoding, and for comparison a plain view and message build) and per engine apply, over every
+    decision of a few random four-seat games, for the seat that owes it."""
     import engine
     from engine.text import QUESTIONS, describe_option
     from server import convert
@@ -307,11 +309,11 @@ def measure_observation_cost(games: int = 4) -> dict[str, float]:
             pending = state.pending
             kind = pending.kind
             started = time.process_time()
-            view = engine.observe(state, pending.seat)
+            view = encoder.observer.observe(state, pending.seat)  # as the server observes
             observed = time.process_time()
-            encoder.encode(view, QUESTIONS[kind], lambda o, s=state, k=kind: describe_option(s, k, o))
+            encoder.encode(view, QUESTIONS[kind], partial(describe_option, state, kind))
             encoded = time.process_time()
-            convert.observation_to_wire(view, "bench").SerializeToString()
+            convert.observation_to_wire(engine.observe(state, pending.seat), "bench").SerializeToString()
             built = time.process_time()
             option = rng.choice(pending.options)
             before = time.process_time()
@@ -471,7 +473,7 @@ def print_report(results: dict[str, Any]) -> None:
     cost = r["observation"]
     print(
         f"  in-process      engine observe {cost['engine_observe_us']:.0f} µs + wire encoding "
-        f"{cost['encode_us']:.0f} µs per observation (a plain message build: "
+        f"{cost['encode_us']:.0f} µs per observation (a plain view and message build: "
         f"{cost['reference_build_and_serialize_us']:.0f} µs); engine apply {cost['engine_apply_us']:.0f} µs"
     )
 

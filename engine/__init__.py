@@ -23,7 +23,7 @@ from engine.game import (
 from engine.options import DecisionKind, Option, PendingDecision, option_text, parse_option
 from engine.setup import SetupError
 from engine.state import GameOptions, GameState
-from engine.view import Observation, observe
+from engine.view import Observation, Observer, observe
 
 RULES_VERSION = 1
 """Changes only when the engine's behaviour changes: a replay is valid for one rules version."""
@@ -41,6 +41,7 @@ __all__ = [
     "NotAnOption",
     "NotYourTurn",
     "Observation",
+    "Observer",
     "Option",
     "PendingDecision",
     "SetupError",

@@ -11,14 +11,16 @@ cache what it builds from each part of an observation by that part's value.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import MISSING, fields
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from engine.components import COMMODITIES, Arm, Color, Commodity, Deck, Guild, Square
 from engine.economy import current_prices, income, no_market
 from engine.mine import draws_per_mine_action
 from engine.options import DecisionKind, Option
 from engine.rounds import rounds_in_game, tax_due
-from engine.state import GameState
+from engine.state import GameState, PlayerState
 
 
 class PlayerView(NamedTuple):
@@ -147,8 +149,54 @@ def _player_view(state: GameState, seat: int, prices: dict[Commodity, int]) -> P
     )
 
 
-def observe(state: GameState, viewer: int | None) -> Observation:
-    """The observation for a seat, or for a spectator when ``viewer`` is None."""
+class _Market(NamedTuple):
+    deck_positions: tuple[tuple[Deck, int], ...]
+    arms: tuple[tuple[Arm, int], ...]
+    prices: tuple[tuple[Commodity, int], ...]
+    no_market: tuple[Commodity, ...]
+    price_of: dict[Commodity, int]
+
+
+class _Boards(NamedTuple):
+    city: tuple[CityTileView, ...]
+    plots: tuple[tuple[Square, int], ...]
+    mines: tuple[MineView, ...]
+    rocks: tuple[tuple[Square, int], ...]
+
+
+def _market(state: GameState) -> _Market:
+    prices = current_prices(state)
+    return _Market(
+        deck_positions=tuple((Deck(d), pos) for d, pos in state.deck_position.items()),
+        arms=tuple(state.arms.items()),
+        prices=tuple(prices.items()),
+        no_market=tuple(c for c in COMMODITIES if no_market(state, c)),
+        price_of=prices,
+    )
+
+
+def _town_hall(state: GameState) -> tuple[tuple[StackView, ...], ...]:
+    return tuple(tuple(StackView(s.label, s.tiles[-1], len(s.tiles)) for s in row) for row in state.town_hall)
+
+
+def _boards(state: GameState) -> _Boards:
+    return _Boards(
+        city=tuple(CityTileView(sq, t.building, t.owner) for sq, t in sorted(state.city.items())),
+        plots=tuple(sorted(state.plots.items())),
+        mines=tuple(MineView(sq, m.tile, m.owner) for sq, m in sorted(state.mines.items())),
+        rocks=tuple(sorted(state.rocks.items())),
+    )
+
+
+def _assemble(
+    state: GameState,
+    viewer: int | None,
+    market: _Market,
+    town_hall: tuple[tuple[StackView, ...], ...],
+    boards: _Boards,
+    players: tuple[PlayerView, ...],
+) -> Observation:
+    """The observation from its separately built parts; the rest is read here."""
     n = len(state.players)
     if viewer is not None and not 0 <= viewer < n:
         raise ValueError(f"seat must be 0..{n - 1}, not {viewer}")
@@ -160,49 +208,138 @@ def observe(state: GameState, viewer: int | None) -> Observation:
         else None
     )
     revealed = state.events[: state.round] if state.phase not in ("guild_sets", "guild_rows") else []
-    prices = current_prices(state)
-    kept_is_public = state.kept_tile is not None and state.kept_tile >= len(state.components.mine_tiles)
-    return Observation(
-        viewer=viewer,
-        version=state.version,
-        phase=state.phase.value,
-        round=state.round,
-        rounds=rounds_in_game(state),
-        start_seat=state.start_seat,
-        turn=min(state.turn_index // n, 2) + 1,
-        cards_left_in_turn=state.cards_left_in_turn,
-        deck_positions=tuple((Deck(d), pos) for d, pos in state.deck_position.items()),
-        arms=tuple(state.arms.items()),
-        prices=tuple(prices.items()),
-        no_market=tuple(c for c in COMMODITIES if no_market(state, c)),
-        tax=state.tax,
-        town_hall=tuple(
-            tuple(StackView(s.label, s.tiles[-1], len(s.tiles)) for s in row) for row in state.town_hall
+    kept = state.kept_tile
+    if kept is not None and not own and kept < len(state.components.mine_tiles):
+        kept = None  # a mine tile being placed is public only once it is a technology tile
+    # Positional, in field order: a named tuple's keyword constructor costs several times more.
+    return tuple.__new__(
+        Observation,
+        (
+            viewer,
+            state.version,
+            state.phase._value_,
+            state.round,
+            rounds_in_game(state),
+            state.start_seat,
+            min(state.turn_index // n, 2) + 1,
+            state.cards_left_in_turn,
+            market.deck_positions,
+            market.arms,
+            market.prices,
+            market.no_market,
+            state.tax,
+            town_hall,
+            len(state.red_stack),
+            tuple(state.town_discards),
+            boards.city,
+            boards.plots,
+            boards.mines,
+            boards.rocks,
+            len(state.mine_stack),
+            len(state.mine_discard),
+            state.technology_taken,
+            draws_per_mine_action(state),
+            state.barbara_next,
+            tuple(state.patrician_bank.items()),
+            tuple(state.patrician_pool.items()),
+            tuple(state.council.items()),
+            tuple([e for e in revealed if e is not None]),
+            state.current_event() if revealed else None,
+            state.guild_setup_card,
+            state.mine_setup_card,
+            tuple(state.guild_sets_left),
+            state.building_in_hand,
+            players,
+            pending_view,
+            tuple(state.drawn) if own else (),
+            kept,
+            state.over,
+            tuple([p.points for p in state.players]),
         ),
-        red_stack_size=len(state.red_stack),
-        town_discards=tuple(state.town_discards),
-        city=tuple(CityTileView(sq, t.building, t.owner) for sq, t in sorted(state.city.items())),
-        plots=tuple(sorted(state.plots.items())),
-        mines=tuple(MineView(sq, m.tile, m.owner) for sq, m in sorted(state.mines.items())),
-        rocks=tuple(sorted(state.rocks.items())),
-        mine_stack_size=len(state.mine_stack),
-        mine_discard_size=len(state.mine_discard),
-        technology_taken=state.technology_taken,
-        mine_draws=draws_per_mine_action(state),
-        barbara_next=state.barbara_next,
-        patrician_bank=tuple(state.patrician_bank.items()),
-        patrician_pool=tuple(state.patrician_pool.items()),
-        council=tuple(state.council.items()),
-        revealed_events=tuple(e for e in revealed if e is not None),
-        current_event=state.current_event() if revealed else None,
-        guild_setup_card=state.guild_setup_card,
-        mine_setup_card=state.mine_setup_card,
-        guild_sets_left=tuple(state.guild_sets_left),
-        building_in_hand=state.building_in_hand,
-        players=tuple(_player_view(state, s, prices) for s in range(n)),
-        pending=pending_view,
-        drawn=tuple(state.drawn) if own else (),
-        kept_tile=state.kept_tile if (own or kept_is_public) else None,
-        over=state.over,
-        scores=tuple(p.points for p in state.players),
     )
+
+
+def observe(state: GameState, viewer: int | None) -> Observation:
+    """The observation for a seat, or for a spectator when ``viewer`` is None."""
+    market = _market(state)
+    players = tuple(_player_view(state, s, market.price_of) for s in range(len(state.players)))
+    return _assemble(state, viewer, market, _town_hall(state), _boards(state), players)
+
+
+_PLAYER_FIELDS = attrgetter(*(f.name for f in fields(PlayerState)))
+# The fields that hold lists or dicts (those made by a default factory); the others hold immutable values.
+_PLAYER_CONTAINERS = tuple(i for i, f in enumerate(fields(PlayerState)) if f.default_factory is not MISSING)
+
+
+def _frozen(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A copy of a player's field values that later changes to its lists and dicts cannot reach."""
+    copied = list(values)
+    for index in _PLAYER_CONTAINERS:
+        copied[index] = copied[index].copy()
+    return tuple(copied)
+
+
+class Observer:
+    """Observes one game again and again, rebuilding only the parts of the view whose inputs changed.
+
+    :func:`observe` builds every part of every observation. Between two versions of a game most parts
+    are unchanged, so an observer keeps each part with a copy of what it was built from (a seat's whole
+    :class:`~engine.state.PlayerState`, the decks and arms, the town-hall stacks, the boards) and builds
+    it again only when that input no longer compares equal. Inputs are compared by value, so nothing
+    depends on how the engine changed them, and an unchanged part is the very same object as before,
+    which lets a caller cache what it derives from a part by identity. The result always equals
+    :func:`observe` for the same state and viewer.
+    """
+
+    __slots__ = ("_boards", "_hall", "_market", "_players")
+
+    def __init__(self) -> None:
+        self._market: tuple[tuple[Any, ...], _Market] | None = None
+        self._hall: tuple[list[list[tuple[str, list[int]]]], tuple[tuple[StackView, ...], ...]] | None = None
+        self._boards: tuple[tuple[Any, ...], _Boards] | None = None
+        self._players: dict[int, tuple[tuple[Any, ...], _Market, int, PlayerView]] = {}
+
+    def observe(self, state: GameState, viewer: int | None) -> Observation:
+        """What :func:`observe` returns for ``state`` and ``viewer``."""
+        market_key = (tuple(state.deck_position.items()), tuple(state.arms.items()))
+        cached_market = self._market
+        if cached_market is not None and cached_market[0] == market_key:
+            market = cached_market[1]
+        else:
+            market = _market(state)
+            self._market = (market_key, market)
+
+        hall_key = [[(s.label, s.tiles) for s in row] for row in state.town_hall]
+        cached_hall = self._hall
+        if cached_hall is not None and cached_hall[0] == hall_key:
+            town_hall = cached_hall[1]
+        else:
+            town_hall = _town_hall(state)
+            self._hall = ([[(label, tiles.copy()) for label, tiles in row] for row in hall_key], town_hall)
+
+        boards_key = (
+            tuple(state.plots.items()),
+            tuple(state.rocks.items()),
+            [(sq, t.building, t.owner) for sq, t in state.city.items()],
+            [(sq, m.tile, m.owner) for sq, m in state.mines.items()],
+        )
+        cached_boards = self._boards
+        if cached_boards is not None and cached_boards[0] == boards_key:
+            boards = cached_boards[1]
+        else:
+            boards = _boards(state)
+            self._boards = (boards_key, boards)
+
+        players = []
+        cached_players = self._players
+        tax = state.tax
+        for seat, player in enumerate(state.players):
+            values = _PLAYER_FIELDS(player)
+            cached = cached_players.get(seat)
+            if cached is not None and cached[1] is market and cached[2] == tax and cached[0] == values:
+                players.append(cached[3])
+                continue
+            view = _player_view(state, seat, market.price_of)
+            cached_players[seat] = (_frozen(values), market, tax, view)
+            players.append(view)
+        return _assemble(state, viewer, market, town_hall, boards, tuple(players))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from functools import partial
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from google.protobuf import duration_pb2, timestamp_pb2
@@ -50,7 +51,7 @@ from engine.options import (
     parse_option,
 )
 from engine.state import Phase
-from engine.view import PendingView, PlayerView
+from engine.view import Observer, PendingView, PlayerView
 from kutnahora.v1 import common_pb2, components_pb2, game_pb2
 
 E = TypeVar("E", bound=Enum)
@@ -97,12 +98,22 @@ COLOR_BY_VALUE: dict[str, Any] = {color.value: number for color, number in COLOR
 
 def varint(value: int) -> bytes:
     """The protobuf varint encoding of a non-negative integer."""
+    if value < _SMALL_VARINT_LIMIT:
+        return _SMALL_VARINTS[value]
+    return _varint(value)
+
+
+def _varint(value: int) -> bytes:
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+_SMALL_VARINT_LIMIT = 4096  # field keys, lengths of most parts, versions: encoded once, looked up
+_SMALL_VARINTS = [_varint(value) for value in range(_SMALL_VARINT_LIMIT)]
 
 
 def embed(field_number: int, payload: bytes) -> bytes:
@@ -407,6 +418,13 @@ def _header(obs: Observation, game_id: str) -> game_pb2.Observation:
     return wire
 
 
+def _stable_header(wire: game_pb2.Observation, obs: Observation, game_id: str) -> None:
+    """The header's fields that change seldom (see ``_STABLE_HEADER_FIELDS``)."""
+    wire.MergeFrom(_header(obs, game_id))
+    for name in _VOLATILE_FIELDS:
+        wire.ClearField(name)
+
+
 def _add_market(wire: game_pb2.Observation, obs: Observation) -> None:
     add_deck = wire.deck_positions.add
     for deck, position in obs.deck_positions:
@@ -483,6 +501,19 @@ def _add_player(wire: game_pb2.Observation, player: PlayerView) -> None:
         _square(board.plots.add(), square)
 
 
+def _add_player_seldom(board: game_pb2.PlayerBoard, player: PlayerView) -> None:
+    """The fields of a player's board that :meth:`ObservationEncoder._player` caches."""
+    board.guild_set.extend([GUILD[g] for g in player.guild_set])
+    board.guilds.extend([GUILD[g] for g in player.guilds])
+    add = board.production.add
+    for commodity, amount in player.production:
+        add(commodity=COMMODITY[commodity], amount=amount)
+    board.houses_removed.extend(player.houses_removed)
+    for square in player.plots:
+        _square(board.plots.add(), square)
+    board.buildings.extend(player.buildings)
+
+
 def _add_pending(
     wire: game_pb2.Observation,
     pending: PendingView,
@@ -523,35 +554,134 @@ class _PartCache:
         return value
 
 
+# The observation fields that ``_header`` writes that change seldom, cached together as one part; the
+# others (version, viewer, turn, cards left, drawn tiles, kept tile, scores) are written by ``_volatile``.
+_STABLE_HEADER_FIELDS = (
+    "phase",
+    "round",
+    "rounds",
+    "start_seat",
+    "tax",
+    "red_stack_size",
+    "town_discards",
+    "mine_stack_size",
+    "mine_discard_size",
+    "technology_taken",
+    "mine_draws",
+    "barbara_next",
+    "revealed_events",
+    "current_event",
+    "guild_setup_card",
+    "mine_setup_card",
+    "guild_sets_left",
+    "building_in_hand",
+    "over",
+)
+_stable_header_key = itemgetter(*(Observation._fields.index(name) for name in _STABLE_HEADER_FIELDS))
+_VOLATILE_FIELDS = ("version", "viewer", "turn", "cards_left_in_turn", "drawn", "kept_tile", "scores")
+
+
+def _key(field_number: int, wire_type: int) -> bytes:
+    return varint(field_number << 3 | wire_type)
+
+
+_N = game_pb2.Observation
+_VERSION, _VIEWER = _key(_N.VERSION_FIELD_NUMBER, 0), _key(_N.VIEWER_FIELD_NUMBER, 0)
+_TURN, _CARDS_LEFT = _key(_N.TURN_FIELD_NUMBER, 0), _key(_N.CARDS_LEFT_IN_TURN_FIELD_NUMBER, 0)
+_DRAWN, _KEPT_TILE = _key(_N.DRAWN_FIELD_NUMBER, 2), _key(_N.KEPT_TILE_FIELD_NUMBER, 0)
+_SCORES = _key(_N.SCORES_FIELD_NUMBER, 2)
+
+
+def _int32(value: int) -> bytes:
+    """An int32 or int64 value as a varint (a negative one takes ten bytes, as protobuf writes it)."""
+    return varint(value) if value >= 0 else varint(value + (1 << 64))
+
+
+def _volatile(obs: Observation) -> bytes:
+    """The header fields that change with nearly every decision, written directly as wire bytes."""
+    out = [_VERSION + varint(obs.version)] if obs.version else []
+    if obs.viewer is not None:
+        out.append(_VIEWER + varint(obs.viewer))
+    if obs.turn:
+        out.append(_TURN + varint(obs.turn))
+    if obs.cards_left_in_turn:
+        out.append(_CARDS_LEFT + varint(obs.cards_left_in_turn))
+    if obs.drawn:
+        packed = b"".join([varint(tile) for tile in obs.drawn])
+        out.append(_DRAWN + varint(len(packed)) + packed)
+    if obs.kept_tile is not None:
+        out.append(_KEPT_TILE + varint(obs.kept_tile))
+    if obs.scores:
+        packed = b"".join([_int32(score) for score in obs.scores])
+        out.append(_SCORES + varint(len(packed)) + packed)
+    return b"".join(out)
+
+
+class _PlayerPartCache(_PartCache):
+    """A :class:`_PartCache` of the seldom-changing body of a ``PlayerBoard`` (not a whole observation)."""
+
+    __slots__ = ()
+
+    def part(self, key: object, build: Callable[[game_pb2.PlayerBoard], None]) -> bytes:  # type: ignore[override]
+        value = self.entries.get(key)
+        if value is None:
+            board = game_pb2.PlayerBoard()
+            build(board)
+            value = board.SerializeToString()
+            if len(self.entries) >= self.limit:
+                self.entries.clear()
+            self.entries[key] = value
+        return value
+
+
+_PLAYER_KEY = varint(game_pb2.Observation.PLAYERS_FIELD_NUMBER << 3 | 2)
+
+
 class ObservationEncoder:
     """Serialises observations of one game, reusing the wire bytes of every part that did not change.
 
     A serialised protobuf message is the concatenation of its fields, and concatenated messages merge,
-    so an observation is written as independent parts (the scalars, the market, the town hall, the
-    boards, the patricians, each player, the pending decision), each cached by the engine value it comes
-    from. Between two versions most parts are unchanged, and every viewer of one version shares them.
-    The result parses to exactly what :func:`observation_to_wire` builds.
+    so an observation is written as independent parts (the scalars, the version, the market, the town
+    hall, the boards, the patricians, each player, the pending decision), each cached by the engine
+    value it comes from. The engine's view comes from an :class:`engine.Observer`, which hands back the
+    very same part objects while their inputs are unchanged, so most parts are found by identity
+    before any hashing. Between two versions most parts are unchanged, and every viewer of one version
+    shares them. The result parses to exactly what :func:`observation_to_wire` builds.
     """
 
     __slots__ = (
         "_boards",
+        "_headers",
+        "_last_boards",
+        "_last_hall",
+        "_last_market",
+        "_last_players",
         "_market",
+        "_option_bodies",
         "_option_entries",
         "_patricians",
-        "_players",
+        "_player_seldom",
         "_questions",
         "_town_hall",
         "game_id",
+        "observer",
     )
 
     def __init__(self, game_id: str, limit: int = 64) -> None:
         self.game_id = game_id
+        self.observer = Observer()
+        self._headers = _PartCache(limit * 4)
         self._market = _PartCache(limit)
         self._town_hall = _PartCache(limit)
         self._boards = _PartCache(limit)
         self._patricians = _PartCache(limit)
-        self._players = _PartCache(limit * 4)
+        self._player_seldom = _PlayerPartCache(limit * 4)
+        self._last_market: tuple[object, object, object, object, bytes] | None = None
+        self._last_hall: tuple[object, bytes] | None = None
+        self._last_boards: tuple[object, object, object, object, bytes] | None = None
+        self._last_players: dict[int, tuple[PlayerView, bytes]] = {}
         self._option_entries: dict[tuple[DecisionKind, Option, bool, int], bytes] = {}
+        self._option_bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
         self._questions: dict[str, bytes] = {}
 
     def encode(
@@ -561,23 +691,98 @@ class ObservationEncoder:
         describe: Callable[[Option], str] | None = None,
     ) -> bytes:
         """The serialised wire observation of ``obs``."""
+        game_id = self.game_id
         parts = [
-            _header(obs, self.game_id).SerializeToString(),
-            self._market.part(
+            self._headers.part(_stable_header_key(obs), lambda w: _stable_header(w, obs, game_id)),
+            _volatile(obs),
+        ]
+
+        last = self._last_market
+        if (
+            last is not None
+            and last[0] is obs.deck_positions
+            and last[1] is obs.arms
+            and last[2] is obs.prices
+            and last[3] is obs.no_market
+        ):
+            parts.append(last[4])
+        else:
+            market = self._market.part(
                 (obs.deck_positions, obs.arms, obs.prices, obs.no_market), lambda w: _add_market(w, obs)
-            ),
-            self._town_hall.part(obs.town_hall, lambda w: _add_town_hall(w, obs)),
-            self._boards.part((obs.city, obs.plots, obs.mines, obs.rocks), lambda w: _add_boards(w, obs)),
+            )
+            self._last_market = (obs.deck_positions, obs.arms, obs.prices, obs.no_market, market)
+            parts.append(market)
+
+        hall = self._last_hall
+        if hall is not None and hall[0] is obs.town_hall:
+            parts.append(hall[1])
+        else:
+            town_hall = self._town_hall.part(obs.town_hall, lambda w: _add_town_hall(w, obs))
+            self._last_hall = (obs.town_hall, town_hall)
+            parts.append(town_hall)
+
+        boards = self._last_boards
+        if (
+            boards is not None
+            and boards[0] is obs.city
+            and boards[1] is obs.plots
+            and boards[2] is obs.mines
+            and boards[3] is obs.rocks
+        ):
+            parts.append(boards[4])
+        else:
+            key = (obs.city, obs.plots, obs.mines, obs.rocks)
+            encoded = self._boards.part(key, lambda w: _add_boards(w, obs))
+            self._last_boards = (obs.city, obs.plots, obs.mines, obs.rocks, encoded)
+            parts.append(encoded)
+
+        parts.append(
             self._patricians.part(
                 (obs.patrician_bank, obs.patrician_pool, obs.council), lambda w: _add_patricians(w, obs)
-            ),
-        ]
-        for player in obs.players:
-            parts.append(self._players.part(player, partial(_add_player, player=player)))
+            )
+        )
+        last_players = self._last_players
+        for index, player in enumerate(obs.players):
+            seen = last_players.get(index)
+            if seen is not None and seen[0] is player:
+                parts.append(seen[1])
+                continue
+            encoded = self._player(player)
+            last_players[index] = (player, encoded)
+            parts.append(encoded)
         pending = obs.pending
         if pending is not None:
             parts.append(self._encode_pending(pending, question, describe))
         return b"".join(parts)
+
+    def _player(self, player: PlayerView) -> bytes:
+        """Observation field 34 (one ``PlayerBoard``): the parts that change seldom (guilds, production,
+        plots, houses, buildings) are cached by value; the counters, hand and slots are built each time."""
+        board = game_pb2.PlayerBoard(
+            seat=player.seat,
+            groschen=player.groschen,
+            reputation=player.reputation,
+            points=player.points,
+            mine_ore=player.mine_ore,
+            income=player.income,
+            tax_due=player.tax_due,
+            slots=player.slots,
+            pelicans=player.pelicans,
+            pelicans_used=player.pelicans_used,
+            miners_pool=player.miners_pool,
+            miners_reserve=player.miners_reserve,
+            hand=player.hand,
+        ).SerializeToString()
+        key = (
+            player.guild_set,
+            player.guilds,
+            player.production,
+            player.houses_removed,
+            player.plots,
+            player.buildings,
+        )
+        body = board + self._player_seldom.part(key, partial(_add_player_seldom, player=player))
+        return _PLAYER_KEY + varint(len(body)) + body
 
     def _encode_pending(
         self, pending: PendingView, question: str, describe: Callable[[Option], str] | None
@@ -586,7 +791,8 @@ class ObservationEncoder:
 
         The options change with nearly every decision, so instead of building messages, each option's
         ``LegalOption`` entry (index, payload, text, description) is serialised once per game, decision
-        kind and position, and reused. A description is assumed to depend only on the game, the decision
+        kind and position, and reused; the entry's body without its index once per game, decision kind
+        and option. A description is assumed to depend only on the game, the decision
         kind and the option, which holds for :func:`engine.text.describe_option`.
         """
         parts = []
@@ -599,19 +805,27 @@ class ObservationEncoder:
                 encoded = self._questions[question] = _string_field(3, question)
             parts.append(encoded)
         entries = self._option_entries
+        bodies = self._option_bodies
         if len(entries) > _CACHE_LIMIT:
             entries.clear()
+        if len(bodies) > _CACHE_LIMIT:
+            bodies.clear()
         kind = pending.kind
         described = describe is not None
         for index, option in enumerate(pending.options):
             key = (kind, option, described, index)
             entry = entries.get(key)
             if entry is None:
-                body = embed(2, decision_payload(option).SerializeToString()) + _string_field(
-                    3, cached_option_text(option)
-                )
-                if describe is not None:
-                    body += _string_field(4, describe(option))
+                # The same option is often listed again at another position: its body is kept apart.
+                body_key = (kind, option, described)
+                body = bodies.get(body_key)
+                if body is None:
+                    body = embed(2, decision_payload(option).SerializeToString()) + _string_field(
+                        3, cached_option_text(option)
+                    )
+                    if describe is not None:
+                        body += _string_field(4, describe(option))
+                    bodies[body_key] = body
                 if index:
                     body = b"\x08" + varint(index) + body
                 entry = entries[key] = b"\x22" + varint(len(body)) + body

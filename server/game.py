@@ -165,10 +165,11 @@ class GameServices:
 def encode_observation(state: GameState, viewer: int | None, encoder: convert.ObservationEncoder) -> bytes:
     """The serialised wire observation of ``state`` for a seat or a spectator (None).
 
-    The engine's :func:`engine.observe` decides what the viewer may see; this only words the pending
-    decision and, for the seat that owes it, describes each legal option.
+    The engine decides what the viewer may see (the encoder's :class:`engine.Observer` gives what
+    :func:`engine.observe` gives, rebuilding only what changed); this only words the pending decision
+    and, for the seat that owes it, describes each legal option.
     """
-    obs = engine.observe(state, viewer)
+    obs = encoder.observer.observe(state, viewer)
     pending = state.pending
     if pending is None:
         return encoder.encode(obs)

@@ -13,6 +13,7 @@ from engine.options import DecisionKind
 from engine.text import QUESTIONS, describe_option
 from kutnahora.v1 import common_pb2, game_pb2, play_service_pb2
 from server import convert
+from server.game import encode_observation
 
 
 @pytest.mark.parametrize(
@@ -98,6 +99,51 @@ def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
                 reference = convert.observation_to_wire(obs, "game-1", question, describe)
                 fast = game_pb2.Observation.FromString(encoder.encode(obs, question, describe))
                 assert fast == reference
+
+
+def _reference(state: engine.GameState, viewer: int | None, game_id: str) -> game_pb2.Observation:
+    """The plain observation: a fresh engine view, built into a message field by field."""
+    pending = state.pending
+    question = QUESTIONS[pending.kind] if pending is not None else ""
+    describe = None
+    if pending is not None and viewer == pending.seat:
+        kind = pending.kind
+
+        def describe(option: engine.Option) -> str:
+            return describe_option(state, kind, option)
+
+    return convert.observation_to_wire(engine.observe(state, viewer), game_id, question, describe)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_servers_encoder_follows_a_whole_game_exactly(players: int) -> None:
+    """The server's path (one encoder per game, its observer, cached parts and option entries), after
+    every decision, for the seat that owes it and for a spectator."""
+    state = engine.new_game(GameOptions(players=players, events=True), seed=40 + players)
+    encoder = convert.ObservationEncoder("game-9")
+    rng = random.Random(players)
+    while True:
+        viewers = [None] if state.pending is None else [state.pending.seat, None]
+        for viewer in viewers:
+            fast = game_pb2.Observation.FromString(encode_observation(state, viewer, encoder))
+            assert fast == _reference(state, viewer, "game-9")
+        if state.over:
+            break
+        engine.apply(state, rng.choice(engine.legal(state)))
+
+
+def test_negative_numbers_and_absent_optional_fields_are_written_as_protobuf_writes_them() -> None:
+    state = random_states(4, seed=21)[70]
+    encoder = convert.ObservationEncoder("g")
+    for points, reputation in ((-3, -2), (0, 0), (-(2**31), 5)):
+        state.players[1].points = points
+        state.players[2].reputation = reputation
+        for viewer in (None, 1):
+            fast = game_pb2.Observation.FromString(encode_observation(state, viewer, encoder))
+            assert fast == _reference(state, viewer, "g")
+            assert fast.scores[1] == points
+            assert fast.players[2].reputation == reputation
+            assert fast.HasField("viewer") == (viewer is not None)
 
 
 def test_an_observation_carries_the_whole_visible_game() -> None:
