@@ -306,6 +306,10 @@ class LiveGame:
     def _set_status(self, status: str) -> None:
         old, self.status = self.status, status
         if old != status:
+            if status in ("finished", "abandoned"):
+                # An ended game changes no more: its few last observations need none of the parts and
+                # option entries cached during play, which would otherwise stay loaded with it.
+                self.encoder = convert.ObservationEncoder(self.game_id)
             self.services.on_status(self, old, status)
 
     # --- credentials ---------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from server import logs
+from server import collector, logs
 from server.app import create_server
 from server.config import ClockConfig, Limits, ServerConfig
 from server.store_postgres import is_postgres_url, redact_url
@@ -116,6 +116,13 @@ def build_parser() -> argparse.ArgumentParser:
     add("--tls-key", "TLS_KEY", "", str, "PEM private key")
     add("--grace", "GRACE", defaults.grace_seconds, float, "seconds calls in flight may run on at shutdown")
     add(
+        "--gc-thresholds",
+        "GC_THRESHOLDS",
+        ",".join(map(str, collector.DEFAULT_THRESHOLDS)),
+        str,
+        "Python garbage-collector thresholds (700,10,10 are Python's own)",
+    )
+    add(
         "--ended-games-in-memory",
         "ENDED_GAMES",
         defaults.ended_games_in_memory,
@@ -167,6 +174,7 @@ async def serve(host: str, port: int, config: ServerConfig) -> None:
     except (OSError, RuntimeError) as error:
         raise SystemExit(f"kutnahora-server: cannot listen on {address}: {error}") from None
     await server.start()
+    collector.freeze_loaded()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -193,8 +201,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = config_from_args(args)
     try:
         logs.configure(args.log_format, args.log_level)
+        collector.configure(collector.parse_thresholds(args.gc_thresholds))
     except ValueError as error:
-        raise SystemExit(str(error)) from None
+        raise SystemExit(f"kutnahora-server: {error}") from None
     try:
         asyncio.run(serve(args.host, args.port, config))
     except KeyboardInterrupt:

@@ -14,6 +14,7 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
+    GCCollector,
     Histogram,
     PlatformCollector,
     ProcessCollector,
@@ -44,6 +45,7 @@ class Metrics:
         self.registry = CollectorRegistry()
         ProcessCollector(registry=self.registry)
         PlatformCollector(registry=self.registry)
+        GCCollector(registry=self.registry)
         r = self.registry
         self.games_created = Counter("kutnahora_games_created_total", "Games created.", registry=r)
         self.games_ended = Counter(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
-from server.main import build_parser, config_from_args
+from server import collector
+from server.main import build_parser, config_from_args, main
 
 
 def test_defaults_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,3 +46,24 @@ def test_bad_settings_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KUTNAHORA_PORT", "many")
     with pytest.raises(SystemExit):
         build_parser()
+
+
+def test_gc_thresholds_are_read_checked_and_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert build_parser().parse_args([]).gc_thresholds == "50000,20,100"
+    monkeypatch.setenv("KUTNAHORA_GC_THRESHOLDS", "700,10,10")
+    assert collector.parse_thresholds(build_parser().parse_args([]).gc_thresholds) == (700, 10, 10)
+    assert collector.parse_thresholds("30000") == (30000, 20, 100)
+    for bad in ("", "0", "-5", "1,2,3,4", "lots"):
+        with pytest.raises(ValueError, match="GC threshold"):
+            collector.parse_thresholds(bad)
+    before = gc.get_threshold()
+    try:
+        collector.configure((12345, 11, 12))
+        assert gc.get_threshold() == (12345, 11, 12)
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_a_bad_gc_threshold_stops_the_server_with_a_sentence() -> None:
+    with pytest.raises(SystemExit, match="GC thresholds must be"):
+        main(["--gc-thresholds", "fast", "--port", "0", "--db", ":memory:"])

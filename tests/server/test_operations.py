@@ -66,6 +66,7 @@ async def test_metrics_are_served_on_their_own_port(start_server: StartServer, t
         'kutnahora_rpc_requests_total{code="OK",rpc="CreateGame"} 1.0',
         "process_cpu_seconds_total",
         "python_info",
+        "python_gc_collections_total",
     ):
         assert name in text, name
 
