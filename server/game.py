@@ -592,7 +592,7 @@ class LiveGame:
         self.remember(record)
         charge_clock(self.seats[seat], source, think_ms, self.clock)
         self.updated_at = applied_at
-        services.metrics.decisions.labels(source=source).inc()
+        services.metrics.decisions_by_source[source].inc()
         if self.state.over:
             await self._finish()
         self._after_change()

@@ -110,12 +110,11 @@ class Metrics:
         )
         for status in GAME_STATUSES:
             self.games.labels(status=status).set(0)
-        for source in ("seat", "timeout", "policy"):
-            self.decisions.labels(source=source)
+        # The labelled series updated on every decision, looked up once: a lookup costs more than an update.
+        self.decisions_by_source = {s: self.decisions.labels(source=s) for s in ("seat", "timeout", "policy")}
         for reason in REJECT_REASONS:
             self.rejected.labels(reason=reason)
-        for path in ("unary", "stream"):
-            self.submission_latency.labels(path=path)
+        self.latency_by_path = {p: self.submission_latency.labels(path=p) for p in ("unary", "stream")}
 
     def on_commit(self, seconds: float, writes: int) -> None:
         """Count one store commit (called from the store's worker thread)."""

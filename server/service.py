@@ -337,7 +337,7 @@ class KutnaHoraService:
         await game.authorize_current(request.seat, _token(context))
         record = await game.submit(request.seat, request.version, request.answer)
         response = await game.response_bytes(record)
-        self.metrics.submission_latency.labels(path="unary").observe(time.perf_counter() - started)
+        self.metrics.latency_by_path["unary"].observe(time.perf_counter() - started)
         return response
 
     async def WatchGame(
@@ -587,9 +587,7 @@ class _PlayStream:
                     self.outbox.append(play_service_pb2.PlayResponse(rejected=rejected).SerializeToString())
                     self.wake.set()
                     continue
-                service.metrics.submission_latency.labels(path="stream").observe(
-                    time.perf_counter() - started
-                )
+                service.metrics.latency_by_path["stream"].observe(time.perf_counter() - started)
                 if self.acknowledge:
                     accepted = play_service_pb2.DecisionAccepted(
                         version=record.version, next_version=record.version + 1

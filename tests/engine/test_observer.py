@@ -107,3 +107,52 @@ def test_a_change_made_in_place_anywhere_is_seen(change: object) -> None:
     after = observer.observe(state, 0)
     assert after == observe(state, 0)
     assert after != before
+
+
+def test_every_view_field_holds_the_state_value_of_its_name() -> None:
+    """The views are built positionally for speed; this reads each field back by name."""
+    from engine.economy import income
+    from engine.rounds import tax_due
+
+    state = _midgame()
+    for viewer in (None, 0):
+        obs = observe(state, viewer)
+        assert obs.viewer == viewer
+        for name in (
+            "version",
+            "round",
+            "start_seat",
+            "cards_left_in_turn",
+            "tax",
+            "technology_taken",
+            "barbara_next",
+            "guild_setup_card",
+            "mine_setup_card",
+            "building_in_hand",
+            "over",
+        ):
+            assert getattr(obs, name) == getattr(state, name), name
+        assert obs.phase == state.phase.value
+        assert obs.red_stack_size == len(state.red_stack)
+        assert obs.mine_stack_size == len(state.mine_stack)
+        assert obs.mine_discard_size == len(state.mine_discard)
+        assert obs.town_discards == tuple(state.town_discards)
+        assert obs.guild_sets_left == tuple(state.guild_sets_left)
+        assert obs.patrician_bank == tuple(state.patrician_bank.items())
+        assert obs.patrician_pool == tuple(state.patrician_pool.items())
+        assert obs.council == tuple(state.council.items())
+        assert obs.scores == tuple(p.points for p in state.players)
+        assert obs.arms == tuple(state.arms.items())
+        for seat, view in enumerate(obs.players):
+            player = state.players[seat]
+            for name in view._fields:
+                if name == "income":
+                    assert view.income == income(state, seat)
+                elif name == "tax_due":
+                    assert view.tax_due == tax_due(state, seat)
+                elif name == "production":
+                    assert view.production == tuple(player.production.items())
+                else:
+                    value = getattr(player, name)
+                    expected = tuple(value) if isinstance(value, list) else value
+                    assert view[view._fields.index(name)] == expected, name
