@@ -383,46 +383,44 @@ def observation_to_wire(
 
 def _header(obs: Observation, game_id: str) -> game_pb2.Observation:
     wire = game_pb2.Observation(
-        game_id=game_id,
         version=obs.version,
-        phase=PHASE_BY_VALUE[obs.phase],
-        round=obs.round,
-        rounds=obs.rounds,
-        start_seat=obs.start_seat,
         turn=obs.turn,
         cards_left_in_turn=obs.cards_left_in_turn,
-        tax=obs.tax,
-        red_stack_size=obs.red_stack_size,
-        town_discards=obs.town_discards,
-        mine_stack_size=obs.mine_stack_size,
-        mine_discard_size=obs.mine_discard_size,
-        technology_taken=obs.technology_taken,
-        mine_draws=obs.mine_draws,
-        barbara_next=obs.barbara_next,
-        revealed_events=obs.revealed_events,
-        guild_setup_card=obs.guild_setup_card,
-        mine_setup_card=obs.mine_setup_card,
-        guild_sets_left=obs.guild_sets_left,
         drawn=obs.drawn,
-        over=obs.over,
         scores=obs.scores,
     )
     if obs.viewer is not None:
         wire.viewer = obs.viewer
-    if obs.current_event is not None:
-        wire.current_event = obs.current_event
-    if obs.building_in_hand is not None:
-        wire.building_in_hand = obs.building_in_hand
     if obs.kept_tile is not None:
         wire.kept_tile = obs.kept_tile
+    _stable_header(wire, obs, game_id)
     return wire
 
 
 def _stable_header(wire: game_pb2.Observation, obs: Observation, game_id: str) -> None:
-    """The header's fields that change seldom (see ``_STABLE_HEADER_FIELDS``)."""
-    wire.MergeFrom(_header(obs, game_id))
-    for name in _VOLATILE_FIELDS:
-        wire.ClearField(name)
+    """The header's fields that change seldom (``_STABLE_HEADER_FIELDS``, and the game id)."""
+    wire.game_id = game_id
+    wire.phase = PHASE_BY_VALUE[obs.phase]
+    wire.round = obs.round
+    wire.rounds = obs.rounds
+    wire.start_seat = obs.start_seat
+    wire.tax = obs.tax
+    wire.red_stack_size = obs.red_stack_size
+    wire.town_discards.extend(obs.town_discards)
+    wire.mine_stack_size = obs.mine_stack_size
+    wire.mine_discard_size = obs.mine_discard_size
+    wire.technology_taken = obs.technology_taken
+    wire.mine_draws = obs.mine_draws
+    wire.barbara_next = obs.barbara_next
+    wire.revealed_events.extend(obs.revealed_events)
+    wire.guild_setup_card = obs.guild_setup_card
+    wire.mine_setup_card = obs.mine_setup_card
+    wire.guild_sets_left.extend(obs.guild_sets_left)
+    wire.over = obs.over
+    if obs.current_event is not None:
+        wire.current_event = obs.current_event
+    if obs.building_in_hand is not None:
+        wire.building_in_hand = obs.building_in_hand
 
 
 def _add_market(wire: game_pb2.Observation, obs: Observation) -> None:
@@ -578,7 +576,6 @@ _STABLE_HEADER_FIELDS = (
     "over",
 )
 _stable_header_key = itemgetter(*(Observation._fields.index(name) for name in _STABLE_HEADER_FIELDS))
-_VOLATILE_FIELDS = ("version", "viewer", "turn", "cards_left_in_turn", "drawn", "kept_tile", "scores")
 
 
 def _key(field_number: int, wire_type: int) -> bytes:

@@ -223,3 +223,14 @@ def test_embedded_bytes_equal_a_built_message() -> None:
     assert message.observation.version == 300
     assert convert.varint(300) == b"\xac\x02"
     assert built
+
+
+def test_the_cached_header_holds_only_fields_of_its_cache_key() -> None:
+    """The seldom-changing header part is cached by the fields it is built from and nothing else."""
+    state = random_states(2, seed=8)[-1]  # a finished game: most header fields are set
+    obs = engine.observe(state, 0)._replace(current_event=3, building_in_hand=5)
+    wire = game_pb2.Observation()
+    convert._stable_header(wire, obs, "g")
+    written = {field.name for field, _ in wire.ListFields()}
+    assert written <= {*convert._STABLE_HEADER_FIELDS, "game_id"}
+    assert {"phase", "round", "over", "current_event", "building_in_hand"} <= written
