@@ -436,6 +436,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             echo_stream_msgs_per_s=streamed,
             echo_cpu_us_per_stream_msg=stream_cpu / max(streamed * args.echo_duration, 1) * 1e6,
         )
+        results["ratio_to_echo"] = results["decisions_per_s"] / streamed
+        if "server_cpu_us_per_decision" in results and results["echo_cpu_us_per_stream_msg"] > 0:
+            results["server_cpu_per_echo_cpu"] = (
+                results["server_cpu_us_per_decision"] / results["echo_cpu_us_per_stream_msg"]
+            )
 
     results["observation"] = measure_observation_cost()
     print_report(results)
@@ -470,6 +475,11 @@ def print_report(results: dict[str, Any]) -> None:
             "per streamed message)"
         )
         print(f"  ratio           decisions/s ÷ streamed echo msgs/s = {r['decisions_per_s'] / streamed:.2f}")
+        if "server_cpu_per_echo_cpu" in r:
+            print(
+                "                  server CPU per decision ÷ echo CPU per streamed message = "
+                f"{r['server_cpu_per_echo_cpu']:.1f} (compares machines of different speeds)"
+            )
     cost = r["observation"]
     print(
         f"  in-process      engine observe {cost['engine_observe_us']:.0f} µs + wire encoding "

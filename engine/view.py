@@ -6,7 +6,9 @@ another seat is choosing from, never a face-down event, never the random generat
 of the pending decision go only to the seat that owes it.
 
 The view types are named tuples: immutable, compared and hashed by value at C speed, so a server can
-cache what it builds from each part of an observation by that part's value.
+cache what it builds from each part of an observation by that part's value. An :class:`Observer`
+observes one game again and again and rebuilds only the parts whose inputs changed, handing back the
+very same part objects otherwise.
 """
 
 from __future__ import annotations

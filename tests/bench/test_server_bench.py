@@ -35,4 +35,6 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
     assert 0 < results["latency_p50_ms"] <= results["latency_p99_ms"]
     assert results["echo_stream_msgs_per_s"] > 0 and results["echo_unary_per_s"] > 0
     assert results["server_cpu_us_per_decision"] > 0
+    assert results["ratio_to_echo"] == results["decisions_per_s"] / results["echo_stream_msgs_per_s"]
+    assert results["server_cpu_per_echo_cpu"] > 0
     assert "decisions/s" in capsys.readouterr().out
