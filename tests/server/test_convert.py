@@ -118,18 +118,23 @@ def _reference(state: engine.GameState, viewer: int | None, game_id: str) -> gam
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_servers_encoder_follows_a_whole_game_exactly(players: int) -> None:
     """The server's path (one encoder per game, its observer, cached parts and option entries), after
-    every decision, for the seat that owes it and for a spectator."""
+    every decision, for the seat that owes it first and then for everyone else with the same encoder:
+    nothing private to the first viewer (its options, the tiles it draws) may reach the next."""
     state = engine.new_game(GameOptions(players=players, events=True), seed=40 + players)
     encoder = convert.ObservationEncoder("game-9")
     rng = random.Random(players)
+    drawing = 0
     while True:
-        viewers = [None] if state.pending is None else [state.pending.seat, None]
+        others = [None, *range(players)]
+        viewers = others if state.pending is None else [state.pending.seat, *others]
+        drawing += bool(state.drawn)
         for viewer in viewers:
             fast = game_pb2.Observation.FromString(encode_observation(state, viewer, encoder))
             assert fast == _reference(state, viewer, "game-9")
         if state.over:
             break
         engine.apply(state, rng.choice(engine.legal(state)))
+    assert drawing > 0  # the game passed through mine-tile choices
 
 
 def test_negative_numbers_and_absent_optional_fields_are_written_as_protobuf_writes_them() -> None:
