@@ -533,11 +533,12 @@ def _add_pending(
 class _PartCache:
     """A small map from an engine value to the serialised wire part it gives, emptied when full."""
 
-    __slots__ = ("entries", "limit")
+    __slots__ = ("entries", "last", "limit")
 
     def __init__(self, limit: int) -> None:
         self.entries: dict[object, bytes] = {}
         self.limit = limit
+        self.last: tuple[tuple[object, ...], bytes] | None = None
 
     def part(self, key: object, build: Callable[[game_pb2.Observation], None]) -> bytes:
         """The serialised part for ``key``; on a miss ``build`` writes it into an empty observation."""
@@ -550,6 +551,21 @@ class _PartCache:
                 self.entries.clear()
             self.entries[key] = value
         return value
+
+    def part_of(self, values: tuple[object, ...], build: Callable[[game_pb2.Observation], None]) -> bytes:
+        """:meth:`part` for a key made of immutable values; when they are the very objects of the last
+        call (an :class:`engine.Observer` hands back unchanged parts as the same objects), the last
+        part is returned without hashing anything."""
+        last = self.last
+        if last is not None:
+            for seen, value in zip(last[0], values, strict=True):
+                if seen is not value:
+                    break
+            else:
+                return last[1]
+        encoded = self.part(values, build)
+        self.last = (values, encoded)
+        return encoded
 
 
 # The observation fields that ``_header`` writes that change seldom, cached together as one part; the
@@ -649,9 +665,6 @@ class ObservationEncoder:
     __slots__ = (
         "_boards",
         "_headers",
-        "_last_boards",
-        "_last_hall",
-        "_last_market",
         "_last_players",
         "_market",
         "_option_bodies",
@@ -673,9 +686,6 @@ class ObservationEncoder:
         self._boards = _PartCache(limit)
         self._patricians = _PartCache(limit)
         self._player_seldom = _PlayerPartCache(limit * 4)
-        self._last_market: tuple[object, object, object, object, bytes] | None = None
-        self._last_hall: tuple[object, bytes] | None = None
-        self._last_boards: tuple[object, object, object, object, bytes] | None = None
         self._last_players: dict[int, tuple[PlayerView, bytes]] = {}
         self._option_entries: dict[tuple[DecisionKind, Option, bool, int], bytes] = {}
         self._option_bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
@@ -694,45 +704,15 @@ class ObservationEncoder:
             _volatile(obs),
         ]
 
-        last = self._last_market
-        if (
-            last is not None
-            and last[0] is obs.deck_positions
-            and last[1] is obs.arms
-            and last[2] is obs.prices
-            and last[3] is obs.no_market
-        ):
-            parts.append(last[4])
-        else:
-            market = self._market.part(
+        parts.append(
+            self._market.part_of(
                 (obs.deck_positions, obs.arms, obs.prices, obs.no_market), lambda w: _add_market(w, obs)
             )
-            self._last_market = (obs.deck_positions, obs.arms, obs.prices, obs.no_market, market)
-            parts.append(market)
-
-        hall = self._last_hall
-        if hall is not None and hall[0] is obs.town_hall:
-            parts.append(hall[1])
-        else:
-            town_hall = self._town_hall.part(obs.town_hall, lambda w: _add_town_hall(w, obs))
-            self._last_hall = (obs.town_hall, town_hall)
-            parts.append(town_hall)
-
-        boards = self._last_boards
-        if (
-            boards is not None
-            and boards[0] is obs.city
-            and boards[1] is obs.plots
-            and boards[2] is obs.mines
-            and boards[3] is obs.rocks
-        ):
-            parts.append(boards[4])
-        else:
-            key = (obs.city, obs.plots, obs.mines, obs.rocks)
-            encoded = self._boards.part(key, lambda w: _add_boards(w, obs))
-            self._last_boards = (obs.city, obs.plots, obs.mines, obs.rocks, encoded)
-            parts.append(encoded)
-
+        )
+        parts.append(self._town_hall.part_of((obs.town_hall,), lambda w: _add_town_hall(w, obs)))
+        parts.append(
+            self._boards.part_of((obs.city, obs.plots, obs.mines, obs.rocks), lambda w: _add_boards(w, obs))
+        )
         parts.append(
             self._patricians.part(
                 (obs.patrician_bank, obs.patrician_pool, obs.council), lambda w: _add_patricians(w, obs)
