@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from functools import partial
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
@@ -55,6 +55,7 @@ from engine.view import Observer, PendingView, PlayerView
 from kutnahora.v1 import common_pb2, components_pb2, game_pb2
 
 E = TypeVar("E", bound=Enum)
+M = TypeVar("M", game_pb2.Observation, game_pb2.PlayerBoard)
 
 
 class Malformed(ValueError):
@@ -530,21 +531,25 @@ def _add_pending(
         entry.decision.CopyFrom(decision_payload(option))
 
 
-class _PartCache:
-    """A small map from an engine value to the serialised wire part it gives, emptied when full."""
+class _PartCache(Generic[M]):
+    """A small map from an engine value to the serialised wire part it gives, emptied when full.
 
-    __slots__ = ("entries", "last", "limit")
+    A part is written into an empty ``message`` (an observation, or a player's board for parts of it).
+    """
 
-    def __init__(self, limit: int) -> None:
+    __slots__ = ("entries", "last", "limit", "message")
+
+    def __init__(self, limit: int, message: type[M]) -> None:
         self.entries: dict[object, bytes] = {}
         self.limit = limit
+        self.message: type[M] = message
         self.last: tuple[tuple[object, ...], bytes] | None = None
 
-    def part(self, key: object, build: Callable[[game_pb2.Observation], None]) -> bytes:
-        """The serialised part for ``key``; on a miss ``build`` writes it into an empty observation."""
+    def part(self, key: object, build: Callable[[M], None]) -> bytes:
+        """The serialised part for ``key``; on a miss ``build`` writes it into an empty message."""
         value = self.entries.get(key)
         if value is None:
-            wire = game_pb2.Observation()
+            wire = self.message()
             build(wire)
             value = wire.SerializeToString()
             if len(self.entries) >= self.limit:
@@ -552,7 +557,7 @@ class _PartCache:
             self.entries[key] = value
         return value
 
-    def part_of(self, values: tuple[object, ...], build: Callable[[game_pb2.Observation], None]) -> bytes:
+    def part_of(self, values: tuple[object, ...], build: Callable[[M], None]) -> bytes:
         """:meth:`part` for a key made of immutable values; when they are the very objects of the last
         call (an :class:`engine.Observer` hands back unchanged parts as the same objects), the last
         part is returned without hashing anything."""
@@ -630,23 +635,6 @@ def _volatile(obs: Observation) -> bytes:
     return b"".join(out)
 
 
-class _PlayerPartCache(_PartCache):
-    """A :class:`_PartCache` of the seldom-changing body of a ``PlayerBoard`` (not a whole observation)."""
-
-    __slots__ = ()
-
-    def part(self, key: object, build: Callable[[game_pb2.PlayerBoard], None]) -> bytes:  # type: ignore[override]
-        value = self.entries.get(key)
-        if value is None:
-            board = game_pb2.PlayerBoard()
-            build(board)
-            value = board.SerializeToString()
-            if len(self.entries) >= self.limit:
-                self.entries.clear()
-            self.entries[key] = value
-        return value
-
-
 _PLAYER_KEY = varint(game_pb2.Observation.PLAYERS_FIELD_NUMBER << 3 | 2)
 
 
@@ -680,12 +668,13 @@ class ObservationEncoder:
     def __init__(self, game_id: str, limit: int = 64) -> None:
         self.game_id = game_id
         self.observer = Observer()
-        self._headers = _PartCache(limit * 4)
-        self._market = _PartCache(limit)
-        self._town_hall = _PartCache(limit)
-        self._boards = _PartCache(limit)
-        self._patricians = _PartCache(limit)
-        self._player_seldom = _PlayerPartCache(limit * 4)
+        observation = game_pb2.Observation
+        self._headers = _PartCache(limit * 4, observation)
+        self._market = _PartCache(limit, observation)
+        self._town_hall = _PartCache(limit, observation)
+        self._boards = _PartCache(limit, observation)
+        self._patricians = _PartCache(limit, observation)
+        self._player_seldom = _PartCache(limit * 4, game_pb2.PlayerBoard)
         self._last_players: dict[int, tuple[PlayerView, bytes]] = {}
         self._option_entries: dict[tuple[DecisionKind, Option, bool, int], bytes] = {}
         self._option_bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
