@@ -473,7 +473,8 @@ class LiveGame:
                 raise precondition(f"seat {seat} {why}; the random policy plays it now", "not_your_turn")
             option = self._resolve(answer, pending)
             think_ms = int((asyncio.get_running_loop().time() - self._turn_started) * 1000)
-            return await self._apply_locked(pending, option, "seat", think_ms)
+            record, _ = await self._apply_locked(pending, option, "seat", think_ms)
+            return record
 
     def _check_active(self) -> None:
         if self.status == "active":
@@ -532,8 +533,12 @@ class LiveGame:
 
     async def _apply_locked(
         self, pending: PendingDecision, option: Option, source: str, think_ms: int
-    ) -> AppliedDecision:
-        """Store, then apply, one checked decision. The caller holds the lock."""
+    ) -> tuple[AppliedDecision, bool]:
+        """Store, then apply, one checked decision. The caller holds the lock.
+
+        Returns the applied decision and whether this server stored it: False when another replica
+        stored the very same decision first (this one then read it from the store).
+        """
         services = self.services
         seat = pending.seat
         version = self.state.version
@@ -550,7 +555,7 @@ class LiveGame:
                 if version < len(self.history):
                     recorded = self.history[version]
                     if recorded.seat == seat and recorded.option == option:
-                        return recorded  # the same decision: an exact retry through another replica
+                        return recorded, False  # the same decision: an exact retry through another replica
             raise stale(
                 f"decision {version} of game {self.game_id} was recorded elsewhere; read the game again"
             ) from None
@@ -596,7 +601,7 @@ class LiveGame:
         if self.state.over:
             await self._finish()
         self._after_change()
-        return record
+        return record, True
 
     def remember(self, record: AppliedDecision) -> None:
         """Add an applied decision to the history; the one leaving the detail window drops its details."""
@@ -707,7 +712,7 @@ class LiveGame:
                 option = policy_option(self.seed, version, pending.options)
                 think_ms = 0
             try:
-                await self._apply_locked(pending, option, source, think_ms)
+                _, stored_here = await self._apply_locked(pending, option, source, think_ms)
             except ServiceError as error:
                 self.services.log.error(
                     "automatic decision failed",
@@ -715,6 +720,14 @@ class LiveGame:
                     seat=seat,
                     source=source,
                     error=error.message,
+                )
+                return
+            if not stored_here:  # another replica's clock ran out first and it applied the same decision
+                self.services.log.info(
+                    "automatic decision already applied by another replica",
+                    game_id=self.game_id,
+                    seat=seat,
+                    source=source,
                 )
                 return
             if source == "timeout":

@@ -24,7 +24,7 @@ import pytest
 
 import engine
 from engine import GameOptions, legal, new_game, parse_option, state_hash
-from kutnahora.v1 import game_pb2, play_service_pb2
+from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
 from tests.deploy.servers import (
     ServerProcess,
     bearer,
@@ -203,6 +203,38 @@ def test_two_clients_racing_for_one_version_at_two_replicas(replicas: list[Serve
         game.send(replicas[step % 2], seat, index)
         step += 1
     game.check_replay(replicas[2])
+
+
+def test_a_clock_running_out_at_several_replicas_counts_each_timeout_once(
+    replicas: list[ServerProcess],
+) -> None:
+    """Every replica that holds a game runs its clock. When the clock runs out, the replica that stores
+    the default decision counts the timeout; one that finds it already stored reads it and counts nothing.
+    Two strikes a seat, then the random policy finishes the game."""
+    first, second, third = replicas
+    before = sum(total(scrape(s), "kutnahora_clock_timeouts_total") for s in replicas)
+    clock = game_pb2.ClockSettings(max_strikes=2)
+    clock.decision_time.FromMilliseconds(100)
+    clock.time_bank.FromMilliseconds(0)
+    request = game_service_pb2.CreateGameRequest(
+        options=game_pb2.GameOptions(players=2), seed=404, clock=clock
+    )
+    game_id = first.games.CreateGame(request, timeout=10).game.game_id
+    join(first, game_id, 0)
+    join(second, game_id, 1)  # now two replicas hold the game, and both run its clock
+    third.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id), timeout=10)  # and a third
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            replay = get_replay(third, game_id)
+            break
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION or time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    timeouts = [r for r in replay.decisions if r.source == game_pb2.DECISION_SOURCE_TIMEOUT]
+    assert len(timeouts) == 4  # two strikes for each of the two seats
+    assert sum(total(scrape(s), "kutnahora_clock_timeouts_total") for s in replicas) - before == 4
 
 
 def test_a_replica_killed_mid_game_loses_nothing(
