@@ -156,3 +156,25 @@ def test_every_view_field_holds_the_state_value_of_its_name() -> None:
                     value = getattr(player, name)
                     expected = tuple(value) if isinstance(value, list) else value
                     assert view[view._fields.index(name)] == expected, name
+
+
+def test_a_seats_fields_are_lists_and_dicts_only_where_the_observer_copies_them() -> None:
+    """The observer keeps a seat's field values as they were; it copies the lists and dicts (the fields
+    made by a default factory) and keeps the rest as they are, which is right only if they are immutable."""
+    from dataclasses import fields
+
+    from engine.state import PlayerState
+    from engine.view import _PLAYER_CONTAINERS
+
+    containers = {fields(PlayerState)[index].name for index in _PLAYER_CONTAINERS}
+    state = new_game(GameOptions(players=4), seed=9)
+    rng = random.Random(9)
+    while not state.over:
+        for player in state.players:
+            for field in fields(PlayerState):
+                value = getattr(player, field.name)
+                if field.name in containers:
+                    assert isinstance(value, list | dict), field.name
+                else:
+                    hash(value)  # ints, enums, tuples of them: immutable
+        apply(state, rng.choice(legal(state)))
