@@ -653,6 +653,10 @@ class LiveGame:
         if everyone or self.ended or pending is None:
             self._notify()
         else:
+            if self._seat_subscribers.get(pending.seat) and self.status == "active":
+                # A Play stream waits for this observation: build it now, while the state that was just
+                # changed is still in the processor's caches, rather than after other games have run.
+                self.observation_bytes(pending.seat)
             self._notify(pending.seat)
 
     def _start_turn(self) -> None:
