@@ -656,7 +656,11 @@ class LiveGame:
             if self._seat_subscribers.get(pending.seat) and self.status == "active":
                 # A Play stream waits for this observation: build it now, while the state that was just
                 # changed is still in the processor's caches, rather than after other games have run.
-                self.observation_bytes(pending.seat)
+                # The decision is applied already; a failure here is left for the stream to meet.
+                try:
+                    self.observation_bytes(pending.seat)
+                except Exception:
+                    self.services.log.exception("observation could not be built", game_id=self.game_id)
             self._notify(pending.seat)
 
     def _start_turn(self) -> None:
