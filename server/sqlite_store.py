@@ -26,7 +26,6 @@ from typing import Any, TypeVar
 from server.store import (
     GAME_COLUMNS,
     DecisionRow,
-    DuplicateDecision,
     GameQuery,
     GameRow,
     SeatRow,
@@ -36,6 +35,7 @@ from server.store import (
     encode_json,
     game_filter,
     game_values,
+    refused_append,
 )
 
 T = TypeVar("T")
@@ -214,14 +214,7 @@ class SqliteStore:
                 "(SELECT COALESCE(MAX(seq) + 1, 0) FROM decisions WHERE game_id = ?)",
                 (game_id, game_id),
             ).fetchone()
-            if known is None:
-                raise StoreError(f"game {game_id} is not in the store")
-            if decision.seq < following:
-                raise DuplicateDecision(f"decision {decision.seq} of game {game_id} is already stored")
-            raise StoreError(
-                f"decision {decision.seq} of game {game_id} would leave a gap: the log holds "
-                f"{following} decisions"
-            )
+            raise refused_append(game_id, decision.seq, known is not None, following)
 
         await self._submit(work, write=True)
 

@@ -27,6 +27,18 @@ class DuplicateDecision(StoreError):
     """Decision ``seq`` of the game is already in the log."""
 
 
+def refused_append(game_id: str, seq: int, known: bool, following: int) -> StoreError:
+    """Why decision ``seq`` could not be appended to a game's log of ``following`` decisions (``known``:
+    whether the game is in the store): it is there already, the game is unknown, or it would leave a gap."""
+    if not known:
+        return StoreError(f"game {game_id} is not in the store")
+    if seq < following:
+        return DuplicateDecision(f"decision {seq} of game {game_id} is already stored")
+    return StoreError(
+        f"decision {seq} of game {game_id} would leave a gap: the log holds {following} decisions"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class GameRow:
     """A game's creation record and its current status (a :class:`GameStatus` name, lower case)."""
@@ -229,11 +241,10 @@ class MemoryStore:
 
     async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
         """Append one decision."""
-        stored = self._game(game_id)
-        if decision.seq != len(stored.decisions):
-            if decision.seq < len(stored.decisions):
-                raise DuplicateDecision(f"decision {decision.seq} of game {game_id} is already stored")
-            raise StoreError(f"decision {decision.seq} of game {game_id} leaves a gap in the log")
+        stored = self._games.get(game_id)
+        if stored is None or decision.seq != len(stored.decisions):
+            following = len(stored.decisions) if stored is not None else 0
+            raise refused_append(game_id, decision.seq, stored is not None, following)
         stored.decisions.append(decision)
 
     async def set_status(

@@ -49,7 +49,6 @@ from server.notify import ChangeListener, GameChange, new_replica_id
 from server.store import (
     GAME_COLUMNS,
     DecisionRow,
-    DuplicateDecision,
     GameQuery,
     GameRow,
     SeatRow,
@@ -58,6 +57,7 @@ from server.store import (
     encode_json,
     game_filter,
     game_values,
+    refused_append,
 )
 
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -392,17 +392,13 @@ class PostgresStore:
             # Nothing written: decision N is already there (another replica won), or it is not allowed.
             found = await (
                 await conn.execute(
-                    "SELECT EXISTS (SELECT 1 FROM decisions WHERE game_id = %(game_id)s AND seq = %(seq)s), "
-                    "EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s)",
-                    {"game_id": game_id, "seq": decision.seq},
+                    "SELECT EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s), "
+                    "(SELECT COALESCE(MAX(seq) + 1, 0) FROM decisions WHERE game_id = %(game_id)s)",
+                    {"game_id": game_id},
                 )
             ).fetchone()
-            taken, game_exists = found if found is not None else (False, False)
-            if taken:
-                raise DuplicateDecision(f"decision {decision.seq} of game {game_id} is already stored")
-            if not game_exists:
-                raise StoreError(f"no game {game_id} in the store")
-            raise StoreError(f"decision {decision.seq} of game {game_id} leaves a gap in the log")
+            known, following = found if found is not None else (False, 0)
+            raise refused_append(game_id, decision.seq, known, following)
 
         await self._write(work, game_id, f"append decision {decision.seq} of game {game_id}")
 
