@@ -474,7 +474,7 @@ def print_report(results: dict[str, Any]) -> None:
             f"(trivial grpc.aio server, same machine; its CPU {r['echo_cpu_us_per_stream_msg']:.0f} µs "
             "per streamed message)"
         )
-        print(f"  ratio           decisions/s ÷ streamed echo msgs/s = {r['decisions_per_s'] / streamed:.2f}")
+        print(f"  ratio           decisions/s ÷ streamed echo msgs/s = {r['ratio_to_echo']:.2f}")
         if "server_cpu_per_echo_cpu" in r:
             print(
                 "                  server CPU per decision ÷ echo CPU per streamed message = "
