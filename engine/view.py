@@ -13,9 +13,10 @@ very same part objects otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import MISSING, fields
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from engine.components import COMMODITIES, Arm, Color, Commodity, Deck, Guild, Square
 from engine.economy import current_prices, income, no_market
@@ -272,6 +273,9 @@ def observe(state: GameState, viewer: int | None) -> Observation:
     return _assemble(state, viewer, market, _town_hall(state), _boards(state), players)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
 _PLAYER_FIELDS = attrgetter(*(f.name for f in fields(PlayerState)))
 # The fields that hold lists or dicts (those made by a default factory); the others hold immutable values.
 _PLAYER_CONTAINERS = tuple(i for i, f in enumerate(fields(PlayerState)) if f.default_factory is not MISSING)
@@ -283,6 +287,25 @@ def _frozen(values: tuple[Any, ...]) -> tuple[Any, ...]:
     for index in _PLAYER_CONTAINERS:
         copied[index] = copied[index].copy()
     return tuple(copied)
+
+
+def _kept(
+    cached: tuple[K, V] | None,
+    key: K,
+    build: Callable[[GameState], V],
+    state: GameState,
+    snapshot: Callable[[K], K] | None = None,
+) -> tuple[K, V]:
+    """A part with the inputs it was built from: the cached one while ``key`` (those inputs, now) still
+    equals them, else a new one built from ``state``. ``snapshot`` copies what in ``key`` may change in
+    place later."""
+    if cached is not None and cached[0] == key:
+        return cached
+    return (key if snapshot is None else snapshot(key), build(state))
+
+
+def _copied_hall_key(key: list[list[tuple[str, list[int]]]]) -> list[list[tuple[str, list[int]]]]:
+    return [[(label, tiles.copy()) for label, tiles in row] for row in key]
 
 
 class Observer:
@@ -307,34 +330,24 @@ class Observer:
 
     def observe(self, state: GameState, viewer: int | None) -> Observation:
         """What :func:`observe` returns for ``state`` and ``viewer``."""
-        market_key = (tuple(state.deck_position.items()), tuple(state.arms.items()))
-        cached_market = self._market
-        if cached_market is not None and cached_market[0] == market_key:
-            market = cached_market[1]
-        else:
-            market = _market(state)
-            self._market = (market_key, market)
-
-        hall_key = [[(s.label, s.tiles) for s in row] for row in state.town_hall]
-        cached_hall = self._hall
-        if cached_hall is not None and cached_hall[0] == hall_key:
-            town_hall = cached_hall[1]
-        else:
-            town_hall = _town_hall(state)
-            self._hall = ([[(label, tiles.copy()) for label, tiles in row] for row in hall_key], town_hall)
-
+        self._market = market_part = _kept(
+            self._market, (tuple(state.deck_position.items()), tuple(state.arms.items())), _market, state
+        )
+        market = market_part[1]
+        self._hall = hall = _kept(
+            self._hall,
+            [[(s.label, s.tiles) for s in row] for row in state.town_hall],
+            _town_hall,
+            state,
+            _copied_hall_key,
+        )
         boards_key = (
             tuple(state.plots.items()),
             tuple(state.rocks.items()),
             [(sq, t.building, t.owner) for sq, t in state.city.items()],
             [(sq, m.tile, m.owner) for sq, m in state.mines.items()],
         )
-        cached_boards = self._boards
-        if cached_boards is not None and cached_boards[0] == boards_key:
-            boards = cached_boards[1]
-        else:
-            boards = _boards(state)
-            self._boards = (boards_key, boards)
+        self._boards = boards = _kept(self._boards, boards_key, _boards, state)
 
         players = []
         cached_players = self._players
@@ -348,4 +361,4 @@ class Observer:
             view = _player_view(state, seat, market.price_of)
             cached_players[seat] = (_frozen(values), market, tax, view)
             players.append(view)
-        return _assemble(state, viewer, market, town_hall, boards, tuple(players))
+        return _assemble(state, viewer, market, hall[1], boards[1], tuple(players))
