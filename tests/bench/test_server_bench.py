@@ -24,6 +24,8 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
         "0.5",
         "--echo-duration",
         "0.5",
+        "--echo-callers",
+        "2",
         "--json",
         str(out),
     ]
@@ -34,6 +36,8 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
     assert results["decisions_per_s"] > 0
     assert 0 < results["latency_p50_ms"] <= results["latency_p99_ms"]
     assert results["echo_stream_msgs_per_s"] > 0 and results["echo_unary_per_s"] > 0
+    assert results["echo_callers"] == 2
+    assert results["echo_cpu_us_per_unary_call"] > 0 and results["echo_cpu_us_per_stream_msg"] > 0
     assert results["server_cpu_us_per_decision"] > 0
     assert results["ratio_to_echo"] == results["decisions_per_s"] / results["echo_stream_msgs_per_s"]
     assert results["server_cpu_per_echo_cpu"] > 0
