@@ -18,6 +18,7 @@ in this process, what building one observation costs (the engine's view, then th
     kutnahora-bench                         # 64 games, 15 s after a 3 s warm-up
     kutnahora-bench --games 16 --duration 5 --json results.json
     kutnahora-bench --target 127.0.0.1:50051  # drive a server that is already running
+    kutnahora-bench --db postgresql://postgres@127.0.0.1:5432/bench   # the PostgreSQL store instead
 """
 
 from __future__ import annotations
@@ -365,7 +366,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--duration", type=float, default=15.0, help="seconds measured")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
     parser.add_argument("--channels", type=int, default=4, help="client connections to spread the games over")
-    parser.add_argument("--db", default="", help="SQLite file for the server (default: a temporary file)")
+    parser.add_argument(
+        "--db",
+        default="",
+        help="the server's store: a SQLite file or a postgresql:// URL (default: a temporary SQLite file)",
+    )
     parser.add_argument("--synchronous", default="NORMAL", help="SQLite synchronous pragma for the server")
     parser.add_argument("--target", default="", help="drive this running server instead of starting one")
     parser.add_argument("--echo-duration", type=float, default=4.0, help="seconds per echo measurement")
@@ -401,7 +406,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ]
             )  # fmt: skip
             address = f"127.0.0.1:{port}"
-            results["store"] = f"sqlite (synchronous={args.synchronous})"
+            from server.store_postgres import is_postgres_url
+
+            results["store"] = (
+                "postgresql" if is_postgres_url(db) else f"sqlite (synchronous={args.synchronous})"
+            )
         try:
             stats, elapsed, server_cpu = asyncio.run(
                 measure_with_cpu(

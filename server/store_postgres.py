@@ -12,10 +12,14 @@ has a gap. Every write sends ``NOTIFY`` in its transaction; PostgreSQL delivers 
 replicas only once the transaction has committed, so a replica that hears "decision N" can read it.
 
 Group commit: one writer task per store commits the writes queued while the previous commit ran in one
-transaction, each in a savepoint of its own (a refused write leaves nothing behind and the others still
-commit). Every caller's coroutine returns only once the transaction holding its write has committed, so
-a decision is still durable before it is answered, but a slow disk's fsync is shared by many games.
-Writes within a transaction are ordered by game, so two replicas' transactions never deadlock.
+transaction. Every write is one statement that writes nothing, instead of failing, when it is refused (a
+duplicate decision, a taken seat, an unknown game), so a refused write leaves nothing behind and the
+others still commit. The transaction is sent as one pipeline (BEGIN, every statement, COMMIT) and costs
+one round trip to the database however many writes it holds; only a refused write costs a second query,
+which says why. Every caller's coroutine returns only once the transaction holding its write has
+committed, so a decision is still durable before it is answered, but a slow disk's fsync and the network
+round trip are shared by many games. Writes within a transaction are ordered by game, so two replicas'
+transactions never deadlock.
 
 Schema and migrations: the store creates or migrates its tables when it opens, under a transaction-level
 advisory lock, so replicas that start together migrate once. ``kutnahora_schema_version`` records the
@@ -35,7 +39,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -117,14 +121,19 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 MAX_BATCH = 256  # the most writes committed in one transaction
 
-Work = Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]
+# Asked, on the write's connection, when its statement wrote nothing: why (the error its caller gets).
+Refusal = Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[StoreError]]
 
 
 @dataclass(slots=True)
 class _WriteJob:
-    """One queued write: what it does, which game it touches, and the future its caller awaits."""
+    """One queued write: a statement that returns one row (its NOTIFY) when it wrote and none when it was
+    refused, what to ask then (None: writing nothing is no refusal), which game it touches, and the
+    future its caller awaits."""
 
-    work: Work
+    statement: str
+    params: Sequence[Any] | Mapping[str, Any]
+    refusal: Refusal | None
     game_id: str
     what: str
     future: asyncio.Future[None]
@@ -293,33 +302,40 @@ class PostgresStore:
 
     # --- the Store protocol --------------------------------------------------------------------------
 
-    # Each write is a statement or two that never fails for a refusal the server expects (a duplicate
-    # decision, a taken seat, an unknown game): those show as "no row written", and only then does a
-    # second query tell which it was. So the writes of a batch share one transaction without savepoints;
-    # a write that does raise a database error rolls the batch back, and each write is retried alone.
-    # The NOTIFY rides on the write's own statement, sent only when a row was written.
+    # Each write is one statement that never fails for a refusal the server expects (a duplicate decision,
+    # a taken seat, an unknown game): those show as "no row written", and only then does a second query
+    # tell which it was. So the writes of a batch share one transaction without savepoints; a write that
+    # does raise a database error rolls the batch back, and each write is retried alone. The NOTIFY rides
+    # on the write's own statement, sent only when a row was written.
 
     async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
         """Record a new game and its empty seats."""
+        change = GameChange(game.game_id, "created", 0, self.replica_id)
+        marks = ", ".join(["%s"] * len(GAME_COLUMNS.split(",")))
+        statement = (
+            f"WITH created AS (INSERT INTO games ({GAME_COLUMNS}) VALUES ({marks})"
+            " ON CONFLICT (game_id) DO NOTHING RETURNING game_id),"
+            " seated AS (INSERT INTO seats (game_id, seat, name, token_hash, resigned, joined_at)"
+            " SELECT created.game_id, s.seat, s.name, s.token_hash, s.resigned, s.joined_at FROM created,"
+            " unnest(%s::smallint[], %s::text[], %s::text[], %s::boolean[], %s::double precision[])"
+            " AS s (seat, name, token_hash, resigned, joined_at)) "
+            "SELECT pg_notify(%s, %s) FROM created"
+        )
+        params = (
+            *game_values(game),
+            [s.seat for s in seats],
+            [s.name for s in seats],
+            [s.token_hash for s in seats],
+            [s.resigned for s in seats],
+            [s.joined_at for s in seats],
+            self.channel,
+            change.encode(),
+        )
 
-        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> None:
-            cursor = await conn.execute(
-                f"INSERT INTO games ({GAME_COLUMNS}) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (game_id) DO NOTHING",
-                game_values(game),
-            )
-            if cursor.rowcount != 1:
-                raise StoreError(f"game {game.game_id} already exists")
-            async with conn.cursor() as seat_cursor:
-                await seat_cursor.executemany(
-                    "INSERT INTO seats (game_id, seat, name, token_hash, resigned, joined_at) "
-                    "VALUES (%s, %s, %s, %s, %s, %s)",
-                    [(game.game_id, s.seat, s.name, s.token_hash, s.resigned, s.joined_at) for s in seats],
-                )
-            await self._notify(conn, GameChange(game.game_id, "created", 0, self.replica_id))
+        async def refusal(conn: psycopg.AsyncConnection[TupleRow]) -> StoreError:
+            return StoreError(f"game {game.game_id} already exists")
 
-        await self._write(work, game.game_id, f"create game {game.game_id}")
+        await self._write(statement, params, refusal, game.game_id, f"create game {game.game_id}")
 
     async def save_seat(self, game_id: str, seat: SeatRow) -> None:
         """Record a seat's join or resignation.
@@ -328,67 +344,63 @@ class PostgresStore:
         of the same seat beat is refused with :class:`StoreError`, instead of replacing that seat's token.
         """
         change = GameChange(game_id, "seat", 0, self.replica_id)
+        statement = (
+            "WITH saved AS ("
+            " INSERT INTO seats (game_id, seat, name, token_hash, resigned, joined_at)"
+            " SELECT %(game_id)s, %(seat)s, %(name)s, %(token_hash)s, %(resigned)s, %(joined_at)s"
+            " WHERE EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s)"
+            " ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,"
+            " token_hash = excluded.token_hash, resigned = excluded.resigned,"
+            " joined_at = excluded.joined_at"
+            " WHERE seats.token_hash = '' OR seats.token_hash = excluded.token_hash"
+            " RETURNING seat) "
+            "SELECT pg_notify(%(channel)s, %(payload)s) FROM saved"
+        )
+        params = {
+            "game_id": game_id,
+            "seat": seat.seat,
+            "name": seat.name,
+            "token_hash": seat.token_hash,
+            "resigned": seat.resigned,
+            "joined_at": seat.joined_at,
+            "channel": self.channel,
+            "payload": change.encode(),
+        }
 
-        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> None:
-            cursor = await conn.execute(
-                "WITH saved AS ("
-                " INSERT INTO seats (game_id, seat, name, token_hash, resigned, joined_at)"
-                " SELECT %(game_id)s, %(seat)s, %(name)s, %(token_hash)s, %(resigned)s, %(joined_at)s"
-                " WHERE EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s)"
-                " ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,"
-                " token_hash = excluded.token_hash, resigned = excluded.resigned,"
-                " joined_at = excluded.joined_at"
-                " WHERE seats.token_hash = '' OR seats.token_hash = excluded.token_hash"
-                " RETURNING seat) "
-                "SELECT pg_notify(%(channel)s, %(payload)s) FROM saved",
-                {
-                    "game_id": game_id,
-                    "seat": seat.seat,
-                    "name": seat.name,
-                    "token_hash": seat.token_hash,
-                    "resigned": seat.resigned,
-                    "joined_at": seat.joined_at,
-                    "channel": self.channel,
-                    "payload": change.encode(),
-                },
-            )
-            if cursor.rowcount == 1:
-                return
+        async def refusal(conn: psycopg.AsyncConnection[TupleRow]) -> StoreError:
             if not await self._game_exists(conn, game_id):
-                raise StoreError(f"no game {game_id} in the store")
-            raise StoreError(f"seat {seat.seat} of game {game_id} was taken through another replica")
+                return StoreError(f"no game {game_id} in the store")
+            return StoreError(f"seat {seat.seat} of game {game_id} was taken through another replica")
 
-        await self._write(work, game_id, f"save seat {seat.seat} of game {game_id}")
+        await self._write(statement, params, refusal, game_id, f"save seat {seat.seat} of game {game_id}")
 
     async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
         """Append one decision; raises :class:`DuplicateDecision` if another writer appended ``seq`` first."""
         change = GameChange(game_id, "decision", decision.seq + 1, self.replica_id)
+        statement = (
+            "WITH inserted AS ("
+            " INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at)"
+            " SELECT %(game_id)s, %(seq)s, %(seat)s, %(option)s, %(source)s, %(think_ms)s, %(applied_at)s"
+            " WHERE EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s)"
+            " AND (%(seq)s = 0 OR EXISTS"
+            " (SELECT 1 FROM decisions WHERE game_id = %(game_id)s AND seq = %(seq)s - 1))"
+            " ON CONFLICT (game_id, seq) DO NOTHING"
+            " RETURNING seq) "
+            "SELECT pg_notify(%(channel)s, %(payload)s) FROM inserted"
+        )
+        params = {
+            "game_id": game_id,
+            "seq": decision.seq,
+            "seat": decision.seat,
+            "option": decision.option,
+            "source": decision.source,
+            "think_ms": decision.think_ms,
+            "applied_at": decision.applied_at,
+            "channel": self.channel,
+            "payload": change.encode(),
+        }
 
-        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> None:
-            cursor = await conn.execute(
-                "WITH inserted AS ("
-                " INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at)"
-                " SELECT %(game_id)s, %(seq)s, %(seat)s, %(option)s, %(source)s, %(think_ms)s, %(applied_at)s"
-                " WHERE EXISTS (SELECT 1 FROM games WHERE game_id = %(game_id)s)"
-                " AND (%(seq)s = 0 OR EXISTS"
-                " (SELECT 1 FROM decisions WHERE game_id = %(game_id)s AND seq = %(seq)s - 1))"
-                " ON CONFLICT (game_id, seq) DO NOTHING"
-                " RETURNING seq) "
-                "SELECT pg_notify(%(channel)s, %(payload)s) FROM inserted",
-                {
-                    "game_id": game_id,
-                    "seq": decision.seq,
-                    "seat": decision.seat,
-                    "option": decision.option,
-                    "source": decision.source,
-                    "think_ms": decision.think_ms,
-                    "applied_at": decision.applied_at,
-                    "channel": self.channel,
-                    "payload": change.encode(),
-                },
-            )
-            if cursor.rowcount == 1:
-                return
+        async def refusal(conn: psycopg.AsyncConnection[TupleRow]) -> StoreError:
             # Nothing written: decision N is already there (another replica won), or it is not allowed.
             found = await (
                 await conn.execute(
@@ -398,9 +410,11 @@ class PostgresStore:
                 )
             ).fetchone()
             known, following = found if found is not None else (False, 0)
-            raise refused_append(game_id, decision.seq, known, following)
+            return refused_append(game_id, decision.seq, known, following)
 
-        await self._write(work, game_id, f"append decision {decision.seq} of game {game_id}")
+        await self._write(
+            statement, params, refusal, game_id, f"append decision {decision.seq} of game {game_id}"
+        )
 
     async def set_status(
         self,
@@ -412,25 +426,22 @@ class PostgresStore:
     ) -> None:
         """Record a change of status (active, finished with its result, abandoned with a reason)."""
         change = GameChange(game_id, "status", 0, self.replica_id)
-
-        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> None:
-            await conn.execute(
-                "WITH updated AS ("
-                " UPDATE games SET status = %s, updated_at = %s, abandon_reason = %s, result = %s"
-                " WHERE game_id = %s RETURNING game_id) "
-                "SELECT pg_notify(%s, %s) FROM updated",
-                (
-                    status,
-                    updated_at,
-                    abandon_reason,
-                    encode_json(result),
-                    game_id,
-                    self.channel,
-                    change.encode(),
-                ),
-            )
-
-        await self._write(work, game_id, f"set status of game {game_id}")
+        statement = (
+            "WITH updated AS ("
+            " UPDATE games SET status = %s, updated_at = %s, abandon_reason = %s, result = %s"
+            " WHERE game_id = %s RETURNING game_id) "
+            "SELECT pg_notify(%s, %s) FROM updated"
+        )
+        params = (
+            status,
+            updated_at,
+            abandon_reason,
+            encode_json(result),
+            game_id,
+            self.channel,
+            change.encode(),
+        )
+        await self._write(statement, params, None, game_id, f"set status of game {game_id}")
 
     async def load_game(self, game_id: str) -> StoredGame | None:
         """Everything about one game, read in one snapshot, or None."""
@@ -504,12 +515,19 @@ class PostgresStore:
             raise StoreError("the store is not open")
         return self._pool.connection()
 
-    async def _write(self, work: Work, game_id: str, what: str) -> None:
+    async def _write(
+        self,
+        statement: str,
+        params: Sequence[Any] | Mapping[str, Any],
+        refusal: Refusal | None,
+        game_id: str,
+        what: str,
+    ) -> None:
         """Queues one write for the writer and waits until the transaction holding it has committed."""
         if self._writer is None or self._closed:
             raise StoreError("the store is not open")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_WriteJob(work, game_id, what, future))
+        self._queue.put_nowait(_WriteJob(statement, params, refusal, game_id, what, future))
         await future
 
     async def _write_loop(self) -> None:
@@ -561,17 +579,25 @@ class PostgresStore:
         return outcomes
 
     async def _transaction(self, batch: list[_WriteJob]) -> list[tuple[_WriteJob, BaseException | None]]:
-        """Runs the writes in one transaction. A write's refusal (a StoreError) is its outcome, the
+        """Runs the writes in one transaction, sent as one pipeline. A write's refusal is its outcome, the
         others still commit; a database error rolls everything back and is raised."""
         outcomes: list[tuple[_WriteJob, BaseException | None]] = []
-        async with self._connection() as conn, conn.transaction():
-            for job in batch:
-                try:
-                    await job.work(conn)
-                except StoreError as refusal:
-                    outcomes.append((job, refusal))
-                else:
+        async with self._connection() as conn:
+            async with conn.pipeline(), conn.transaction():
+                cursors = [await conn.execute(job.statement, job.params) for job in batch]
+            # The pipeline is synced: every statement ran and the transaction committed, so from here on
+            # nothing may raise (the batch would be run again). A refused write wrote nothing: if the
+            # store cannot say why, its caller learns just that.
+            for job, cursor in zip(batch, cursors, strict=True):
+                if cursor.rowcount == 1 or job.refusal is None:
                     outcomes.append((job, None))
+                    continue
+                try:
+                    async with conn.transaction():
+                        refused = await job.refusal(conn)
+                except psycopg.Error as error:
+                    refused = _store_error(job, error)
+                outcomes.append((job, refused))
         return outcomes
 
     async def _game_exists(self, conn: psycopg.AsyncConnection[TupleRow], game_id: str) -> bool:
@@ -588,10 +614,6 @@ class PostgresStore:
                 return rows
         except psycopg.Error as error:
             raise StoreError(f"the store could not {what}: {error}") from error
-
-    async def _notify(self, conn: psycopg.AsyncConnection[TupleRow], change: GameChange) -> None:
-        # Sent with the transaction: other replicas hear it only if, and once, it commits.
-        await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, change.encode()))
 
     async def _listen(self) -> None:
         """Holds a connection that LISTENs on the channel; reconnects with backoff when it is lost."""

@@ -11,7 +11,7 @@ import pytest
 
 from server.notify import GameChange, change_feed, missing_decisions
 from server.sqlite_store import SqliteStore
-from server.store import DecisionRow, GameRow, SeatRow, StoreError
+from server.store import DecisionRow, DuplicateDecision, GameRow, SeatRow, StoreError
 from server.store_postgres import SCHEMA_VERSION, PostgresStore, is_postgres_url, redact_url, split_url
 from tests.store.pg import fresh_schema, require_postgres
 
@@ -239,5 +239,70 @@ async def test_a_write_that_fails_in_the_database_does_not_fail_the_others(url: 
         stored = await store.load_game("g-good")
         assert stored is not None and stored.game.version == 1 and stored.seats[1].name == "b"
         assert await store.load_game("g-broken") is None
+    finally:
+        await store.close()
+
+
+async def test_refused_writes_in_a_batch_say_why_and_the_others_commit(url: str) -> None:
+    """One pipelined transaction holds writes that are refused (each for its own reason) and writes that
+    are not: the refused ones write nothing and say why, the others are stored."""
+    commits: list[int] = []
+    store = PostgresStore(url, on_commit=lambda seconds, writes: commits.append(writes))
+    await store.open()
+    try:
+        await store.create_game(game("g-one"), [SeatRow(0), SeatRow(1)])
+        await store.create_game(game("g-two"), [SeatRow(0), SeatRow(1)])
+        await store.append_decision("g-one", row(0))
+        await store.save_seat("g-one", SeatRow(1, "first", "11"))
+        commits.clear()
+        outcomes = await asyncio.gather(
+            store.append_decision("g-one", row(1)),  # the next one: stored
+            store.append_decision("g-one", row(0)),  # already stored
+            store.append_decision("g-two", row(3)),  # a gap
+            store.append_decision("g-none", row(0)),  # an unknown game
+            store.save_seat("g-one", SeatRow(1, "second", "22")),  # taken with another token
+            store.create_game(game("g-two"), [SeatRow(0)]),  # exists
+            store.save_seat("g-two", SeatRow(0, "ann", "33")),  # stored
+            return_exceptions=True,
+        )
+        assert outcomes[0] is None and outcomes[6] is None
+        assert isinstance(outcomes[1], DuplicateDecision)
+        assert isinstance(outcomes[2], StoreError) and "gap" in str(outcomes[2])
+        assert isinstance(outcomes[3], StoreError) and "not in the store" in str(outcomes[3])
+        assert isinstance(outcomes[4], StoreError) and "taken through another replica" in str(outcomes[4])
+        assert isinstance(outcomes[5], StoreError) and "already exists" in str(outcomes[5])
+        assert sum(commits) == 2 and len(commits) < 7
+        one, two = await store.load_game("g-one"), await store.load_game("g-two")
+        assert one is not None and one.game.version == 2 and one.seats[1].name == "first"
+        assert two is not None and two.game.version == 0 and two.seats[0].name == "ann"
+        assert len(two.seats) == 2, "the refused create_game added no seat"
+    finally:
+        await store.close()
+
+
+async def test_a_refusal_that_cannot_be_explained_fails_alone(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When asking why a write was refused fails, that write gets a StoreError; the writes committed in
+    the same transaction stay committed, once, and are not run again."""
+    store = PostgresStore(url)
+    await store.open()
+    try:
+        await store.create_game(game("g-x"), [SeatRow(0), SeatRow(1)])
+        await store.save_seat("g-x", SeatRow(1, "first", "11"))
+
+        async def unreachable(conn: object, game_id: str) -> bool:
+            raise psycopg.OperationalError("the connection was lost")
+
+        monkeypatch.setattr(store, "_game_exists", unreachable)
+        outcomes = await asyncio.gather(
+            store.append_decision("g-x", row(0)),
+            store.save_seat("g-x", SeatRow(1, "second", "22")),
+            return_exceptions=True,
+        )
+        assert outcomes[0] is None, "the stored decision was run again and refused as a duplicate"
+        assert isinstance(outcomes[1], StoreError) and "connection was lost" in str(outcomes[1])
+        stored = await store.load_game("g-x")
+        assert stored is not None and stored.game.version == 1 and stored.seats[1].name == "first"
     finally:
         await store.close()
