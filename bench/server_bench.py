@@ -412,6 +412,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "postgresql" if is_postgres_url(db) else f"sqlite (synchronous={args.synchronous})"
             )
         try:
+            progress(
+                f"playing {args.games} games on {address}: {args.warmup:g} s of warm-up, then "
+                f"{args.duration:g} s measured"
+            )
             stats, elapsed, server_cpu = asyncio.run(
                 measure_with_cpu(
                     server, address, args.games, args.players, args.warmup, args.duration, args.channels
@@ -437,6 +441,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["server_cpu_us_per_decision"] = server_cpu / decisions * 1e6
 
     if not args.no_echo:
+        progress(
+            f"the echo ceiling: {args.echo_duration:g} s of unary calls, {args.echo_duration:g} s streamed"
+        )
         echo, port = start_process([sys.executable, "-m", "bench.server_bench", "--echo-server"])
         try:
             payload = b"x" * 1200  # about one observation
@@ -460,11 +467,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results["server_cpu_us_per_decision"] / results["echo_cpu_us_per_stream_msg"]
             )
 
+    progress("what an observation costs, in this process")
     results["observation"] = measure_observation_cost()
     print_report(results)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
+
+
+def progress(step: str) -> None:
+    """Say on stderr what the benchmark does now (the report itself goes to stdout)."""
+    print(f"kutnahora-bench: {step}…", file=sys.stderr, flush=True)
 
 
 def print_report(results: dict[str, Any]) -> None:

@@ -41,4 +41,6 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
     assert results["server_cpu_us_per_decision"] > 0
     assert results["ratio_to_echo"] == results["decisions_per_s"] / results["echo_stream_msgs_per_s"]
     assert results["server_cpu_per_echo_cpu"] > 0
-    assert "decisions/s" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "decisions/s" in printed.out
+    assert "kutnahora-bench: playing 4 games" in printed.err, "no progress was shown while measuring"
