@@ -25,8 +25,12 @@ from server.metrics import Metrics, MetricsEndpoint
 from server.replication import ReplicaSync, ReplicationMetrics
 from server.service import KutnaHoraService
 from server.sqlite_store import SqliteStore
-from server.store import MemoryStore, Store
+from server.store import MemoryStore, Store, StoreError
 from server.store_postgres import PostgresStore, is_postgres_url
+
+
+class StartupError(Exception):
+    """The server could not start; the message says why in a sentence."""
 
 
 def make_store(config: ServerConfig, metrics: Metrics) -> Store:
@@ -70,14 +74,24 @@ class GameServer:
         return self.metrics_endpoint.port if self.metrics_endpoint is not None else None
 
     async def start(self) -> None:
-        """Open the store, start recovering unfinished games, and serve."""
-        await self.hub.store.open()
+        """Open the store, start recovering unfinished games, and serve.
+
+        Raises :class:`StartupError` when the store cannot be opened or the metrics port is taken.
+        """
+        try:
+            await self.hub.store.open()
+        except StoreError as error:
+            raise StartupError(str(error)) from None
         if self.replication.start():  # other replicas share the store: follow their writes
             self.hub.services.catch_up = self.replication.catch_up
         if self.config.metrics_port is not None:
-            self.metrics_endpoint = MetricsEndpoint(
-                self.metrics, self.config.metrics_host, self.config.metrics_port
-            )
+            host, port = self.config.metrics_host, self.config.metrics_port
+            try:
+                self.metrics_endpoint = MetricsEndpoint(self.metrics, host, port)
+            except OSError as error:
+                raise StartupError(
+                    f"cannot serve metrics on {host}:{port}: {error.strerror or error}"
+                ) from None
         await self.grpc_server.start()
         self.hub.start_recovery()
         for name in ("", *KutnaHoraService.service_names()):

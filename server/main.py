@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from server import collector, logs
-from server.app import create_server
+from server.app import StartupError, create_server
 from server.config import ClockConfig, Limits, ServerConfig
 from server.store_postgres import is_postgres_url, redact_url
 
@@ -173,7 +173,11 @@ async def serve(host: str, port: int, config: ServerConfig) -> None:
         server, bound = await create_server(address, config)
     except (OSError, RuntimeError) as error:
         raise SystemExit(f"kutnahora-server: cannot listen on {address}: {error}") from None
-    await server.start()
+    try:
+        await server.start()
+    except StartupError as error:
+        await server.stop(0)
+        raise SystemExit(f"kutnahora-server: {error}") from None
     collector.freeze_loaded()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

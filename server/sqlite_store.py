@@ -139,7 +139,10 @@ class SqliteStore:
         self._thread.start()
         await ready
         if self._inline_writes:
-            self._inline = self._connect()
+            try:
+                self._inline = self._connect()
+            except Exception as error:
+                raise self._open_error(error) from None
 
     async def close(self) -> None:
         """Finish every queued write, then stop the worker and close the file."""
@@ -349,6 +352,12 @@ class SqliteStore:
             self._on_commit(time.perf_counter() - started, 1)
         return value
 
+    def _open_error(self, error: BaseException) -> BaseException:
+        """A failure to open the file, as a :class:`StoreError` that names it (other errors unchanged)."""
+        if isinstance(error, sqlite3.Error):
+            return StoreError(f"cannot open the SQLite store {self.path}: {error}")
+        return error
+
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         if self.path != ":memory:":
@@ -367,7 +376,7 @@ class SqliteStore:
         try:
             db = self._connect()
         except Exception as error:  # reported to open()'s caller
-            loop.call_soon_threadsafe(_settle_one, ready, None, error)
+            loop.call_soon_threadsafe(_settle_one, ready, None, self._open_error(error))
             return
         loop.call_soon_threadsafe(_settle_one, ready, None, None)
         stopping = False

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import gc
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +71,57 @@ def test_gc_thresholds_are_read_checked_and_applied(monkeypatch: pytest.MonkeyPa
 def test_a_bad_gc_threshold_stops_the_server_with_a_sentence() -> None:
     with pytest.raises(SystemExit, match="GC thresholds must be"):
         main(["--gc-thresholds", "fast", "--port", "0", "--db", ":memory:"])
+
+
+@pytest.fixture
+def keep_gc_thresholds() -> Iterator[None]:
+    """``main`` sets the collector's thresholds for the whole process: put them back."""
+    before = gc.get_threshold()
+    yield
+    gc.set_threshold(*before)
+
+
+def listening_socket(reuse_port: bool = False) -> socket.socket:
+    """A TCP socket listening on a free port of 127.0.0.1."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock
+
+
+@pytest.mark.usefixtures("keep_gc_thresholds")
+def test_a_taken_port_stops_the_server_even_where_its_owner_shares_ports() -> None:
+    """A listener that allows port sharing (as a gRPC server does by default) still makes the second
+    server fail loudly: the server turns ``grpc.so_reuseport`` off."""
+    with listening_socket(reuse_port=True) as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit, match=f"cannot listen on 127.0.0.1:{port}"):
+            main(["--port", str(port), "--db", ":memory:", "--metrics-port", "off"])
+
+
+@pytest.mark.usefixtures("keep_gc_thresholds")
+def test_a_taken_metrics_port_stops_the_server_with_a_sentence() -> None:
+    with listening_socket() as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(
+            SystemExit, match=f"cannot serve metrics on 127.0.0.1:{port}: Address already in use"
+        ):
+            main(["--port", "0", "--db", ":memory:", "--metrics-port", str(port)])
+
+
+@pytest.mark.usefixtures("keep_gc_thresholds")
+def test_a_store_that_cannot_be_opened_stops_the_server_with_a_sentence(tmp_path: Path) -> None:
+    missing = tmp_path / "no such folder" / "games.db"
+    with pytest.raises(
+        SystemExit, match=re.escape(f"cannot open the SQLite store {missing}: unable to open database file")
+    ):
+        main(["--port", "0", "--db", str(missing), "--metrics-port", "off"])
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database, " * 64)
+    with pytest.raises(
+        SystemExit, match=re.escape(f"cannot open the SQLite store {garbage}: file is not a database")
+    ):
+        main(["--port", "0", "--db", str(garbage), "--metrics-port", "off"])
+    assert garbage.read_bytes() == b"not a database, " * 64, "the file was changed"
