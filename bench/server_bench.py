@@ -90,6 +90,7 @@ class Stats:
     games_finished: int = 0
     rejected: int = 0
     client_cpu: float = 0.0
+    failures: list[str] = field(default_factory=list)  # why a game driver stopped early
 
 
 @dataclass
@@ -197,7 +198,11 @@ async def measure_games(
     stop.set()
     for task in tasks:
         task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    for outcome in await asyncio.gather(*tasks, return_exceptions=True):
+        if isinstance(outcome, grpc.aio.AioRpcError):
+            stats.failures.append(f"{outcome.code().name}: {outcome.details()}")
+        elif isinstance(outcome, Exception):
+            stats.failures.append(f"{type(outcome).__name__}: {outcome}")
     for channel in opened:
         await channel.close(None)
     return stats, elapsed
@@ -426,6 +431,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 server.terminate()
                 server.wait(30)
     decisions = len(stats.latencies)
+    if not decisions:
+        why = f" ({stats.failures[0]})" if stats.failures else ""
+        raise SystemExit(f"kutnahora-bench: no decision was made at {address} in the measured time{why}")
     results.update(
         decisions=decisions,
         decisions_per_s=decisions / elapsed,
@@ -434,6 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         latency_mean_ms=statistics.fmean(stats.latencies) * 1000 if stats.latencies else float("nan"),
         games_finished=stats.games_finished,
         rejected=stats.rejected,
+        drivers_failed=len(stats.failures),
     )
     if decisions:
         results["client_cpu_us_per_decision"] = stats.client_cpu / decisions * 1e6
@@ -493,6 +502,10 @@ def print_report(results: dict[str, Any]) -> None:
         f"  latency         p50 {r['latency_p50_ms']:.1f} ms   p99 {r['latency_p99_ms']:.1f} ms   "
         f"mean {r['latency_mean_ms']:.1f} ms"
     )
+    if r.get("drivers_failed"):
+        print(
+            f"  warning         {r['drivers_failed']} of {r['games']} game drivers stopped early on an error"
+        )
     if "server_cpu_us_per_decision" in r:
         print(
             f"  CPU             server {r['server_cpu_us_per_decision']:.0f} µs per decision, "

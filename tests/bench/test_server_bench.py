@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
     results = json.loads(out.read_text())
     assert results["decisions"] > 0
     assert results["rejected"] == 0
+    assert results["drivers_failed"] == 0
     assert results["decisions_per_s"] > 0
     assert 0 < results["latency_p50_ms"] <= results["latency_p99_ms"]
     assert results["echo_stream_msgs_per_s"] > 0 and results["echo_unary_per_s"] > 0
@@ -44,3 +46,23 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
     printed = capsys.readouterr()
     assert "decisions/s" in printed.out
     assert "kutnahora-bench: playing 4 games" in printed.err, "no progress was shown while measuring"
+
+
+def test_an_unreachable_target_is_an_error_not_a_figure() -> None:
+    """Driving a server that is not there measures nothing, and says so instead of printing zeros."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound but not listening: connections are refused
+        argv = [
+            "--target",
+            f"127.0.0.1:{port}",
+            "--no-echo",
+            "--games",
+            "2",
+            "--duration",
+            "0.5",
+            "--warmup",
+            "0.2",
+        ]
+        with pytest.raises(SystemExit, match=f"no decision was made at 127.0.0.1:{port}.*UNAVAILABLE"):
+            main(argv)
