@@ -46,8 +46,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         components = load_components(args.components) if args.components else default_components()
-    except (ComponentError, OSError) as error:
-        print(f"kutnahora-sim: {error}", file=sys.stderr)
+    except ComponentError as error:
+        print(f"kutnahora-sim: {args.components} is not a valid component file: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"kutnahora-sim: cannot read {args.components}: {error.strerror or error}", file=sys.stderr)
         return 2
     options = GameOptions(players=args.players, events=args.events)
     finished = errors = decisions = 0

@@ -41,7 +41,10 @@ def test_sim_refuses_a_broken_component_file(tmp_path: object, capsys: pytest.Ca
     bad = Path(str(tmp_path)) / "bad.json"
     bad.write_text("{}", encoding="utf-8")
     assert main(["--components", str(bad), "--games", "1"]) == 2
-    assert "kutnahora-sim:" in capsys.readouterr().err
+    assert f"kutnahora-sim: {bad} is not a valid component file: format_version" in capsys.readouterr().err
+    missing = Path(str(tmp_path)) / "missing.json"
+    assert main(["--components", str(missing), "--games", "1"]) == 2
+    assert f"kutnahora-sim: cannot read {missing}: No such file or directory" in capsys.readouterr().err
 
 
 def test_sim_refuses_zero_games(capsys: pytest.CaptureFixture[str]) -> None:
