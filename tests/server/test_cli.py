@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server import collector
+from server import collector, logs
 from server.main import build_parser, config_from_args, main
 
 
@@ -68,17 +68,19 @@ def test_gc_thresholds_are_read_checked_and_applied(monkeypatch: pytest.MonkeyPa
         gc.set_threshold(*before)
 
 
+@pytest.mark.usefixtures("keep_process_settings")
 def test_a_bad_gc_threshold_stops_the_server_with_a_sentence() -> None:
     with pytest.raises(SystemExit, match="GC thresholds must be"):
         main(["--gc-thresholds", "fast", "--port", "0", "--db", ":memory:"])
 
 
 @pytest.fixture
-def keep_gc_thresholds() -> Iterator[None]:
-    """``main`` sets the collector's thresholds for the whole process: put them back."""
+def keep_process_settings() -> Iterator[None]:
+    """``main`` sets the collector's thresholds and the logging of the whole process: put them back."""
     before = gc.get_threshold()
     yield
     gc.set_threshold(*before)
+    logs.reset()
 
 
 def listening_socket(reuse_port: bool = False) -> socket.socket:
@@ -91,7 +93,7 @@ def listening_socket(reuse_port: bool = False) -> socket.socket:
     return sock
 
 
-@pytest.mark.usefixtures("keep_gc_thresholds")
+@pytest.mark.usefixtures("keep_process_settings")
 def test_a_taken_port_stops_the_server_even_where_its_owner_shares_ports() -> None:
     """A listener that allows port sharing (as a gRPC server does by default) still makes the second
     server fail loudly: the server turns ``grpc.so_reuseport`` off."""
@@ -101,7 +103,7 @@ def test_a_taken_port_stops_the_server_even_where_its_owner_shares_ports() -> No
             main(["--port", str(port), "--db", ":memory:", "--metrics-port", "off"])
 
 
-@pytest.mark.usefixtures("keep_gc_thresholds")
+@pytest.mark.usefixtures("keep_process_settings")
 def test_a_taken_metrics_port_stops_the_server_with_a_sentence() -> None:
     with listening_socket() as taken:
         port = taken.getsockname()[1]
@@ -111,7 +113,7 @@ def test_a_taken_metrics_port_stops_the_server_with_a_sentence() -> None:
             main(["--port", "0", "--db", ":memory:", "--metrics-port", str(port)])
 
 
-@pytest.mark.usefixtures("keep_gc_thresholds")
+@pytest.mark.usefixtures("keep_process_settings")
 def test_a_store_that_cannot_be_opened_stops_the_server_with_a_sentence(tmp_path: Path) -> None:
     missing = tmp_path / "no such folder" / "games.db"
     with pytest.raises(

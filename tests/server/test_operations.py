@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc.aio
 import pytest
-import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
@@ -27,7 +27,7 @@ def captured_logs() -> Iterator[io.StringIO]:
     stream = io.StringIO()
     logs.configure("json", "info", stream=stream)
     yield stream
-    structlog.reset_defaults()
+    logs.reset()
 
 
 async def test_metrics_are_served_on_their_own_port(start_server: StartServer, tmp_path: Path) -> None:
@@ -69,6 +69,18 @@ async def test_metrics_are_served_on_their_own_port(start_server: StartServer, t
         "python_gc_collections_total",
     ):
         assert name in text, name
+
+
+def test_library_logs_are_json_lines_too(captured_logs: io.StringIO) -> None:
+    """What a library logs through the standard logging module (the PostgreSQL pool, asyncio) comes out
+    as the server's own lines do: one JSON object a line, with its logger's name, filtered by level."""
+    logging.getLogger("psycopg.pool").warning("error connecting in %r: refused", "kutnahora-store")
+    logging.getLogger("psycopg.pool").debug("connection added")
+    lines = captured_logs.getvalue().splitlines()
+    assert len(lines) == 1
+    line = json.loads(lines[0])
+    assert line["event"] == "error connecting in 'kutnahora-store': refused"
+    assert line["logger"] == "psycopg.pool" and line["level"] == "warning" and "timestamp" in line
 
 
 async def test_logs_are_json_with_request_context_and_no_token(
