@@ -79,3 +79,6 @@ class ServerConfig:
     components: ComponentSet | None = None  # None: the engine's default component set
     policy_delay_seconds: float = 0.0  # pause before the random policy plays a replaced seat
     grace_seconds: float = 10.0  # how long calls in flight may run on at shutdown
+    # A game waiting for players, or active without a clock, that sees no join, decision or resignation
+    # for this long (while this server holds it) is abandoned; 0 keeps such games forever.
+    idle_timeout_seconds: float = 3600.0

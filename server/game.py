@@ -285,6 +285,7 @@ class LiveGame:
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.closed = False
+        self.loaded_at = time.time()  # idleness counts from here at the earliest: downtime is not idleness
 
     # --- identity and status -------------------------------------------------------------------------
 
@@ -429,15 +430,41 @@ class LiveGame:
         async with self.lock:
             if self.ended:
                 raise precondition(f"game {self.game_id} is already {self.status}", "game_not_active")
-            now = time.time()
-            await self.services.store.set_status(self.game_id, "abandoned", now, abandon_reason=reason)
-            self.abandon_reason = reason
-            self.updated_at = now
-            self._cancel_timer()
-            self._set_status("abandoned")
-            self.services.metrics.games_ended.labels(status="abandoned").inc()
-            self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
-            self._notify()
+            await self._abandon_locked(reason)
+
+    def idle_seconds(self, now: float) -> float | None:
+        """How long the game has waited for a join, decision or resignation while this server held it;
+        None when it cannot idle: ended, or active with a clock (which plays for absent seats)."""
+        if self.ended or self.closed or (self.status == "active" and self.clock.enabled):
+            return None
+        return now - max(self.updated_at, self.loaded_at)
+
+    async def abandon_if_idle(self, idle_timeout: float) -> bool:
+        """Abandon the game if it has been idle for ``idle_timeout`` seconds; whether it was abandoned.
+
+        Another replica may have seen activity: the game is caught up from the store first."""
+        async with self.lock:
+            if self.services.catch_up is not None:
+                await self.services.catch_up(self, "idle")
+            idle = self.idle_seconds(time.time())
+            if idle is None or idle < idle_timeout:
+                return False
+            waiting = "players to join" if self.status == "waiting" else "a decision"
+            await self._abandon_locked(
+                f"idle: waited {idle:.0f} s for {waiting} (the limit is {idle_timeout:g} s)"
+            )
+            return True
+
+    async def _abandon_locked(self, reason: str) -> None:
+        now = time.time()
+        await self.services.store.set_status(self.game_id, "abandoned", now, abandon_reason=reason)
+        self.abandon_reason = reason
+        self.updated_at = now
+        self._cancel_timer()
+        self._set_status("abandoned")
+        self.services.metrics.games_ended.labels(status="abandoned").inc()
+        self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
+        self._notify()
 
     # --- decisions -----------------------------------------------------------------------------------
 

@@ -49,13 +49,32 @@ class GameHub:
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         self._creating = 0
         self._recovery: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self.started_at = time.time()
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
     def start_recovery(self) -> None:
-        """Reload every unfinished game in the background (their clocks restart)."""
-        self._recovery = asyncio.get_running_loop().create_task(self.recover())
+        """Reload every unfinished game in the background (their clocks restart), and start abandoning idle
+        games when the configuration asks for it."""
+        loop = asyncio.get_running_loop()
+        self._recovery = loop.create_task(self.recover())
+        if self.config.idle_timeout_seconds > 0:
+            self._sweeper = loop.create_task(self._sweep_idle(self.config.idle_timeout_seconds))
+
+    async def _sweep_idle(self, idle_timeout: float) -> None:
+        """Every little while, abandon the games idle for ``idle_timeout`` seconds (see
+        :meth:`LiveGame.idle_seconds`), so that games nobody plays do not hold places for ever."""
+        period = min(60.0, idle_timeout / 4)
+        while True:
+            await asyncio.sleep(period)
+            now = time.time()
+            for game in [g for g in self.games.values() if (g.idle_seconds(now) or 0.0) >= idle_timeout]:
+                try:
+                    await game.abandon_if_idle(idle_timeout)
+                except (ServiceError, StoreError) as error:  # tried again at the next sweep
+                    message = error.message if isinstance(error, ServiceError) else str(error)
+                    self.log.error("could not abandon an idle game", game_id=game.game_id, error=message)
 
     async def recover(self) -> None:
         """Reload every unfinished game now."""
@@ -83,6 +102,8 @@ class GameHub:
         """Stop every game's clock and wake every stream so that it ends."""
         if self._recovery is not None and not self._recovery.done():
             self._recovery.cancel()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for game in self.games.values():
             game.close()
 

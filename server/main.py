@@ -116,6 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     add("--tls-key", "TLS_KEY", "", str, "PEM private key")
     add("--grace", "GRACE", defaults.grace_seconds, float, "seconds calls in flight may run on at shutdown")
     add(
+        "--idle-timeout",
+        "IDLE_TIMEOUT",
+        defaults.idle_timeout_seconds,
+        float,
+        "abandon a game waiting for players, or active without a clock, after this many seconds without "
+        "a join, decision or resignation (0: never)",
+    )
+    add(
         "--gc-thresholds",
         "GC_THRESHOLDS",
         ",".join(map(str, collector.DEFAULT_THRESHOLDS)),
@@ -138,6 +146,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         raise SystemExit(f"--log-format must be json or console, not {args.log_format!r}")
     if bool(args.tls_cert) != bool(args.tls_key):
         raise SystemExit("--tls-cert and --tls-key must be given together")
+    if args.idle_timeout < 0:
+        raise SystemExit(f"--idle-timeout must be 0 (never) or more seconds, not {args.idle_timeout:g}")
     return ServerConfig(
         db=args.db,
         db_synchronous=args.db_synchronous,
@@ -162,6 +172,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         tls_key=args.tls_key or None,
         ended_games_in_memory=args.ended_games_in_memory,
         grace_seconds=args.grace,
+        idle_timeout_seconds=args.idle_timeout,
     )
 
 

@@ -85,6 +85,7 @@ async def catch_up_locked(
                 bank_ms=seat.bank_ms,
                 strikes=seat.strikes,
             )
+            game.updated_at = max(game.updated_at, row.joined_at)
             changed = True
     held = game.state.version
     if held > len(stored.decisions):
