@@ -72,9 +72,8 @@ class GameHub:
             for game in [g for g in self.games.values() if (g.idle_seconds(now) or 0.0) >= idle_timeout]:
                 try:
                     await game.abandon_if_idle(idle_timeout)
-                except (ServiceError, StoreError) as error:  # tried again at the next sweep
-                    message = error.message if isinstance(error, ServiceError) else str(error)
-                    self.log.error("could not abandon an idle game", game_id=game.game_id, error=message)
+                except Exception:  # the store refused, say: tried again at the next sweep
+                    self.log.exception("could not abandon an idle game", game_id=game.game_id)
 
     async def recover(self) -> None:
         """Reload every unfinished game now."""
