@@ -320,7 +320,7 @@ def _print_rejoin(console: Console, server: str, seat: SeatCredentials) -> None:
     """How to come back to this seat after leaving the client (the token is this player's own secret)."""
     console.print(
         "To come back to this seat later: "
-        f"kutnahora-play --server {server} --game {seat.game_id} --seat {seat.seat} --token {seat.token}",
+        f"kutnahora-play --server {server} --game {seat.game_id} --seat {seat.seat} --token={seat.token}",
         soft_wrap=True,
     )
 

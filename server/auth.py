@@ -1,7 +1,8 @@
 """Secrets: seat tokens, game tokens and the admin token.
 
-A token is 32 random bytes, URL-safe base64. The server keeps only the SHA-256 of each token and compares
-hashes with :func:`hmac.compare_digest`, so neither the store nor the timing of a refusal reveals a token.
+A token is 32 random bytes, URL-safe base64, never starting with ``-``. The server keeps only the SHA-256
+of each token and compares hashes with :func:`hmac.compare_digest`, so neither the store nor the timing of
+a refusal reveals a token.
 Clients send a token in the ``authorization`` metadata entry as ``Bearer <token>``. Tokens are never
 logged.
 """
@@ -18,8 +19,12 @@ SCHEME = "bearer "
 
 
 def new_token() -> str:
-    """A fresh secret token."""
-    return secrets.token_urlsafe(32)
+    """A fresh secret token, which never starts with ``-``: people pass tokens on command lines, where
+    ``--token -x…`` would read as another option."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
 
 
 def token_hash(token: str) -> str:
