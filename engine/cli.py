@@ -58,7 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     scores: list[int] = []
     first_error = ""
     started = time.perf_counter()
+    progress = _Progress(args.games) if sys.stderr.isatty() else None
     for index in range(args.games):
+        if progress is not None:
+            progress.show(index)
         seed = args.seed + index
         chooser = random.Random(seed ^ 0x5EED)
         try:
@@ -78,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not first_error:
                 first_error = f"seed {seed}: {traceback.format_exc()}"
     elapsed = time.perf_counter() - started
+    if progress is not None:
+        progress.clear()
     report = {
         "players": args.players,
         "games": args.games,
@@ -103,6 +108,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if first_error:
         print(f"first error, {first_error}", file=sys.stderr)
     return 1 if errors else 0
+
+
+class _Progress:
+    """A line on a terminal's stderr saying how many games are done, redrawn at most twice a second."""
+
+    def __init__(self, games: int) -> None:
+        self.games = games
+        self.shown_at = time.perf_counter()
+
+    def show(self, done: int) -> None:
+        now = time.perf_counter()
+        if now - self.shown_at >= 0.5:
+            self.shown_at = now
+            print(f"\rkutnahora-sim: {done}/{self.games} games…", end="", file=sys.stderr, flush=True)
+
+    def clear(self) -> None:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

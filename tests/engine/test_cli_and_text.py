@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 
 import pytest
 
@@ -29,9 +30,27 @@ def test_sim_json_reports_every_field(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_sim_summary_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
-    """Without ``--json`` the summary says how many games finished."""
+    """Without ``--json`` the summary says how many games finished; off a terminal, nothing else."""
     assert main(["--players", "2", "--games", "2"]) == 0
-    assert "2/2 games of 2 players finished, 0 errors" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "2/2 games of 2 players finished, 0 errors" in printed.out
+    assert printed.err == ""
+
+
+def test_sim_shows_its_progress_on_a_terminal() -> None:
+    """A long run on a terminal says how many games are done while it plays, then clears that line."""
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "engine.cli", "--players", "4", "--games", "600"],
+        encoding="utf-8",
+        timeout=120,
+    )
+    child.expect(r"kutnahora-sim: \d+/600 games…")
+    child.expect("600/600 games of 4 players finished, 0 errors")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
 
 
 def test_sim_refuses_a_broken_component_file(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
