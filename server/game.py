@@ -22,7 +22,7 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import grpc
@@ -246,6 +246,14 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
     return Rebuilt(state, history, seats)
 
 
+def started_status(status: str, seats: Sequence[SeatState]) -> str:
+    """A stored status as it stands: a game whose every seat is taken has started, even where storing
+    that it started failed after its last seat was stored."""
+    if status == "waiting" and all(seat.joined for seat in seats):
+        return "active"
+    return status
+
+
 class LiveGame:
     """A loaded game. All methods run on the event loop, except the ``replay_*`` helpers (worker threads)."""
 
@@ -271,7 +279,7 @@ class LiveGame:
         self.state = state
         self.seats = seats
         self.history = history
-        self.status = row.status
+        self.status = started_status(row.status, seats)
         if self.state.over and self.status != "abandoned":
             self.status = "finished"
         self.lock = asyncio.Lock()
@@ -397,7 +405,14 @@ class LiveGame:
             self.updated_at = time.time()
             self.services.log.info("seat joined", game_id=self.game_id, seat=seat, name=name)
             if all(s.joined for s in self.seats):
-                await self.services.store.set_status(self.game_id, "active", self.updated_at)
+                try:
+                    await self.services.store.set_status(self.game_id, "active", self.updated_at)
+                except StoreError as error:
+                    # The seat is stored, and a game with every seat taken is active wherever it is
+                    # loaded (see started_status), so it starts now all the same.
+                    self.services.log.error(
+                        "could not store that the game started", game_id=self.game_id, error=str(error)
+                    )
                 self._set_status("active")
                 self.services.log.info("game started", game_id=self.game_id, players=len(self.seats))
                 self._after_change(everyone=True)
@@ -415,8 +430,8 @@ class LiveGame:
             state = self.seats[seat]
             if state.resigned:
                 return
-            state.resigned = True
-            await self.services.store.save_seat(self.game_id, state.row())
+            await self.services.store.save_seat(self.game_id, replace(state.row(), resigned=True))
+            state.resigned = True  # only once stored: a failed write leaves the seat as it was
             self.updated_at = time.time()
             self.services.metrics.replaced.labels(reason="resigned").inc()
             self.services.log.info("seat resigned", game_id=self.game_id, seat=seat)
@@ -428,9 +443,9 @@ class LiveGame:
     async def abandon(self, reason: str) -> None:
         """End the game without a result."""
         async with self.lock:
-            if self.ended:
-                raise precondition(f"game {self.game_id} is already {self.status}", "game_not_active")
-            await self._abandon_locked(reason)
+            if self.ended or not await self._abandon_locked(reason):
+                state = self.status if self.ended else "ended (another server ended it)"
+                raise precondition(f"game {self.game_id} is already {state}", "game_not_active")
 
     def idle_seconds(self, now: float) -> float | None:
         """How long the game has waited for a join, decision or resignation while this server held it;
@@ -450,14 +465,21 @@ class LiveGame:
             if idle is None or idle < idle_timeout:
                 return False
             waiting = "players to join" if self.status == "waiting" else "a decision"
-            await self._abandon_locked(
+            return await self._abandon_locked(
                 f"idle: waited {idle:.0f} s for {waiting} (the limit is {idle_timeout:g} s)"
             )
-            return True
 
-    async def _abandon_locked(self, reason: str) -> None:
+    async def _abandon_locked(self, reason: str) -> bool:
+        """Abandon the game; False when the store holds it as ended already (another replica ended it
+        first: this one then catches up)."""
         now = time.time()
-        await self.services.store.set_status(self.game_id, "abandoned", now, abandon_reason=reason)
+        store = self.services.store
+        if not await store.set_status(
+            self.game_id, "abandoned", now, abandon_reason=reason, unfinished_only=True
+        ):
+            if self.services.catch_up is not None:
+                await self.services.catch_up(self, "abandon")
+            return False
         self.abandon_reason = reason
         self.updated_at = now
         self._cancel_timer()
@@ -465,6 +487,7 @@ class LiveGame:
         self.services.metrics.games_ended.labels(status="abandoned").inc()
         self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
         self._notify()
+        return True
 
     # --- decisions -----------------------------------------------------------------------------------
 

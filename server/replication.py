@@ -30,7 +30,7 @@ from prometheus_client import Counter
 
 import engine
 from engine import parse_option
-from server.game import AppliedDecision, LiveGame, SeatState, charge_clock
+from server.game import AppliedDecision, LiveGame, SeatState, charge_clock, started_status
 from server.notify import GameChange, change_feed
 from server.store import Store, StoreError
 
@@ -106,7 +106,7 @@ async def catch_up_locked(
         game.updated_at = max(game.updated_at, decision.applied_at)
         changed = True
     applied = game.state.version - held
-    status = stored.game.status
+    status = started_status(stored.game.status, game.seats)
     if game.state.over and status != "abandoned":
         status = "finished"
     if status != game.status:

@@ -39,6 +39,7 @@ from server.game import STATUS_BY_WIRE, STATUS_WIRE, LiveGame
 from server.hub import GameHub
 from server.limits import RateLimiter
 from server.metrics import Metrics
+from server.store import StoreError
 
 EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # the stubs lack the end-of-stream marker
 SERVER_VERSION = "0.1.0"
@@ -184,6 +185,13 @@ class KutnaHoraService:
             except asyncio.CancelledError:
                 code = "CANCELLED"
                 raise
+            except StoreError as error:  # every change is stored before it is made: nothing was changed
+                code = "UNAVAILABLE"
+                self.log.error("store failed", error=str(error))
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"the game store could not be reached, so this {what} changed nothing; try again",
+                )
             except Exception:
                 if context.code() is not None:  # an abort already chose the status
                     code = str(context.code().name)

@@ -228,17 +228,20 @@ class SqliteStore:
         updated_at: float,
         abandon_reason: str = "",
         result: dict[str, Any] | None = None,
-    ) -> None:
+        unfinished_only: bool = False,
+    ) -> bool:
         """Record a change of status."""
 
-        def work(db: sqlite3.Connection) -> None:
-            db.execute(
+        def work(db: sqlite3.Connection) -> bool:
+            changed: int = db.execute(
                 "UPDATE games SET status = ?, updated_at = ?, abandon_reason = ?, result = ? "
-                "WHERE game_id = ?",
-                (status, updated_at, abandon_reason, encode_json(result), game_id),
-            )
+                "WHERE game_id = ? AND (? = 0 OR status IN ('waiting', 'active'))",
+                (status, updated_at, abandon_reason, encode_json(result), game_id, int(unfinished_only)),
+            ).rowcount
+            return changed == 1
 
-        await self._submit(work, write=True)
+        written: bool = await self._submit(work, write=True)
+        return written
 
     async def load_game(self, game_id: str) -> StoredGame | None:
         """Everything about one game, or None."""

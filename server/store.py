@@ -136,8 +136,11 @@ class Store(Protocol):
         updated_at: float,
         abandon_reason: str = "",
         result: dict[str, Any] | None = None,
-    ) -> None:
-        """Record a change of status (active, finished with its result, abandoned with a reason)."""
+        unfinished_only: bool = False,
+    ) -> bool:
+        """Record a change of status (active, finished with its result, abandoned with a reason); whether
+        the game's record changed. With ``unfinished_only`` it changes only a game still waiting or
+        active, so of two servers ending one game at once, only the first does."""
 
     async def load_game(self, game_id: str) -> StoredGame | None:
         """Everything about one game, or None."""
@@ -148,6 +151,9 @@ class Store(Protocol):
     async def unfinished_games(self) -> list[str]:
         """The ids of the games still waiting or active, oldest first."""
 
+
+UNFINISHED = ("waiting", "active")
+"""The statuses of a game that has not ended."""
 
 GAME_COLUMNS = (
     "game_id, created_at, players, events, guild_setup_card, mine_setup_card, seed, clock, label, "
@@ -254,12 +260,16 @@ class MemoryStore:
         updated_at: float,
         abandon_reason: str = "",
         result: dict[str, Any] | None = None,
-    ) -> None:
+        unfinished_only: bool = False,
+    ) -> bool:
         """Record a change of status."""
         stored = self._game(game_id)
+        if unfinished_only and stored.game.status not in UNFINISHED:
+            return False
         stored.game = replace(
             stored.game, status=status, updated_at=updated_at, abandon_reason=abandon_reason, result=result
         )
+        return True
 
     async def load_game(self, game_id: str) -> StoredGame | None:
         """Everything about one game."""

@@ -136,7 +136,8 @@ class _WriteJob:
     refusal: Refusal | None
     game_id: str
     what: str
-    future: asyncio.Future[None]
+    future: asyncio.Future[bool]  # whether the statement wrote
+    wrote: bool = False
 
 
 def is_postgres_url(db: str) -> bool:
@@ -423,13 +424,15 @@ class PostgresStore:
         updated_at: float,
         abandon_reason: str = "",
         result: dict[str, Any] | None = None,
-    ) -> None:
-        """Record a change of status (active, finished with its result, abandoned with a reason)."""
+        unfinished_only: bool = False,
+    ) -> bool:
+        """Record a change of status (active, finished with its result, abandoned with a reason); whether
+        the game's record changed (see :meth:`server.store.Store.set_status`)."""
         change = GameChange(game_id, "status", 0, self.replica_id)
         statement = (
             "WITH updated AS ("
             " UPDATE games SET status = %s, updated_at = %s, abandon_reason = %s, result = %s"
-            " WHERE game_id = %s RETURNING game_id) "
+            " WHERE game_id = %s AND (NOT %s OR status IN ('waiting', 'active')) RETURNING game_id) "
             "SELECT pg_notify(%s, %s) FROM updated"
         )
         params = (
@@ -438,10 +441,11 @@ class PostgresStore:
             abandon_reason,
             encode_json(result),
             game_id,
+            unfinished_only,
             self.channel,
             change.encode(),
         )
-        await self._write(statement, params, None, game_id, f"set status of game {game_id}")
+        return await self._write(statement, params, None, game_id, f"set status of game {game_id}")
 
     async def load_game(self, game_id: str) -> StoredGame | None:
         """Everything about one game, read in one snapshot, or None."""
@@ -522,13 +526,14 @@ class PostgresStore:
         refusal: Refusal | None,
         game_id: str,
         what: str,
-    ) -> None:
-        """Queues one write for the writer and waits until the transaction holding it has committed."""
+    ) -> bool:
+        """Queues one write for the writer and waits until the transaction holding it has committed;
+        whether its statement wrote (a refused write raises its refusal instead)."""
         if self._writer is None or self._closed:
             raise StoreError("the store is not open")
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_WriteJob(statement, params, refusal, game_id, what, future))
-        await future
+        return await future
 
     async def _write_loop(self) -> None:
         """Commits queued writes, everything queued meanwhile in one transaction (group commit)."""
@@ -551,7 +556,7 @@ class PostgresStore:
                 if job.future.done():
                     continue
                 if error is None:
-                    job.future.set_result(None)
+                    job.future.set_result(job.wrote)
                 else:
                     job.future.set_exception(error)
             if stopping:
@@ -589,7 +594,8 @@ class PostgresStore:
             # nothing may raise (the batch would be run again). A refused write wrote nothing: if the
             # store cannot say why, its caller learns just that.
             for job, cursor in zip(batch, cursors, strict=True):
-                if cursor.rowcount == 1 or job.refusal is None:
+                job.wrote = cursor.rowcount == 1
+                if job.wrote or job.refusal is None:
                     outcomes.append((job, None))
                     continue
                 try:

@@ -155,6 +155,29 @@ async def test_status_changes_keep_the_result_and_the_reason(store: Store) -> No
     )
 
 
+async def test_a_game_is_ended_once_when_asked_to_end_only_an_unfinished_one(store: Store) -> None:
+    """Two servers abandoning one game at once (or one finishing it while another abandons it): the
+    conditional write changes only a game still waiting or active, and says whether it did."""
+    await store.create_game(make_game("g-end"), empty_seats(2))
+    assert await store.set_status("g-end", "active", 1_700_000_100.0)
+    result = {"scores": [3, 1], "winners": [0]}
+    assert await store.set_status("g-end", "finished", 1_700_000_200.0, result=result, unfinished_only=True)
+    late = await store.set_status(
+        "g-end", "abandoned", 1_700_000_300.0, abandon_reason="too late", unfinished_only=True
+    )
+    assert late is False
+    stored = await store.load_game("g-end")
+    assert stored is not None
+    assert (stored.game.status, stored.game.result, stored.game.abandon_reason) == ("finished", result, "")
+    await store.create_game(make_game("g-wait"), empty_seats(2))
+    assert await store.set_status("g-wait", "abandoned", 1.0, abandon_reason="first", unfinished_only=True)
+    assert not await store.set_status(
+        "g-wait", "abandoned", 2.0, abandon_reason="second", unfinished_only=True
+    )
+    stored = await store.load_game("g-wait")
+    assert stored is not None and stored.game.abandon_reason == "first"
+
+
 async def test_listing_is_newest_first_filtered_and_paged(store: Store) -> None:
     for index in range(7):
         await store.create_game(
