@@ -73,6 +73,15 @@ async def test_a_failed_abandonment_leaves_the_game_running(
     await refused(abandon, Code.UNAVAILABLE, "changed nothing")
     game = (await client.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))).game
     assert game.status == game_pb2.GAME_STATUS_ACTIVE
+    monkeypatch.undo()
+    abandoned = await client.games.AbandonGame(
+        game_service_pb2.AbandonGameRequest(game_id=game_id, reason="enough"), metadata=bearer(game_token)
+    )
+    assert abandoned.game.status == game_pb2.GAME_STATUS_ABANDONED
+    again = client.games.AbandonGame(
+        game_service_pb2.AbandonGameRequest(game_id=game_id, reason="twice"), metadata=bearer(game_token)
+    )
+    await refused(again, Code.FAILED_PRECONDITION, "already abandoned")
 
 
 async def test_a_game_starts_when_its_last_seat_is_stored_even_if_its_start_is_not(
