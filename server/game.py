@@ -443,7 +443,7 @@ class LiveGame:
     async def abandon(self, reason: str) -> None:
         """End the game without a result."""
         async with self.lock:
-            if self.ended or not await self._abandon_locked(reason):
+            if self.ended or not await self._abandon_locked(reason, "request"):
                 state = self.status if self.ended else "ended (another server ended it)"
                 raise precondition(f"game {self.game_id} is already {state}", "game_not_active")
 
@@ -466,12 +466,12 @@ class LiveGame:
                 return False
             waiting = "players to join" if self.status == "waiting" else "a decision"
             return await self._abandon_locked(
-                f"idle: waited {idle:.0f} s for {waiting} (the limit is {idle_timeout:g} s)"
+                f"idle: waited {idle:.0f} s for {waiting} (the limit is {idle_timeout:g} s)", "idle"
             )
 
-    async def _abandon_locked(self, reason: str) -> bool:
-        """Abandon the game; False when the store holds it as ended already (another replica ended it
-        first: this one then catches up)."""
+    async def _abandon_locked(self, reason: str, why: str) -> bool:
+        """Abandon the game (``why``: request or idle, the metric's label); False when the store holds it
+        as ended already (another replica ended it first: this one then catches up)."""
         now = time.time()
         store = self.services.store
         if not await store.set_status(
@@ -485,6 +485,7 @@ class LiveGame:
         self._cancel_timer()
         self._set_status("abandoned")
         self.services.metrics.games_ended.labels(status="abandoned").inc()
+        self.services.metrics.games_abandoned.labels(reason=why).inc()
         self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
         self._notify()
         return True
@@ -687,6 +688,8 @@ class LiveGame:
         self.abandon_reason = reason
         self._cancel_timer()
         self._set_status("abandoned")
+        self.services.metrics.games_ended.labels(status="abandoned").inc()
+        self.services.metrics.games_abandoned.labels(reason="engine_error").inc()
         self._notify()
 
     # --- clocks and the random policy ----------------------------------------------------------------

@@ -51,6 +51,12 @@ class Metrics:
         self.games_ended = Counter(
             "kutnahora_games_ended_total", "Games that ended, by how they ended.", ["status"], registry=r
         )
+        self.games_abandoned = Counter(
+            "kutnahora_games_abandoned_total",
+            "Games abandoned, by why: request (AbandonGame), idle (--idle-timeout) or engine_error.",
+            ["reason"],
+            registry=r,
+        )
         self.games = Gauge("kutnahora_games", "Games held in memory, by status.", ["status"], registry=r)
         self.decisions = Counter(
             "kutnahora_decisions_applied_total",

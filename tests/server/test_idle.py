@@ -42,6 +42,9 @@ async def test_a_game_nobody_joins_is_abandoned_and_its_place_freed(start_server
     assert time.monotonic() - started >= IDLE, "abandoned before it was idle for the timeout"
     assert "waited" in game.abandon_reason and "players to join" in game.abandon_reason
     assert server.hub.unfinished() == 0
+    registry = server.metrics.registry
+    assert registry.get_sample_value("kutnahora_games_abandoned_total", {"reason": "idle"}) == 1
+    assert registry.get_sample_value("kutnahora_games_ended_total", {"status": "abandoned"}) == 1
 
 
 async def test_a_game_without_a_clock_that_stops_being_played_is_abandoned(start_server: StartServer) -> None:

@@ -1,5 +1,6 @@
-"""A store that fails: every change is stored before it is made, so a failed write changes nothing and the
-caller gets UNAVAILABLE with a sentence (never INTERNAL)."""
+"""Failures the server survives: a store that fails (every change is stored before it is made, so a failed
+write changes nothing and the caller gets UNAVAILABLE with a sentence), and a rules-engine fault (the game
+is abandoned with its reason)."""
 
 from __future__ import annotations
 
@@ -78,6 +79,9 @@ async def test_a_failed_abandonment_leaves_the_game_running(
         game_service_pb2.AbandonGameRequest(game_id=game_id, reason="enough"), metadata=bearer(game_token)
     )
     assert abandoned.game.status == game_pb2.GAME_STATUS_ABANDONED
+    registry = server.metrics.registry
+    assert registry.get_sample_value("kutnahora_games_abandoned_total", {"reason": "request"}) == 1
+    assert registry.get_sample_value("kutnahora_games_ended_total", {"status": "abandoned"}) == 1
     again = client.games.AbandonGame(
         game_service_pb2.AbandonGameRequest(game_id=game_id, reason="twice"), metadata=bearer(game_token)
     )
@@ -108,3 +112,26 @@ async def test_a_game_starts_when_its_last_seat_is_stored_even_if_its_start_is_n
     seat = (await again.observe(game_id)).pending.seat
     await again.submit(game_id, seat, tokens[seat], 0, option_index=0)
     assert (await again.observe(game_id)).version == 1
+
+
+async def test_an_engine_fault_abandons_the_game_and_says_so(
+    start_server: StartServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listed option that the rules engine fails to apply is a fault, not the player's: the game is
+    abandoned with the reason, the caller gets INTERNAL with a sentence, and the metrics count it."""
+    server, client = await start_server()
+    game_id, tokens, _ = await client.new_game(players=2)
+    seat = (await client.observe(game_id)).pending.seat
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("a rule is missing")
+
+    monkeypatch.setattr("server.game.engine.apply", broken)
+    submit = client.submit(game_id, seat, tokens[seat], 0, option_index=0)
+    await refused(submit, Code.INTERNAL, "rules engine failed", "the game was abandoned")
+    game = (await client.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))).game
+    assert game.status == game_pb2.GAME_STATUS_ABANDONED
+    assert game.abandon_reason == "engine error at version 0: a rule is missing"
+    registry = server.metrics.registry
+    assert registry.get_sample_value("kutnahora_games_abandoned_total", {"reason": "engine_error"}) == 1
+    assert registry.get_sample_value("kutnahora_games_ended_total", {"status": "abandoned"}) == 1
