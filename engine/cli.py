@@ -115,7 +115,7 @@ class _Progress:
 
     def __init__(self, games: int) -> None:
         self.games = games
-        self.shown_at = time.perf_counter()
+        self.shown_at = float("-inf")  # the first game shows the line at once
 
     def show(self, done: int) -> None:
         now = time.perf_counter()

@@ -42,12 +42,12 @@ def test_sim_shows_its_progress_on_a_terminal() -> None:
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "engine.cli", "--players", "4", "--games", "600"],
+        ["-m", "engine.cli", "--players", "4", "--games", "60"],
         encoding="utf-8",
         timeout=120,
     )
-    child.expect(r"kutnahora-sim: \d+/600 games…")
-    child.expect("600/600 games of 4 players finished, 0 errors")
+    child.expect(r"kutnahora-sim: \d+/60 games…")
+    child.expect("60/60 games of 4 players finished, 0 errors")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
