@@ -196,8 +196,11 @@ class GameHub:
         try:
             stored = await self.store.load_game(game_id)
         except StoreError as error:
+            self.log.error("store failed", game_id=game_id, error=str(error))
             raise ServiceError(
-                grpc.StatusCode.UNAVAILABLE, f"the store could not be read: {error}", "store_error"
+                grpc.StatusCode.UNAVAILABLE,
+                f"game {game_id} could not be read from the game store; try again",
+                "store_error",
             ) from None
         if stored is None:
             raise not_found(game_id)
@@ -264,8 +267,11 @@ class GameHub:
         try:
             rows = await self.store.list_games(GameQuery(status, label, limit + 1, before))
         except StoreError as error:
+            self.log.error("store failed", error=str(error))
             raise ServiceError(
-                grpc.StatusCode.UNAVAILABLE, f"the store could not be read: {error}", "store_error"
+                grpc.StatusCode.UNAVAILABLE,
+                "the games could not be read from the game store; try again",
+                "store_error",
             ) from None
         more = len(rows) > limit
         rows = rows[:limit]

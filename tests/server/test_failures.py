@@ -135,3 +135,19 @@ async def test_an_engine_fault_abandons_the_game_and_says_so(
     registry = server.metrics.registry
     assert registry.get_sample_value("kutnahora_games_abandoned_total", {"reason": "engine_error"}) == 1
     assert registry.get_sample_value("kutnahora_games_ended_total", {"status": "abandoned"}) == 1
+
+
+async def test_a_store_that_cannot_be_read_is_unavailable_not_missing(
+    start_server: StartServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game the server must load, or a listing, while the store cannot be read: UNAVAILABLE (try
+    again), never NOT_FOUND, and the store's own error stays in the log."""
+    server, client = await start_server()
+    monkeypatch.setattr(server.hub.store, "load_game", failing("load a game"))
+    monkeypatch.setattr(server.hub.store, "list_games", failing("list games"))
+    get = client.games.GetGame(game_service_pb2.GetGameRequest(game_id="elsewhere"))
+    details = await refused(get, Code.UNAVAILABLE, "game elsewhere could not be read", "try again")
+    assert "disk" not in details
+    listing = client.games.ListGames(game_service_pb2.ListGamesRequest())
+    details = await refused(listing, Code.UNAVAILABLE, "could not be read", "try again")
+    assert "disk" not in details
