@@ -635,7 +635,7 @@ def _volatile(obs: Observation) -> bytes:
     return b"".join(out)
 
 
-_PLAYER_KEY = varint(game_pb2.Observation.PLAYERS_FIELD_NUMBER << 3 | 2)
+_PLAYER_KEY = _key(_N.PLAYERS_FIELD_NUMBER, 2)
 
 
 class ObservationEncoder:

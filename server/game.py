@@ -246,12 +246,16 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
     return Rebuilt(state, history, seats)
 
 
-def started_status(status: str, seats: Sequence[SeatState]) -> str:
-    """A stored status as it stands: a game whose every seat is taken has started, even where storing
-    that it started failed after its last seat was stored."""
-    if status == "waiting" and all(seat.joined for seat in seats):
-        return "active"
-    return status
+def loaded_status(stored: str, seats: Sequence[SeatState], over: bool) -> str:
+    """A game's status from the one stored and what its seats and log show. A game whose every seat is
+    taken has started, even where storing that it started failed after its last seat was stored; a game
+    whose log ends it has finished, even where the process stopped before recording that (an abandoned
+    game stays abandoned)."""
+    if stored == "waiting" and all(seat.joined for seat in seats):
+        stored = "active"
+    if over and stored != "abandoned":
+        return "finished"
+    return stored
 
 
 class LiveGame:
@@ -279,9 +283,7 @@ class LiveGame:
         self.state = state
         self.seats = seats
         self.history = history
-        self.status = started_status(row.status, seats)
-        if self.state.over and self.status != "abandoned":
-            self.status = "finished"
+        self.status = loaded_status(row.status, seats, state.over)
         self.lock = asyncio.Lock()
         self.encoder = convert.ObservationEncoder(self.game_id)
         self._observations: dict[int, tuple[int, bytes]] = {}
@@ -409,7 +411,7 @@ class LiveGame:
                     await self.services.store.set_status(self.game_id, "active", self.updated_at)
                 except StoreError as error:
                     # The seat is stored, and a game with every seat taken is active wherever it is
-                    # loaded (see started_status), so it starts now all the same.
+                    # loaded (see loaded_status), so it starts now all the same.
                     self.services.log.error(
                         "could not store that the game started", game_id=self.game_id, error=str(error)
                     )
@@ -480,6 +482,11 @@ class LiveGame:
             if self.services.catch_up is not None:
                 await self.services.catch_up(self, "abandon")
             return False
+        self._mark_abandoned(reason, why, now)
+        return True
+
+    def _mark_abandoned(self, reason: str, why: str, now: float) -> None:
+        """The game in memory once its abandonment is stored (or, after an engine fault, tried)."""
         self.abandon_reason = reason
         self.updated_at = now
         self._cancel_timer()
@@ -488,7 +495,6 @@ class LiveGame:
         self.services.metrics.games_abandoned.labels(reason=why).inc()
         self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
         self._notify()
-        return True
 
     # --- decisions -----------------------------------------------------------------------------------
 
@@ -685,12 +691,7 @@ class LiveGame:
         now = time.time()
         with contextlib.suppress(StoreError):
             await self.services.store.set_status(self.game_id, "abandoned", now, abandon_reason=reason)
-        self.abandon_reason = reason
-        self._cancel_timer()
-        self._set_status("abandoned")
-        self.services.metrics.games_ended.labels(status="abandoned").inc()
-        self.services.metrics.games_abandoned.labels(reason="engine_error").inc()
-        self._notify()
+        self._mark_abandoned(reason, "engine_error", now)
 
     # --- clocks and the random policy ----------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from prometheus_client import Counter
 
 import engine
 from engine import parse_option
-from server.game import AppliedDecision, LiveGame, SeatState, charge_clock, started_status
+from server.game import AppliedDecision, LiveGame, SeatState, charge_clock, loaded_status
 from server.notify import GameChange, change_feed
 from server.store import Store, StoreError
 
@@ -106,9 +106,7 @@ async def catch_up_locked(
         game.updated_at = max(game.updated_at, decision.applied_at)
         changed = True
     applied = game.state.version - held
-    status = started_status(stored.game.status, game.seats)
-    if game.state.over and status != "abandoned":
-        status = "finished"
+    status = loaded_status(stored.game.status, game.seats, game.state.over)
     if status != game.status:
         game.abandon_reason = stored.game.abandon_reason
         game.updated_at = max(game.updated_at, stored.game.updated_at)

@@ -405,7 +405,7 @@ class KutnaHoraService:
             if game.closed:
                 return
             wake.clear()
-            if game.version < cursor and game.status in ("waiting", "active") and not game.closed:
+            if game.version < cursor and not game.ended and not game.closed:
                 await wake.wait()
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from server.store import (
     GAME_COLUMNS,
+    UNFINISHED_SQL,
     DecisionRow,
     GameQuery,
     GameRow,
@@ -235,7 +236,7 @@ class SqliteStore:
         def work(db: sqlite3.Connection) -> bool:
             changed: int = db.execute(
                 "UPDATE games SET status = ?, updated_at = ?, abandon_reason = ?, result = ? "
-                "WHERE game_id = ? AND (? = 0 OR status IN ('waiting', 'active'))",
+                f"WHERE game_id = ? AND (? = 0 OR status IN {UNFINISHED_SQL})",
                 (status, updated_at, abandon_reason, encode_json(result), game_id, int(unfinished_only)),
             ).rowcount
             return changed == 1
@@ -309,8 +310,7 @@ class SqliteStore:
             return [
                 r[0]
                 for r in db.execute(
-                    "SELECT game_id FROM games WHERE status IN ('waiting', 'active') "
-                    "ORDER BY created_at, game_id"
+                    f"SELECT game_id FROM games WHERE status IN {UNFINISHED_SQL} ORDER BY created_at, game_id"
                 )
             ]
 

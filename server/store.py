@@ -154,6 +154,8 @@ class Store(Protocol):
 
 UNFINISHED = ("waiting", "active")
 """The statuses of a game that has not ended."""
+UNFINISHED_SQL = "(" + ", ".join(f"'{status}'" for status in UNFINISHED) + ")"
+"""The same, as an SQL list: ``status IN {UNFINISHED_SQL}``."""
 
 GAME_COLUMNS = (
     "game_id, created_at, players, events, guild_setup_card, mine_setup_card, seed, clock, label, "
@@ -303,7 +305,7 @@ class MemoryStore:
     async def unfinished_games(self) -> list[str]:
         """The ids of the games still waiting or active."""
         rows = sorted(self._games.values(), key=lambda g: (g.game.created_at, g.game.game_id))
-        return [g.game.game_id for g in rows if g.game.status in ("waiting", "active")]
+        return [g.game.game_id for g in rows if g.game.status in UNFINISHED]
 
     def _game(self, game_id: str) -> _MemoryGame:
         stored = self._games.get(game_id)

@@ -52,6 +52,7 @@ from psycopg_pool import AsyncConnectionPool
 from server.notify import ChangeListener, GameChange, new_replica_id
 from server.store import (
     GAME_COLUMNS,
+    UNFINISHED_SQL,
     DecisionRow,
     GameQuery,
     GameRow,
@@ -432,7 +433,7 @@ class PostgresStore:
         statement = (
             "WITH updated AS ("
             " UPDATE games SET status = %s, updated_at = %s, abandon_reason = %s, result = %s"
-            " WHERE game_id = %s AND (NOT %s OR status IN ('waiting', 'active')) RETURNING game_id) "
+            f" WHERE game_id = %s AND (NOT %s OR status IN {UNFINISHED_SQL}) RETURNING game_id) "
             "SELECT pg_notify(%s, %s) FROM updated"
         )
         params = (
@@ -506,7 +507,7 @@ class PostgresStore:
     async def unfinished_games(self) -> list[str]:
         """The ids of the games still waiting or active, oldest first."""
         rows = await self._read(
-            "SELECT game_id FROM games WHERE status IN ('waiting', 'active') ORDER BY created_at, game_id",
+            f"SELECT game_id FROM games WHERE status IN {UNFINISHED_SQL} ORDER BY created_at, game_id",
             (),
             "list unfinished games",
         )
