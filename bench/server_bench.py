@@ -304,9 +304,9 @@ def measure_observation_cost(games: int = 4) -> dict[str, float]:
     """CPU microseconds per observation (the engine's view as the server's observer builds it, the wire
     encoding, and for comparison a plain view and message build) and per engine apply, over every
     decision of a few random four-seat games, for the seat that owes it."""
-    import engine
-    from engine.text import QUESTIONS, describe_option
-    from server import convert
+    from kutnahora import engine
+    from kutnahora.engine.text import QUESTIONS, describe_option
+    from kutnahora.server import convert
 
     rng = random.Random(1)
     observe_s = encode_s = reference_s = apply_s = 0.0
@@ -405,13 +405,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             db = args.db or str(Path(folder) / "bench.db")
             server, port = start_process(
                 [
-                    sys.executable, "-m", "server.main", "--port", "0", "--metrics-port", "off",
+                    sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--metrics-port", "off",
                     "--db", db, "--db-synchronous", args.synchronous, "--clock", "false",
                     "--rate", "0", "--log-level", "warning", "--max-games", str(max(1000, args.games * 4)),
                 ]
             )  # fmt: skip
             address = f"127.0.0.1:{port}"
-            from server.store_postgres import is_postgres_url
+            from kutnahora.server.store_postgres import is_postgres_url
 
             results["store"] = (
                 "postgresql" if is_postgres_url(db) else f"sqlite (synchronous={args.synchronous})"
@@ -453,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress(
             f"the echo ceiling: {args.echo_duration:g} s of unary calls, {args.echo_duration:g} s streamed"
         )
-        echo, port = start_process([sys.executable, "-m", "bench.server_bench", "--echo-server"])
+        echo, port = start_process([sys.executable, "-m", "kutnahora.bench.server_bench", "--echo-server"])
         try:
             payload = b"x" * 1200  # about one observation
             callers = args.echo_callers or args.games

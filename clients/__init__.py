@@ -5,16 +5,16 @@ bot written with this SDK sees exactly what a bot in any other language sees.
 
 A bot is one class with one method::
 
-    from clients import Bot
+    from kutnahora.clients import Bot
 
     class FirstOption(Bot):
         def choose(self, observation):
             return observation.pending.options[0]
 
-See :mod:`clients.sdk` for connecting, creating and joining games and the play loop.
+See :mod:`kutnahora.clients.sdk` for connecting, creating and joining games and the play loop.
 """
 
-from clients.sdk import (
+from kutnahora.clients.sdk import (
     Bot,
     Choice,
     Client,

@@ -34,9 +34,9 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from clients.bots import BOTS, make_bot
-from clients.render import Names, game_view, move_line, options_table, result_table
-from clients.sdk import Client, ClientError, ConnectError, SeatCredentials, status_name
+from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.render import Names, game_view, move_line, options_table, result_table
+from kutnahora.clients.sdk import Client, ClientError, ConnectError, SeatCredentials, status_name
 from kutnahora.v1 import game_pb2, play_service_pb2
 from kutnahora.v1.game_pb2 import Observation
 

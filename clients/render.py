@@ -2,7 +2,7 @@
 
 Every function here turns wire messages (``kutnahora.v1``) plus the component set into rich renderables;
 nothing talks to the server and nothing knows the rules beyond what the messages and components say.
-:mod:`clients.human` decides when to draw what.
+:mod:`kutnahora.clients.human` decides when to draw what.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from clients.sdk import ARM_OF
+from kutnahora.clients.sdk import ARM_OF
 from kutnahora.v1 import common_pb2, components_pb2, game_pb2
 from kutnahora.v1.game_pb2 import LegalOption, Observation
 

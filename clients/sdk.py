@@ -13,13 +13,14 @@ it answers. The loop
 - ends when the server says the game has ended, returning a :class:`GameOutcome`.
 
 Everything goes through the protocol (``kutnahora.v1``); nothing here knows the rules. The module leaves
-choosing to the bots (:mod:`clients.bots`), drawing to :mod:`clients.render` and scheduling many games to
-:mod:`clients.tournament`.
+choosing to the bots (:mod:`kutnahora.clients.bots`), drawing to :mod:`kutnahora.clients.render` and
+scheduling many games to
+:mod:`kutnahora.clients.tournament`.
 
 Example::
 
     import asyncio
-    from clients import Bot, Client
+    from kutnahora.clients import Bot, Client
 
     class FirstOption(Bot):
         def choose(self, observation):

@@ -1,12 +1,12 @@
 """The rules of Kutná Hora: The City of Silver for two, three and four players.
 
 Pure Python and deterministic from a seed: no I/O beyond its own component data, no network, no clock.
-The public API is re-exported here; see :mod:`engine.game`.
+The public API is re-exported here; see :mod:`kutnahora.engine.game`.
 """
 
-from engine.component_file import ComponentError, default_components, load_components
-from engine.events import Event
-from engine.game import (
+from kutnahora.engine.component_file import ComponentError, default_components, load_components
+from kutnahora.engine.events import Event
+from kutnahora.engine.game import (
     GameOver,
     GameResult,
     IllegalDecision,
@@ -20,10 +20,10 @@ from engine.game import (
     result,
     state_hash,
 )
-from engine.options import DecisionKind, Option, PendingDecision, option_text, parse_option
-from engine.setup import SetupError
-from engine.state import GameOptions, GameState
-from engine.view import Observation, Observer, observe
+from kutnahora.engine.options import DecisionKind, Option, PendingDecision, option_text, parse_option
+from kutnahora.engine.setup import SetupError
+from kutnahora.engine.state import GameOptions, GameState
+from kutnahora.engine.view import Observation, Observer, observe
 
 RULES_VERSION = 1
 """Changes only when the engine's behaviour changes: a replay is valid for one rules version."""

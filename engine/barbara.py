@@ -7,11 +7,11 @@ decision lists a skip); the reputation loss of tiles 3 and 5 may not (RULINGS 12
 
 from __future__ import annotations
 
-from engine.components import GUILD_COMMODITY, BarbaraEffect
-from engine.economy import change_reputation, gain_production, score
-from engine.events import Event
-from engine.geometry import matching_dots, owned_squares, public_neighbours
-from engine.options import (
+from kutnahora.engine.components import GUILD_COMMODITY, BarbaraEffect
+from kutnahora.engine.economy import change_reputation, gain_production, score
+from kutnahora.engine.events import Event
+from kutnahora.engine.geometry import matching_dots, owned_squares, public_neighbours
+from kutnahora.engine.options import (
     SKIP,
     ChooseGuild,
     ChoosePatrician,
@@ -20,8 +20,8 @@ from engine.options import (
     Option,
     PendingDecision,
 )
-from engine.state import GameState, Step, StepKind
-from engine.town import removable_rows, remove_house
+from kutnahora.engine.state import GameState, Step, StepKind
+from kutnahora.engine.town import removable_rows, remove_house
 
 REPUTATION_AFTER_LAST_TILE = 2
 HOUSE_PRODUCTION_BONUS = 2

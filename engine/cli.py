@@ -14,9 +14,9 @@ import time
 import traceback
 from collections.abc import Sequence
 
-from engine.component_file import ComponentError, default_components, load_components
-from engine.game import apply, legal, new_game, result
-from engine.state import GameOptions
+from kutnahora.engine.component_file import ComponentError, default_components, load_components
+from kutnahora.engine.game import apply, legal, new_game, result
+from kutnahora.engine.state import GameOptions
 
 
 def build_parser() -> argparse.ArgumentParser:

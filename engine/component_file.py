@@ -1,18 +1,18 @@
 """Load and validate a component data file (format version 1).
 
 The default data set ships as ``engine/data/components.json`` (written by ``scripts/make_components.py``).
-:func:`load_components` parses a file into the frozen dataclasses of :mod:`engine.components` and checks
-every count and structure that ``RULINGS.md · Facts the component data must keep`` states, the rulings that
-the data carries (action-card pairs, town-hall costs, rounds, St. Barbara tiles), and the conventions the
+:func:`load_components` parses a file into the frozen dataclasses of :mod:`kutnahora.engine.components` and
+checks every count and structure that ``RULINGS.md · Facts the component data must keep`` states, the rulings
+that the data carries (action-card pairs, town-hall costs, rounds, St. Barbara tiles), and the conventions the
 rules engine relies on (ids equal to positions, building order, effect shapes, price monotonicity, board
 geometry). A file that breaks any of them raises :class:`ComponentError` naming the component and the field,
 for example ``buildings[7].wood_cost: expected a non-negative integer, got -1``.
 
 File layout: a JSON object with ``format_version`` (1), ``name``, ``reconstructed`` (group name -> one-line
-note saying what in that group is a reconstruction) and one key per :class:`~engine.components.ComponentSet`
-field. Enum values are written as their string values, squares as ``[row, column]``, sides as ``"n"``,
-``"e"``, ``"s"``, ``"w"``, and integer-keyed maps (rounds tracks, reputation points, guild setup rows) with
-string keys.
+note saying what in that group is a reconstruction) and one key per
+:class:`~kutnahora.engine.components.ComponentSet` field. Enum values are written as their string values,
+squares as ``[row, column]``, sides as ``"n"``, ``"e"``, ``"s"``, ``"w"``, and integer-keyed maps (rounds
+tracks, reputation points, guild setup rows) with string keys.
 
 Conventions checked beyond the rules texts:
 
@@ -43,7 +43,7 @@ from enum import StrEnum
 from importlib import resources
 from typing import Any, TypeVar
 
-from engine.components import (
+from kutnahora.engine.components import (
     Action,
     ActionCard,
     BarbaraEffect,
@@ -78,7 +78,7 @@ from engine.components import (
 __all__ = ["FORMAT_VERSION", "ComponentError", "default_components", "load_components", "parse_components"]
 
 FORMAT_VERSION = 1
-DEFAULT_PACKAGE = "engine"
+DEFAULT_PACKAGE = "kutnahora.engine"
 DEFAULT_RESOURCE = ("data", "components.json")
 
 # --- Facts the component data must keep (RULINGS.md), and the rulings the data carries -------------------

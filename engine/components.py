@@ -2,8 +2,8 @@
 
 Every physical component the rules need (buildings, mine tiles, price decks, boards, cards, tracks) is
 described here as a frozen dataclass. The values themselves live in a data file (``data/components.json``
-by default) that :mod:`engine.component_file` loads and validates; this module only defines the shapes
-and the small lookups the rules use. Nothing here knows how a game is played.
+by default) that :mod:`kutnahora.engine.component_file` loads and validates; this module only defines the
+shapes and the small lookups the rules use. Nothing here knows how a game is played.
 """
 
 from __future__ import annotations
@@ -389,7 +389,7 @@ class MineRowScoring:
 
 @dataclass(frozen=True, slots=True)
 class ComponentSet:
-    """Every component, validated. Built by :func:`engine.component_file.load_components`."""
+    """Every component, validated. Built by :func:`kutnahora.engine.component_file.load_components`."""
 
     name: str
     reconstructed: tuple[str, ...]

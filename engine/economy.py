@@ -7,7 +7,7 @@ actions live in their own modules and call these.
 
 from __future__ import annotations
 
-from engine.components import (
+from kutnahora.engine.components import (
     COMMODITIES,
     COMMODITY_ARM,
     COMMODITY_DECK,
@@ -17,8 +17,8 @@ from engine.components import (
     Deck,
     PriceCard,
 )
-from engine.events import Event
-from engine.state import GameState, TownHallStack
+from kutnahora.engine.events import Event
+from kutnahora.engine.state import GameState, TownHallStack
 
 REPUTATION_MIN = -5
 REPUTATION_MAX = 9

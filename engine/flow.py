@@ -1,9 +1,9 @@
 """The game's flow: whose decision comes next, playing cards, the Joker, and applying a decision.
 
-A game is a stack of small decisions. Rule modules pose decisions and push :class:`~engine.state.Step`
-work; this module runs that work until the next decision is posed, and outside any action moves the game
-along: the guild draft, the 2-2-1 turns of a round (002 · A round), the round end. It is the only place
-that dispatches on step and decision kinds.
+A game is a stack of small decisions. Rule modules pose decisions and push
+:class:`~kutnahora.engine.state.Step` work; this module runs that work until the next decision is posed, and
+outside any action moves the game along: the guild draft, the 2-2-1 turns of a round (002 · A round), the
+round end. It is the only place that dispatches on step and decision kinds.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections.abc import Callable
 from functools import cache
 from itertools import permutations
 
-from engine import barbara, income, mine, rounds, town
-from engine.components import Action
-from engine.economy import change_reputation
-from engine.events import Event
-from engine.options import (
+from kutnahora.engine import barbara, income, mine, rounds, town
+from kutnahora.engine.components import Action
+from kutnahora.engine.economy import change_reputation
+from kutnahora.engine.events import Event
+from kutnahora.engine.options import (
     ArrangeGuilds,
     ChooseAction,
     ChooseGuildSet,
@@ -25,8 +25,8 @@ from engine.options import (
     PendingDecision,
     PlayCard,
 )
-from engine.setup import guild_sets
-from engine.state import GameState, Phase, Step, StepKind
+from kutnahora.engine.setup import guild_sets
+from kutnahora.engine.state import GameState, Phase, Step, StepKind
 
 StepHandler = Callable[[GameState, Step, list[Event]], None]
 Resolver = Callable[[GameState, int, Option, list[Event]], None]

@@ -12,13 +12,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 
-from engine.component_file import default_components
-from engine.components import ComponentSet
-from engine.events import Event
-from engine.flow import resolve, run
-from engine.options import Option, PendingDecision, option_text
-from engine.scoring import winners
-from engine.state import GameOptions, GameState
+from kutnahora.engine.component_file import default_components
+from kutnahora.engine.components import ComponentSet
+from kutnahora.engine.events import Event
+from kutnahora.engine.flow import resolve, run
+from kutnahora.engine.options import Option, PendingDecision, option_text
+from kutnahora.engine.scoring import winners
+from kutnahora.engine.state import GameOptions, GameState
 
 
 class IllegalDecision(ValueError):
@@ -49,7 +49,7 @@ class GameResult:
 
 def new_game(options: GameOptions, seed: int, components: ComponentSet | None = None) -> GameState:
     """Set up a game from its options and seed; the first decision is pending."""
-    from engine.setup import setup_state
+    from kutnahora.engine.setup import setup_state
 
     state = setup_state(components or default_components(), options, seed)
     run(state, [])

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import cache
 
-from engine.components import OPPOSITE_SIDE, CityBoard, Side, Square
-from engine.state import GameState
+from kutnahora.engine.components import OPPOSITE_SIDE, CityBoard, Side, Square
+from kutnahora.engine.state import GameState
 
 STEPS: dict[Side, tuple[int, int]] = {
     Side.NORTH: (-1, 0),

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.economy import income, pay
-from engine.events import Event
-from engine.options import SKIP, ChoosePatrician, DecisionKind, Option, PendingDecision
-from engine.state import GameState, Step
+from kutnahora.engine.economy import income, pay
+from kutnahora.engine.events import Event
+from kutnahora.engine.options import SKIP, ChoosePatrician, DecisionKind, Option, PendingDecision
+from kutnahora.engine.state import GameState, Step
 
 
 def step_income(state: GameState, step: Step, events: list[Event]) -> None:

@@ -1,15 +1,15 @@
 """The mines: where a mine may go and what it costs, the Mine action, and mining technology.
 
 Rules: 003 · The Mine action, 000 · The Mine Action, 001 · Rules Reminders and Special Cases (mining
-regulations), 004 · Mining technology. Final scoring of mine rows lives in :mod:`engine.scoring`.
+regulations), 004 · Mining technology. Final scoring of mine rows lives in :mod:`kutnahora.engine.scoring`.
 """
 
 from __future__ import annotations
 
-from engine.components import Commodity, Deck, Square
-from engine.economy import advance_deck, gain_production, pay, price, score
-from engine.events import Event
-from engine.options import (
+from kutnahora.engine.components import Commodity, Deck, Square
+from kutnahora.engine.economy import advance_deck, gain_production, pay, price, score
+from kutnahora.engine.events import Event
+from kutnahora.engine.options import (
     SKIP,
     ChooseSquare,
     ChooseTile,
@@ -19,7 +19,7 @@ from engine.options import (
     PendingDecision,
     Skip,
 )
-from engine.state import GameState, MinePlacement, Step, StepKind
+from kutnahora.engine.state import GameState, MinePlacement, Step, StepKind
 
 
 def mine_square_costs(state: GameState) -> dict[Square, int]:

@@ -1,8 +1,8 @@
 """Decisions: what a seat is asked, and the options it may answer with.
 
 At every moment of a game exactly one seat owes exactly one :class:`PendingDecision` (or the game is
-over). The decision lists every legal answer as an option value; :func:`engine.game.apply` accepts only
-one of those. Options are small frozen values whose ``repr`` round-trips and whose :func:`option_text`
+over). The decision lists every legal answer as an option value; :func:`kutnahora.engine.game.apply` accepts
+only one of those. Options are small frozen values whose ``repr`` round-trips and whose :func:`option_text`
 gives a short canonical form (``play 2 mine``, ``square 1,3``) used in logs, golden files and the CLI.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.components import Action, Color, Guild
+from kutnahora.engine.components import Action, Color, Guild
 
 
 class DecisionKind(StrEnum):

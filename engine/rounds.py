@@ -8,12 +8,12 @@ next event is revealed and everyone takes their cards back.
 
 from __future__ import annotations
 
-from engine.components import Deck
-from engine.economy import advance_deck, change_reputation, pay, raise_tax
-from engine.events import Event
-from engine.options import Confirm, DecisionKind, Option, PendingDecision
-from engine.scoring import final_scoring, score_patricians
-from engine.state import GameState, Phase, Step, StepKind, TownHallStack
+from kutnahora.engine.components import Deck
+from kutnahora.engine.economy import advance_deck, change_reputation, pay, raise_tax
+from kutnahora.engine.events import Event
+from kutnahora.engine.options import Confirm, DecisionKind, Option, PendingDecision
+from kutnahora.engine.scoring import final_scoring, score_patricians
+from kutnahora.engine.state import GameState, Phase, Step, StepKind, TownHallStack
 
 PLOT_SURCHARGE = {0: 0, 1: 0, 2: 3, 3: 8}
 

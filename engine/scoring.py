@@ -5,11 +5,11 @@ Rules: 000 · Round End Procedure · 2. Patrician Scoring; 000 · Game End; 000 
 
 from __future__ import annotations
 
-from engine.components import Color
-from engine.economy import income
-from engine.events import Event
-from engine.geometry import matching_dots, owned_squares, public_neighbours
-from engine.state import GameState
+from kutnahora.engine.components import Color
+from kutnahora.engine.economy import income
+from kutnahora.engine.events import Event
+from kutnahora.engine.geometry import matching_dots, owned_squares, public_neighbours
+from kutnahora.engine.state import GameState
 
 RED_POINTS_PER_COLUMN = 3
 SILVER_POINTS_PER_PAIR = 3

@@ -2,15 +2,15 @@
 
 Everything random (the guild and mine setup cards, rock tiles, town-hall stacks, the mine stack by tiers,
 events) is drawn from the game's one seeded generator, in a fixed order, so a seed defines the setup.
-The guild draft that follows is made of decisions (:mod:`engine.flow`).
+The guild draft that follows is made of decisions (:mod:`kutnahora.engine.flow`).
 """
 
 from __future__ import annotations
 
 import random
 
-from engine.components import Color, ComponentSet, Deck, Guild
-from engine.state import GameOptions, GameState, Phase, PlayerState, TownHallStack
+from kutnahora.engine.components import Color, ComponentSet, Deck, Guild
+from kutnahora.engine.state import GameOptions, GameState, Phase, PlayerState, TownHallStack
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4

@@ -1,9 +1,9 @@
 """The mutable state of one game: plain dataclasses of ints, lists and dicts.
 
 The state holds everything, hidden information included (stack orders, drawn mine tiles, face-down
-events, the random generator). What a seat may see is decided by :mod:`engine.view`; how the state
+events, the random generator). What a seat may see is decided by :mod:`kutnahora.engine.view`; how the state
 changes is decided by the rule modules. A state is copied with :meth:`GameState.copy` and identified by
-:func:`engine.game.state_hash`.
+:func:`kutnahora.engine.game.state_hash`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from engine.components import Arm, Color, Commodity, ComponentSet, Guild, Square
-from engine.options import PendingDecision
+from kutnahora.engine.components import Arm, Color, Commodity, ComponentSet, Guild, Square
+from kutnahora.engine.options import PendingDecision
 
 
 class Phase(StrEnum):

@@ -1,12 +1,12 @@
 """Readable descriptions of decisions and options, for people (the human client, logs, option texts).
 
-The canonical machine form of an option is :func:`engine.options.option_text`; this module adds names
-and context from the component set and the pending decision.
+The canonical machine form of an option is :func:`kutnahora.engine.options.option_text`; this module adds
+names and context from the component set and the pending decision.
 """
 
 from __future__ import annotations
 
-from engine.options import (
+from kutnahora.engine.options import (
     ArrangeGuilds,
     ChooseAction,
     ChooseGuild,
@@ -20,8 +20,8 @@ from engine.options import (
     PlayCard,
     Skip,
 )
-from engine.setup import guild_sets
-from engine.state import GameState
+from kutnahora.engine.setup import guild_sets
+from kutnahora.engine.state import GameState
 
 QUESTIONS: dict[DecisionKind, str] = {
     DecisionKind.GUILD_SET: "Choose your set of three guilds",

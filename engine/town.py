@@ -7,7 +7,7 @@ St. Barbara's free variants reuse these steps with ``free`` set.
 
 from __future__ import annotations
 
-from engine.components import (
+from kutnahora.engine.components import (
     COMMODITY_ARM,
     Color,
     Commodity,
@@ -17,7 +17,7 @@ from engine.components import (
     HouseRewardKind,
     Square,
 )
-from engine.economy import (
+from kutnahora.engine.economy import (
     advance_deck,
     change_reputation,
     gain_production,
@@ -29,10 +29,18 @@ from engine.economy import (
     score,
     take_from_stack,
 )
-from engine.events import Event
-from engine.geometry import board_squares, neighbour_table
-from engine.options import SKIP, ChooseGuild, ChooseSquare, ChooseTile, DecisionKind, Option, PendingDecision
-from engine.state import CityTile, GameState, Step, StepKind
+from kutnahora.engine.events import Event
+from kutnahora.engine.geometry import board_squares, neighbour_table
+from kutnahora.engine.options import (
+    SKIP,
+    ChooseGuild,
+    ChooseSquare,
+    ChooseTile,
+    DecisionKind,
+    Option,
+    PendingDecision,
+)
+from kutnahora.engine.state import CityTile, GameState, Step, StepKind
 
 PUBLIC_LABELS = frozenset(c.value for c in Color)
 

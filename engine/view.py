@@ -18,12 +18,12 @@ from dataclasses import MISSING, fields
 from operator import attrgetter
 from typing import Any, NamedTuple, TypeVar
 
-from engine.components import COMMODITIES, Arm, Color, Commodity, Deck, Guild, Square
-from engine.economy import current_prices, income, no_market
-from engine.mine import draws_per_mine_action
-from engine.options import DecisionKind, Option
-from engine.rounds import rounds_in_game, tax_due
-from engine.state import GameState, PlayerState
+from kutnahora.engine.components import COMMODITIES, Arm, Color, Commodity, Deck, Guild, Square
+from kutnahora.engine.economy import current_prices, income, no_market
+from kutnahora.engine.mine import draws_per_mine_action
+from kutnahora.engine.options import DecisionKind, Option
+from kutnahora.engine.rounds import rounds_in_game, tax_due
+from kutnahora.engine.state import GameState, PlayerState
 
 
 class PlayerView(NamedTuple):
@@ -313,8 +313,8 @@ class Observer:
 
     :func:`observe` builds every part of every observation. Between two versions of a game most parts
     are unchanged, so an observer keeps each part with a copy of what it was built from (a seat's whole
-    :class:`~engine.state.PlayerState`, the decks and arms, the town-hall stacks, the boards) and builds
-    it again only when that input no longer compares equal. Inputs are compared by value, so nothing
+    :class:`~kutnahora.engine.state.PlayerState`, the decks and arms, the town-hall stacks, the boards) and
+    builds it again only when that input no longer compares equal. Inputs are compared by value, so nothing
     depends on how the engine changed them, and an unchanged part is the very same object as before,
     which lets a caller cache what it derives from a part by identity. The result always equals
     :func:`observe` for the same state and viewer.

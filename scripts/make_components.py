@@ -12,8 +12,8 @@ checked against this script::
     python scripts/make_components.py --check    # exit 1 if the file differs from what would be written
     python scripts/make_components.py -o out.json
 
-After writing, the script loads the file through :func:`engine.component_file.load_components`, so a table
-that breaks a validated rule fails here rather than at game start. Standard library only.
+After writing, the script loads the file through :func:`kutnahora.engine.component_file.load_components`, so a
+table that breaks a validated rule fails here rather than at game start. Standard library only.
 """
 
 from __future__ import annotations
@@ -616,7 +616,7 @@ def _validate(path: Path) -> None:
     """Load the written file through the engine's loader, which raises on any broken rule."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    loader = importlib.import_module("engine.component_file")
+    loader = importlib.import_module("kutnahora.engine.component_file")
     components = loader.load_components(path)
     print(f"{path}: {components.name}: {len(components.buildings)} buildings, valid")
 

@@ -1,7 +1,8 @@
 """The Kutná Hora game server: the gRPC service over the rules engine.
 
-Modules: :mod:`server.app` assembles a server (:func:`server.app.create_server`); :mod:`server.service`
-holds the servicers; :mod:`server.hub` and :mod:`server.game` the games in memory; :mod:`server.convert`
-every conversion between engine values and wire messages; :mod:`server.store` and
-:mod:`server.sqlite_store` durable storage; :mod:`server.main` the ``kutnahora-server`` command.
+Modules: :mod:`kutnahora.server.app` assembles a server (:func:`kutnahora.server.app.create_server`);
+:mod:`kutnahora.server.service` holds the servicers; :mod:`kutnahora.server.hub` and
+:mod:`kutnahora.server.game` the games in memory; :mod:`kutnahora.server.convert` every conversion between
+engine values and wire messages; :mod:`kutnahora.server.store` and :mod:`kutnahora.server.sqlite_store`
+durable storage; :mod:`kutnahora.server.main` the ``kutnahora-server`` command.
 """

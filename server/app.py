@@ -17,16 +17,16 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from engine import default_components
-from server import logs
-from server.config import ServerConfig
-from server.hub import GameHub
-from server.metrics import Metrics, MetricsEndpoint
-from server.replication import ReplicaSync, ReplicationMetrics
-from server.service import KutnaHoraService
-from server.sqlite_store import SqliteStore
-from server.store import MemoryStore, Store, StoreError
-from server.store_postgres import PostgresStore, is_postgres_url
+from kutnahora.engine import default_components
+from kutnahora.server import logs
+from kutnahora.server.config import ServerConfig
+from kutnahora.server.hub import GameHub
+from kutnahora.server.metrics import Metrics, MetricsEndpoint
+from kutnahora.server.replication import ReplicaSync, ReplicationMetrics
+from kutnahora.server.service import KutnaHoraService
+from kutnahora.server.sqlite_store import SqliteStore
+from kutnahora.server.store import MemoryStore, Store, StoreError
+from kutnahora.server.store_postgres import PostgresStore, is_postgres_url
 
 
 class StartupError(Exception):

@@ -1,6 +1,6 @@
 """The server's settings: store, clocks, limits, ports and credentials, with their defaults.
 
-:class:`ServerConfig` is plain data; :mod:`server.main` fills it from command-line flags and
+:class:`ServerConfig` is plain data; :mod:`kutnahora.server.main` fills it from command-line flags and
 ``KUTNAHORA_*`` environment variables, and tests build it directly.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.components import ComponentSet
+from kutnahora.engine.components import ComponentSet
 
 DEFAULT_DECISION_MS = 10_000
 DEFAULT_BANK_MS = 120_000
@@ -64,7 +64,7 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
-    """Everything :func:`server.app.create_server` needs; every field has a usable default."""
+    """Everything :func:`kutnahora.server.app.create_server` needs; every field has a usable default."""
 
     db: str = ":memory:"  # a SQLite file path, or ":memory:" for a store that lives in memory only
     db_synchronous: str = "NORMAL"  # SQLite's synchronous pragma: NORMAL survives a crash, FULL a power cut

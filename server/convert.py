@@ -6,7 +6,7 @@ enum is mapped by name (``Guild.METALLURGISTS`` is ``GUILD_METALLURGISTS``), and
 at import, so a missing or renamed member fails loudly at start-up rather than mid-game.
 
 Building a protobuf message from Python values costs far more than serialising it, so callers build each
-observation once per state version and viewer and reuse it (see :class:`server.game.LiveGame`); this
+observation once per state version and viewer and reuse it (see :class:`kutnahora.server.game.LiveGame`); this
 module only builds. Malformed wire input raises :class:`Malformed`, which the service answers with
 ``INVALID_ARGUMENT``.
 """
@@ -21,8 +21,8 @@ from typing import Any, Generic, TypeVar
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from engine import Event, GameOptions, GameResult, Observation, Option
-from engine.components import (
+from kutnahora.engine import Event, GameOptions, GameResult, Observation, Option
+from kutnahora.engine.components import (
     Action,
     Arm,
     BarbaraEffect,
@@ -35,7 +35,7 @@ from engine.components import (
     HouseRewardKind,
     Side,
 )
-from engine.options import (
+from kutnahora.engine.options import (
     SKIP,
     ArrangeGuilds,
     ChooseAction,
@@ -50,8 +50,8 @@ from engine.options import (
     Skip,
     parse_option,
 )
-from engine.state import Phase
-from engine.view import Observer, PendingView, PlayerView
+from kutnahora.engine.state import Phase
+from kutnahora.engine.view import Observer, PendingView, PlayerView
 from kutnahora.v1 import common_pb2, components_pb2, game_pb2
 
 E = TypeVar("E", bound=Enum)
@@ -559,7 +559,7 @@ class _PartCache(Generic[M]):
 
     def part_of(self, values: tuple[object, ...], build: Callable[[M], None]) -> bytes:
         """:meth:`part` for a key made of immutable values; when they are the very objects of the last
-        call (an :class:`engine.Observer` hands back unchanged parts as the same objects), the last
+        call (an :class:`kutnahora.engine.Observer` hands back unchanged parts as the same objects), the last
         part is returned without hashing anything."""
         last = self.last
         if last is not None:
@@ -644,8 +644,8 @@ class ObservationEncoder:
     A serialised protobuf message is the concatenation of its fields, and concatenated messages merge,
     so an observation is written as independent parts (the scalars, the version, the market, the town
     hall, the boards, the patricians, each player, the pending decision), each cached by the engine
-    value it comes from. The engine's view comes from an :class:`engine.Observer`, which hands back the
-    very same part objects while their inputs are unchanged, so most parts are found by identity
+    value it comes from. The engine's view comes from an :class:`kutnahora.engine.Observer`, which hands back
+    the very same part objects while their inputs are unchanged, so most parts are found by identity
     before any hashing. Between two versions most parts are unchanged, and every viewer of one version
     shares them. The result parses to exactly what :func:`observation_to_wire` builds.
     """
@@ -759,7 +759,7 @@ class ObservationEncoder:
         ``LegalOption`` entry (index, payload, text, description) is serialised once per game, decision
         kind and position, and reused; the entry's body without its index once per game, decision kind
         and option. A description is assumed to depend only on the game, the decision
-        kind and the option, which holds for :func:`engine.text.describe_option`.
+        kind and the option, which holds for :func:`kutnahora.engine.text.describe_option`.
         """
         parts = []
         if pending.seat:
@@ -828,7 +828,7 @@ def cached_option_text(option: Option) -> str:
     """The canonical text of an option, computed once per distinct option."""
     text = _TEXTS.get(option)
     if text is None:
-        from engine import option_text
+        from kutnahora.engine import option_text
 
         if len(_TEXTS) >= _CACHE_LIMIT:
             _TEXTS.clear()

@@ -8,9 +8,9 @@ stored, and a refused request changes nothing.
 It also owns the game's automation: a timer per pending decision that applies the default decision when
 the seat's clock runs out, and the random policy that plays seats that resigned or struck out.
 
-What it leaves to others: the wire format of its answers (built with :mod:`server.convert`), who may call
-what (checked here, but with tokens parsed by the servicers), and finding or loading games
-(:class:`server.hub.GameHub`).
+What it leaves to others: the wire format of its answers (built with :mod:`kutnahora.server.convert`), who may
+call what (checked here, but with tokens parsed by the servicers), and finding or loading games
+(:class:`kutnahora.server.hub.GameHub`).
 """
 
 from __future__ import annotations
@@ -28,17 +28,25 @@ from typing import Any
 import grpc
 import structlog
 
-import engine
-from engine import Event, GameOptions, GameState, IllegalDecision, Option, option_text, parse_option
-from engine.components import ComponentSet
-from engine.options import DecisionKind, PendingDecision, PlayCard, Skip
-from engine.text import QUESTIONS, describe_option
+from kutnahora import engine
+from kutnahora.engine import Event, GameOptions, GameState, IllegalDecision, Option, option_text, parse_option
+from kutnahora.engine.components import ComponentSet
+from kutnahora.engine.options import DecisionKind, PendingDecision, PlayCard, Skip
+from kutnahora.engine.text import QUESTIONS, describe_option
+from kutnahora.server import auth, convert
+from kutnahora.server.config import ClockConfig, ServerConfig
+from kutnahora.server.errors import ServiceError, denied, invalid, precondition, stale, unauthenticated
+from kutnahora.server.metrics import Metrics
+from kutnahora.server.store import (
+    DecisionRow,
+    DuplicateDecision,
+    GameRow,
+    SeatRow,
+    Store,
+    StoredGame,
+    StoreError,
+)
 from kutnahora.v1 import game_pb2, play_service_pb2
-from server import auth, convert
-from server.config import ClockConfig, ServerConfig
-from server.errors import ServiceError, denied, invalid, precondition, stale, unauthenticated
-from server.metrics import Metrics
-from server.store import DecisionRow, DuplicateDecision, GameRow, SeatRow, Store, StoredGame, StoreError
 
 SPECTATOR = -1
 """The viewer key of a spectator in caches (seats are 0..3)."""
@@ -165,9 +173,9 @@ class GameServices:
 def encode_observation(state: GameState, viewer: int | None, encoder: convert.ObservationEncoder) -> bytes:
     """The serialised wire observation of ``state`` for a seat or a spectator (None).
 
-    The engine decides what the viewer may see (the encoder's :class:`engine.Observer` gives what
-    :func:`engine.observe` gives, rebuilding only what changed); this only words the pending decision
-    and, for the seat that owes it, describes each legal option.
+    The engine decides what the viewer may see (the encoder's :class:`kutnahora.engine.Observer` gives what
+    :func:`kutnahora.engine.observe` gives, rebuilding only what changed); this only words the pending
+    decision and, for the seat that owes it, describes each legal option.
     """
     obs = encoder.observer.observe(state, viewer)
     pending = state.pending

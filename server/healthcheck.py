@@ -1,4 +1,4 @@
-"""A gRPC health probe for the container image: ``python -m server.healthcheck``.
+"""A gRPC health probe for the container image: ``python -m kutnahora.server.healthcheck``.
 
 It asks the standard ``grpc.health.v1.Health/Check`` of a running server and exits 0 when the answer is
 SERVING, 1 otherwise (NOT_SERVING, unreachable, timed out). The container's HEALTHCHECK and the compose
@@ -29,7 +29,7 @@ def check(address: str, service: str = "", timeout: float = 3.0) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the probe; the exit status is 0 only when the server reports SERVING."""
-    parser = argparse.ArgumentParser(prog="python -m server.healthcheck", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m kutnahora.server.healthcheck", description=__doc__)
     parser.add_argument(
         "--address",
         default=os.environ.get(

@@ -1,7 +1,7 @@
 """The games of one server: create, find (loading from the store when needed), list, recover, evict.
 
-:class:`GameHub` holds every loaded :class:`server.game.LiveGame`. A game that is not loaded is rebuilt
-from the store by replaying its log, so any server sharing the store can serve any game. At start the
+:class:`GameHub` holds every loaded :class:`kutnahora.server.game.LiveGame`. A game that is not loaded is
+rebuilt from the store by replaying its log, so any server sharing the store can serve any game. At start the
 hub reloads every unfinished game in the background, which restarts their clocks. Finished and abandoned
 games stay loaded up to a limit (the least recently used beyond it are dropped and reload on demand).
 """
@@ -16,17 +16,17 @@ from typing import Any
 
 import grpc
 
-import engine
-from engine import GameOptions
-from engine.components import ComponentSet
+from kutnahora import engine
+from kutnahora.engine import GameOptions
+from kutnahora.engine.components import ComponentSet
+from kutnahora.server import auth
+from kutnahora.server.config import ClockConfig, ServerConfig
+from kutnahora.server.convert import result_to_json
+from kutnahora.server.errors import ServiceError, exhausted, invalid, not_found
+from kutnahora.server.game import GameServices, LiveGame, SeatState, game_row_summary, rebuild
+from kutnahora.server.metrics import Metrics
+from kutnahora.server.store import GameQuery, GameRow, SeatRow, Store, StoreError
 from kutnahora.v1 import game_pb2
-from server import auth
-from server.config import ClockConfig, ServerConfig
-from server.convert import result_to_json
-from server.errors import ServiceError, exhausted, invalid, not_found
-from server.game import GameServices, LiveGame, SeatState, game_row_summary, rebuild
-from server.metrics import Metrics
-from server.store import GameQuery, GameRow, SeatRow, Store, StoreError
 
 MAX_PAGE = 500
 DEFAULT_PAGE = 50

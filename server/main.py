@@ -21,10 +21,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from server import collector, logs
-from server.app import StartupError, create_server
-from server.config import ClockConfig, Limits, ServerConfig
-from server.store_postgres import is_postgres_url, redact_url
+from kutnahora.server import collector, logs
+from kutnahora.server.app import StartupError, create_server
+from kutnahora.server.config import ClockConfig, Limits, ServerConfig
+from kutnahora.server.store_postgres import is_postgres_url, redact_url
 
 T = TypeVar("T")
 ENV_PREFIX = "KUTNAHORA_"

@@ -10,8 +10,8 @@ others wrote, or its watchers would stall and its players would be told their ve
   pending decision's clock restarts, as after a local decision. Decisions applied here are not counted in
   ``kutnahora_decisions_applied_total`` (the replica that stored them counted them);
   ``kutnahora_replica_catchup_decisions_total`` counts them instead.
-- :class:`ReplicaSync` listens to the store's change feed (:mod:`server.notify`) and catches up every
-  loaded game another replica changed, coalescing bursts into one read per game.
+- :class:`ReplicaSync` listens to the store's change feed (:mod:`kutnahora.server.notify`) and catches up
+  every loaded game another replica changed, coalescing bursts into one read per game.
 
 The server calls :func:`catch_up_locked` itself where it cannot wait for a notification: a submission
 for a version beyond the one it holds, and a decision the store refused as a duplicate (then the
@@ -28,11 +28,11 @@ from typing import Any
 
 from prometheus_client import Counter
 
-import engine
-from engine import parse_option
-from server.game import AppliedDecision, LiveGame, SeatState, charge_clock, loaded_status
-from server.notify import GameChange, change_feed
-from server.store import Store, StoreError
+from kutnahora import engine
+from kutnahora.engine import parse_option
+from kutnahora.server.game import AppliedDecision, LiveGame, SeatState, charge_clock, loaded_status
+from kutnahora.server.notify import GameChange, change_feed
+from kutnahora.server.store import Store, StoreError
 
 
 class ReplicationMetrics:

@@ -1,11 +1,12 @@
-"""The gRPC servicers: one thin method per RPC over :class:`server.hub.GameHub` and :class:`LiveGame`.
+"""The gRPC servicers: one thin method per RPC over :class:`kutnahora.server.hub.GameHub` and
+:class:`LiveGame`.
 
 Each method reads its request, checks credentials and limits, calls the domain, and answers. Answers that
-carry observations are sent as bytes assembled from cached parts (see :mod:`server.convert`), so the
+carry observations are sent as bytes assembled from cached parts (see :mod:`kutnahora.server.convert`), so the
 handlers are registered here from the service descriptors with serialisers that accept either a message
 or ready bytes. Every call is wrapped once: it binds ``rpc``, ``request_id``, ``game_id`` and ``seat`` to
 the log context, applies the per-connection rate limit, counts the call, and turns a
-:class:`server.errors.ServiceError` into the call's status.
+:class:`kutnahora.server.errors.ServiceError` into the call's status.
 """
 
 from __future__ import annotations
@@ -24,7 +25,15 @@ import structlog
 from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
-import engine
+from kutnahora import engine
+from kutnahora.server import auth, convert
+from kutnahora.server.config import ClockConfig, ServerConfig
+from kutnahora.server.errors import ServiceError, exhausted, invalid, precondition, reject_reason
+from kutnahora.server.game import STATUS_BY_WIRE, STATUS_WIRE, LiveGame
+from kutnahora.server.hub import GameHub
+from kutnahora.server.limits import RateLimiter
+from kutnahora.server.metrics import Metrics
+from kutnahora.server.store import StoreError
 from kutnahora.v1 import (
     admin_service_pb2,
     game_pb2,
@@ -32,14 +41,6 @@ from kutnahora.v1 import (
     play_service_pb2,
     replay_service_pb2,
 )
-from server import auth, convert
-from server.config import ClockConfig, ServerConfig
-from server.errors import ServiceError, exhausted, invalid, precondition, reject_reason
-from server.game import STATUS_BY_WIRE, STATUS_WIRE, LiveGame
-from server.hub import GameHub
-from server.limits import RateLimiter
-from server.metrics import Metrics
-from server.store import StoreError
 
 EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # the stubs lack the end-of-stream marker
 SERVER_VERSION = "0.1.0"

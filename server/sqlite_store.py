@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from server.store import (
+from kutnahora.server.store import (
     GAME_COLUMNS,
     UNFINISHED_SQL,
     DecisionRow,
@@ -95,7 +95,7 @@ class _Job:
 
 
 class SqliteStore:
-    """A :class:`server.store.Store` on a SQLite file (or ``:memory:``)."""
+    """A :class:`kutnahora.server.store.Store` on a SQLite file (or ``:memory:``)."""
 
     kind = "sqlite"
 

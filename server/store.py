@@ -5,8 +5,8 @@ its decision log (one row per applied decision, numbered from 0, never changed).
 game by replaying its log through the engine, so the log is the only game state that must survive.
 
 :class:`Store` is the interface the server uses; :class:`MemoryStore` keeps everything in memory (tests,
-``--db :memory:``), :class:`server.sqlite_store.SqliteStore` writes a SQLite file, and a PostgreSQL store
-can follow by implementing the same protocol. Every write is durable when its coroutine returns; the
+``--db :memory:``), :class:`kutnahora.server.sqlite_store.SqliteStore` writes a SQLite file, and a PostgreSQL
+store can follow by implementing the same protocol. Every write is durable when its coroutine returns; the
 server answers a client only after that. Appending decision ``seq`` twice for a game raises
 :class:`DuplicateDecision`, so two writers can never both append decision N.
 """

@@ -1,14 +1,14 @@
 """The PostgreSQL store: one database shared by several server replicas.
 
 Chosen with ``--db postgresql://user@host:5432/dbname`` (``postgres://`` works too). It implements
-:class:`server.store.Store` with psycopg 3 and a connection pool, and adds the change feed of
-:mod:`server.notify`, so replicas hear about each other's writes.
+:class:`kutnahora.server.store.Store` with psycopg 3 and a connection pool, and adds the change feed of
+:mod:`kutnahora.server.notify`, so replicas hear about each other's writes.
 
 How replicas agree: the decision log's primary key is ``(game_id, seq)``. Two replicas that both try to
 append decision N of a game race on that key; exactly one insert commits, the other gets
-:class:`server.store.DuplicateDecision` and must re-read the log (then answer ABORTED, or the recorded
-answer for an exact retry). An insert must also follow decision N-1 already in the log, so the log never
-has a gap. Every write sends ``NOTIFY`` in its transaction; PostgreSQL delivers it to the other
+:class:`kutnahora.server.store.DuplicateDecision` and must re-read the log (then answer ABORTED, or the
+recorded answer for an exact retry). An insert must also follow decision N-1 already in the log, so the log
+never has a gap. Every write sends ``NOTIFY`` in its transaction; PostgreSQL delivers it to the other
 replicas only once the transaction has committed, so a replica that hears "decision N" can read it.
 
 Group commit: one writer task per store commits the writes queued while the previous commit ran in one
@@ -49,8 +49,8 @@ from psycopg import sql
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
-from server.notify import ChangeListener, GameChange, new_replica_id
-from server.store import (
+from kutnahora.server.notify import ChangeListener, GameChange, new_replica_id
+from kutnahora.server.store import (
     GAME_COLUMNS,
     UNFINISHED_SQL,
     DecisionRow,
@@ -172,7 +172,7 @@ def redact_url(url: str) -> str:
 
 
 class PostgresStore:
-    """A :class:`server.store.Store` and :class:`server.notify.ChangeFeed` on a PostgreSQL database."""
+    """A :class:`~kutnahora.server.store.Store` and change feed on a PostgreSQL database."""
 
     kind = "postgresql"
 
@@ -428,7 +428,7 @@ class PostgresStore:
         unfinished_only: bool = False,
     ) -> bool:
         """Record a change of status (active, finished with its result, abandoned with a reason); whether
-        the game's record changed (see :meth:`server.store.Store.set_status`)."""
+        the game's record changed (see :meth:`kutnahora.server.store.Store.set_status`)."""
         change = GameChange(game_id, "status", 0, self.replica_id)
         statement = (
             "WITH updated AS ("

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from engine import GameState
+from kutnahora.engine import GameState
 
 
 def disguise(state: GameState, rng: random.Random, keep_drawn: bool) -> GameState:

@@ -11,28 +11,40 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def layer(module: str) -> str:
+    """The layer a module belongs to: ``kutnahora.engine`` for ``kutnahora.engine.state``, ``grpc`` for
+    ``grpc.aio``; the wire code, ``kutnahora`` and ``kutnahora.v1``, is the layer ``kutnahora.v1``."""
+    parts = module.split(".")
+    if parts[0] != "kutnahora":
+        return parts[0]
+    return "kutnahora.v1" if len(parts) == 1 else f"kutnahora.{parts[1]}"
+
+
 def imported_roots(folder: str) -> dict[str, set[str]]:
-    """Top-level module names imported by each Python file under ``folder``."""
+    """The layers imported by each Python file under ``folder``."""
     found: dict[str, set[str]] = {}
     for path in sorted((ROOT / folder).rglob("*.py")):
         names: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
+                names.update(layer(alias.name) for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module.split(".")[0])
+                if node.module == "kutnahora":
+                    names.update(layer(f"kutnahora.{alias.name}") for alias in node.names)
+                else:
+                    names.add(layer(node.module))
         found[str(path.relative_to(ROOT))] = names
     return found
 
 
 def test_the_engine_imports_only_the_standard_library() -> None:
     """engine/ is pure: no grpc, no protobuf, no logging framework, nothing outside the standard library."""
-    allowed = set(sys.stdlib_module_names) | {"engine"}
+    allowed = set(sys.stdlib_module_names) | {"kutnahora.engine"}
     for path, names in imported_roots("engine").items():
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 
-@pytest.mark.parametrize("forbidden", ["engine", "server"])
+@pytest.mark.parametrize("forbidden", ["kutnahora.engine", "kutnahora.server"])
 def test_the_clients_use_only_the_protocol(forbidden: str) -> None:
     """Bots act only through the protocol: clients/ never imports the engine or the server."""
     for path, names in imported_roots("clients").items():
@@ -42,4 +54,4 @@ def test_the_clients_use_only_the_protocol(forbidden: str) -> None:
 def test_the_server_does_not_import_the_clients() -> None:
     """The server serves any client; it depends on none of ours."""
     for path, names in imported_roots("server").items():
-        assert "clients" not in names, f"{path} imports clients"
+        assert "kutnahora.clients" not in names, f"{path} imports clients"

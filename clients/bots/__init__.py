@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from clients.bots.greedy import GreedyBot
-from clients.bots.random_bot import RandomBot
-from clients.sdk import Bot
+from kutnahora.clients.bots.greedy import GreedyBot
+from kutnahora.clients.bots.random_bot import RandomBot
+from kutnahora.clients.sdk import Bot
 
 BOTS: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,

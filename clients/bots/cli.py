@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from clients.bots import BOTS, make_bot
-from clients.sdk import (
+from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.sdk import (
     ENV_CA_CERT,
     ENV_GAME_ID,
     ENV_SEAT,

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
 
-from clients.sdk import ARM_OF, Bot, Choice, GameInfo
+from kutnahora.clients.sdk import ARM_OF, Bot, Choice, GameInfo
 from kutnahora.v1 import common_pb2, components_pb2, game_pb2
 from kutnahora.v1.game_pb2 import LegalOption, Observation
 

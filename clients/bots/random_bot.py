@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from clients.sdk import Bot, Choice
+from kutnahora.clients.sdk import Bot, Choice
 from kutnahora.v1.game_pb2 import LegalOption, Observation
 
 

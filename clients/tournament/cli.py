@@ -38,12 +38,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from clients.bots import BOTS
-from clients.sdk import ConnectError
-from clients.tournament import results, stats
-from clients.tournament.results import GameRecord, ResultsError
-from clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
-from clients.tournament.schedule import ScheduledGame, schedule
+from kutnahora.clients.bots import BOTS
+from kutnahora.clients.sdk import ConnectError
+from kutnahora.clients.tournament import results, stats
+from kutnahora.clients.tournament.results import GameRecord, ResultsError
+from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
+from kutnahora.clients.tournament.schedule import ScheduledGame, schedule
 
 
 class UsageError(Exception):

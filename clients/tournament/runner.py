@@ -1,8 +1,8 @@
 """Playing a tournament's games against a server: seats, bots, failures, replays, and a local server.
 
 Each game gets its own connection. The runner creates the game with its scheduled seed, joins every seat,
-then plays each seat with its bot: a built-in bot (:mod:`clients.bots`) as a task in this process, an
-external bot (``--bot-cmd NAME='command'``) as a process started with the seat in its environment
+then plays each seat with its bot: a built-in bot (:mod:`kutnahora.clients.bots`) as a task in this process,
+an external bot (``--bot-cmd NAME='command'``) as a process started with the seat in its environment
 (``KUTNAHORA_SERVER``, ``KUTNAHORA_GAME_ID``, ``KUTNAHORA_SEAT``, ``KUTNAHORA_TOKEN``,
 ``KUTNAHORA_BOT_SEED``, and ``KUTNAHORA_TLS``/``KUTNAHORA_CA_CERT`` over TLS).
 
@@ -31,8 +31,8 @@ from typing import IO
 
 from google.protobuf import duration_pb2, json_format
 
-from clients.bots import BOTS, make_bot
-from clients.sdk import (
+from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.sdk import (
     ENV_CA_CERT,
     ENV_GAME_ID,
     ENV_SEAT,
@@ -44,8 +44,8 @@ from clients.sdk import (
     ConnectError,
     SeatCredentials,
 )
-from clients.tournament.results import Failure, GameRecord
-from clients.tournament.schedule import ScheduledGame
+from kutnahora.clients.tournament.results import Failure, GameRecord
+from kutnahora.clients.tournament.schedule import ScheduledGame
 from kutnahora.v1 import game_pb2
 
 ENV_BOT_SEED = "KUTNAHORA_BOT_SEED"
@@ -410,11 +410,11 @@ def _status(summary: game_pb2.GameSummary, failures: dict[int, Failure]) -> str:
 
 
 def server_command() -> list[str]:
-    """How to start ``kutnahora-server``: the installed script, or this Python's ``-m server.main``."""
+    """How to start ``kutnahora-server``: the installed script, else ``-m kutnahora.server.main``."""
     script = shutil.which("kutnahora-server")
     if script:
         return [script]
-    return [sys.executable, "-m", "server.main"]
+    return [sys.executable, "-m", "kutnahora.server.main"]
 
 
 class LocalServer:

@@ -21,7 +21,7 @@ from openskill.models import PlackettLuce
 from rich import box
 from rich.table import Table
 
-from clients.tournament.results import GameRecord
+from kutnahora.clients.tournament.results import GameRecord
 
 Z_95 = 1.959963984540054
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.server_bench import main
+from kutnahora.bench.server_bench import main
 
 
 def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(

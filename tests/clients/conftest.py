@@ -20,7 +20,7 @@ from tests.clients.helpers import ROOT, python_module
 def server_address() -> Iterator[str]:
     """The address of a ``kutnahora-server`` started for the session (memory store, no metrics)."""
     command = python_module(
-        "server.main",
+        "kutnahora.server.main",
         "--host",
         "127.0.0.1",
         "--port",

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clients.bots import make_bot
-from clients.sdk import Client, GameOutcome
+from kutnahora.clients.bots import make_bot
+from kutnahora.clients.sdk import Client, GameOutcome
 
 ROOT = Path(__file__).resolve().parents[2]
 

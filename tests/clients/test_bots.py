@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from clients.bots import BOTS, GreedyBot, RandomBot, make_bot
-from clients.tournament.results import GameRecord
-from clients.tournament.runner import BotSpec, Runner, RunnerConfig
-from clients.tournament.schedule import schedule
+from kutnahora.clients.bots import BOTS, GreedyBot, RandomBot, make_bot
+from kutnahora.clients.tournament.results import GameRecord
+from kutnahora.clients.tournament.runner import BotSpec, Runner, RunnerConfig
+from kutnahora.clients.tournament.schedule import schedule
 from kutnahora.v1 import game_pb2
 from tests.clients.helpers import play_game, run_module
 
@@ -63,7 +63,14 @@ async def test_two_greedy_bots_beat_two_random_bots(server_address: str) -> None
 
 def test_the_bot_command_plays_a_whole_game(server_address: str) -> None:
     done = run_module(
-        "clients.bots.cli", "greedy", "--server", server_address, "--create", "--players", "3", "--fill"
+        "kutnahora.clients.bots.cli",
+        "greedy",
+        "--server",
+        server_address,
+        "--create",
+        "--players",
+        "3",
+        "--fill",
     )
     assert done.returncode == 0, done.stderr
     assert "Created game" in done.stdout and "finished" in done.stdout and "winner" in done.stdout
@@ -71,17 +78,24 @@ def test_the_bot_command_plays_a_whole_game(server_address: str) -> None:
 
 def test_the_bot_command_joins_a_game_by_id(server_address: str) -> None:
     created = run_module(
-        "clients.bots.cli", "random", "--server", server_address, "--create", "--players", "1", "--quiet"
+        "kutnahora.clients.bots.cli",
+        "random",
+        "--server",
+        server_address,
+        "--create",
+        "--players",
+        "1",
+        "--quiet",
     )
     assert created.returncode == 2 and "--players must be 2, 3 or 4" in created.stderr
-    missing = run_module("clients.bots.cli", "random", "--server", server_address, "--game", "nope")
+    missing = run_module("kutnahora.clients.bots.cli", "random", "--server", server_address, "--game", "nope")
     assert missing.returncode == 1 and "there is no game" in missing.stderr.lower()
 
 
 def test_the_bot_command_says_in_one_line_when_the_server_is_away() -> None:
-    done = run_module("clients.bots.cli", "random", "--server", "127.0.0.1:1", "--create")
+    done = run_module("kutnahora.clients.bots.cli", "random", "--server", "127.0.0.1:1", "--create")
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0
     assert "cannot connect to the Kutná Hora server at 127.0.0.1:1" in done.stderr
-    helped = run_module("clients.bots.cli", "--help")
+    helped = run_module("kutnahora.clients.bots.cli", "--help")
     assert helped.returncode == 0 and "--create" in helped.stdout and "--fill" in helped.stdout

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from clients.render import Names, game_view, options_table
-from clients.sdk import Client
+from kutnahora.clients.render import Names, game_view, options_table
+from kutnahora.clients.sdk import Client
 from tests.clients.helpers import ROOT, play_game, python_module, run_module
 
 pexpect = pytest.importorskip("pexpect")
@@ -18,7 +18,7 @@ PROMPT = r"Your choice \(1-(\d+)\):"
 
 
 def _spawn(*args: str) -> pexpect.spawn:
-    command = python_module("clients.human", *args)
+    command = python_module("kutnahora.clients.human", *args)
     child = pexpect.spawn(
         command[0], command[1:], cwd=str(ROOT), encoding="utf-8", dimensions=(50, 160), timeout=30
     )
@@ -92,7 +92,14 @@ def test_a_person_leaves_and_comes_back_to_the_same_seat(server_address: str) ->
     game_id, token = asyncio.run(create())
     bot = subprocess.Popen(
         python_module(
-            "clients.bots.cli", "random", "--server", server_address, "--game", game_id, "--seat", "1"
+            "kutnahora.clients.bots.cli",
+            "random",
+            "--server",
+            server_address,
+            "--game",
+            game_id,
+            "--seat",
+            "1",
         ),
         cwd=str(ROOT),
         stdout=subprocess.DEVNULL,
@@ -137,7 +144,15 @@ def test_a_person_leaves_and_comes_back_to_the_same_seat(server_address: str) ->
         assert child.exitstatus == 0
         assert decisions > 10
         wrong = run_module(
-            "clients.human", "--server", server_address, "--game", game_id, "--seat", "0", "--token", "x"
+            "kutnahora.clients.human",
+            "--server",
+            server_address,
+            "--game",
+            game_id,
+            "--seat",
+            "0",
+            "--token",
+            "x",
         )
         assert wrong.returncode == 1 and "kutnahora-play:" in wrong.stderr
     finally:
@@ -162,14 +177,16 @@ class _Collector:
 def test_a_spectator_watches_a_finished_game(server_address: str) -> None:
     outcomes = asyncio.run(play_game(server_address, ["greedy", "random"], seed=8))
     game_id = outcomes[0].game_id
-    done = run_module("clients.human", "--server", server_address, "--watch", game_id, env={"COLUMNS": "160"})
+    done = run_module(
+        "kutnahora.clients.human", "--server", server_address, "--watch", game_id, env={"COLUMNS": "160"}
+    )
     assert done.returncode == 0, done.stderr
     assert "Seat 0 (greedy):" in done.stdout and "Final result" in done.stdout
     assert "winner" in done.stdout
 
 
 def test_the_play_command_says_in_one_line_when_the_server_is_away() -> None:
-    done = run_module("clients.human", "--server", "127.0.0.1:1")
+    done = run_module("kutnahora.clients.human", "--server", "127.0.0.1:1")
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "cannot connect" in done.stderr
 

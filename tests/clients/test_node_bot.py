@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from clients.bots import RandomBot
-from clients.sdk import Client
+from kutnahora.clients.bots import RandomBot
+from kutnahora.clients.sdk import Client
 from kutnahora.v1 import game_pb2
 from tests.clients.helpers import ROOT
 

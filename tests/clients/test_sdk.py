@@ -11,8 +11,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from clients.bots import RandomBot
-from clients.sdk import (
+from kutnahora.clients.bots import RandomBot
+from kutnahora.clients.sdk import (
     Bot,
     Choice,
     Client,
@@ -22,10 +22,10 @@ from clients.sdk import (
     SeatCredentials,
     to_answer,
 )
+from kutnahora.server.app import create_server
+from kutnahora.server.config import ServerConfig
 from kutnahora.v1 import game_pb2
 from kutnahora.v1.game_pb2 import Observation
-from server.app import create_server
-from server.config import ServerConfig
 from tests.certificates import make_certificate, needs_openssl
 from tests.clients.helpers import play_game
 
@@ -207,7 +207,7 @@ async def test_a_dropped_connection_is_reopened_and_the_game_finishes() -> None:
 async def test_a_watch_stream_resumes_after_a_drop_without_missing_a_version(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="clients.sdk")
+    caplog.set_level(logging.INFO, logger="kutnahora.clients.sdk")
     server, port = await create_server("127.0.0.1:0", ServerConfig())
     await server.start()
     proxy = DroppingProxy(port)

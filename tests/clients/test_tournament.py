@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from clients.tournament.results import Failure, GameRecord
-from clients.tournament.schedule import derive_seed, lineups, schedule, seatings
-from clients.tournament.stats import placements, standings, wilson
+from kutnahora.clients.tournament.results import Failure, GameRecord
+from kutnahora.clients.tournament.schedule import derive_seed, lineups, schedule, seatings
+from kutnahora.clients.tournament.stats import placements, standings, wilson
 from tests.clients.helpers import run_module
 
-TOURNAMENT = "clients.tournament.cli"
+TOURNAMENT = "kutnahora.clients.tournament.cli"
 
 
 def test_two_bots_on_four_seats_play_two_copies_each_and_every_seat_equally() -> None:
@@ -191,7 +191,7 @@ def test_an_external_bot_command_plays_its_seats(tmp_path: Path, server_address:
         "--bots",
         "random",
         "--bot-cmd",
-        "greedy-cli=python -m clients.bots.cli greedy --quiet",
+        "greedy-cli=python -m kutnahora.clients.bots.cli greedy --quiet",
         "--players",
         "2",
         "--games",

@@ -1,6 +1,6 @@
 """Real ``kutnahora-server`` processes for the deployment tests, and a small synchronous client.
 
-:func:`start_server` runs ``python -m server.main`` from this checkout on ephemeral ports (gRPC and
+:func:`start_server` runs ``python -m kutnahora.server.main`` from this checkout on ephemeral ports (gRPC and
 metrics) and reads the addresses from the line the server prints once it serves; its log goes to a file
 that a failing test prints. :class:`Seat`-level helpers drive a game decision by decision with the local
 engine choosing options, so that any replica can be asked for any decision.
@@ -119,7 +119,7 @@ def start_server(
             [
                 sys.executable,
                 "-m",
-                "server.main",
+                "kutnahora.server.main",
                 "--host",
                 "127.0.0.1",
                 "--port",

@@ -71,7 +71,7 @@ def env_of(stage: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def server_environment() -> set[str]:
-    from server.main import ENV_PREFIX, build_parser
+    from kutnahora.server.main import ENV_PREFIX, build_parser
 
     return {
         ENV_PREFIX + action.metavar for action in build_parser()._actions if isinstance(action.metavar, str)
@@ -97,7 +97,7 @@ def test_the_entry_point_health_check_and_ports_match_the_server() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert yaml.safe_load(entrypoint) == ["kutnahora-server"] and "kutnahora-server" in scripts
     healthcheck = [rest for word, rest in runtime if word == "HEALTHCHECK"][-1]
-    assert "CMD" in healthcheck and '"server.healthcheck"' in healthcheck
+    assert "CMD" in healthcheck and '"kutnahora.server.healthcheck"' in healthcheck
     env = env_of(runtime)
     assert (
         set(env)
@@ -115,11 +115,10 @@ def test_the_build_context_lets_in_every_package() -> None:
     ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
     assert "**" in ignore
     allowed = {line[1:].split("/")[0] for line in ignore if line.startswith("!")}
-    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
-    for pattern in packages["include"]:
-        top = pattern.rstrip("*")
-        if (ROOT / top).is_dir():
-            assert top in allowed, f"{top}/ is a package but the build context leaves it out"
+    folders = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    for package, folder in folders.items():
+        top = folder.split("/")[0]
+        assert top in allowed, f"{folder}/ holds {package} but the build context leaves it out"
     assert {"pyproject.toml", "README.md", "protos"} <= allowed
 
 
@@ -155,7 +154,7 @@ def test_compose_runs_two_replicas_on_postgres_with_prometheus_and_grafana(compo
     assert published[-1] == env["KUTNAHORA_PORT"]
     low, high = (int(p) for p in published[0].split("-"))
     assert high - low + 1 == server["deploy"]["replicas"]
-    assert server["healthcheck"]["test"][:4] == ["CMD", "python", "-m", "server.healthcheck"]
+    assert server["healthcheck"]["test"][:4] == ["CMD", "python", "-m", "kutnahora.server.healthcheck"]
     assert env["KUTNAHORA_HOST"] == env["KUTNAHORA_METRICS_HOST"] == "0.0.0.0"
 
 
@@ -182,7 +181,7 @@ def test_the_health_probe_reports_a_serving_server_and_a_missing_one(tmp_path: P
     server = start_server(":memory:", tmp_path, "health")
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "server.healthcheck", "--address", server.address],
+            [sys.executable, "-m", "kutnahora.server.healthcheck", "--address", server.address],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -195,7 +194,7 @@ def test_the_health_probe_reports_a_serving_server_and_a_missing_one(tmp_path: P
         server.stop()
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "server.healthcheck", "--timeout", "1"],
+        [sys.executable, "-m", "kutnahora.server.healthcheck", "--timeout", "1"],
         cwd=ROOT,
         env={
             **{k: v for k, v in os.environ.items() if k != "KUTNAHORA_HEALTH_ADDRESS"},

@@ -10,7 +10,7 @@ GUIDE = (DEPLOY / "README.md").read_text()
 
 
 def test_every_flag_and_variable_is_documented() -> None:
-    from server.main import ENV_PREFIX, build_parser
+    from kutnahora.server.main import ENV_PREFIX, build_parser
 
     rows = {line for line in GUIDE.splitlines() if line.startswith("| `--")}
     for action in build_parser()._actions:
@@ -24,8 +24,8 @@ def test_every_flag_and_variable_is_documented() -> None:
 def test_every_metric_is_documented() -> None:
     from prometheus_client import CollectorRegistry
 
-    from server.metrics import Metrics
-    from server.replication import ReplicationMetrics
+    from kutnahora.server.metrics import Metrics
+    from kutnahora.server.replication import ReplicationMetrics
 
     metrics = Metrics()
     ReplicationMetrics(metrics.registry)

@@ -57,7 +57,7 @@ def container(manifests: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any
 
 def server_environment() -> set[str]:
     """The KUTNAHORA_* variables kutnahora-server reads (each flag's metavar is its variable's suffix)."""
-    from server.main import ENV_PREFIX, build_parser
+    from kutnahora.server.main import ENV_PREFIX, build_parser
 
     return {
         ENV_PREFIX + action.metavar for action in build_parser()._actions if isinstance(action.metavar, str)

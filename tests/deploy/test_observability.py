@@ -163,8 +163,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 def play_bot_game(address: str, seed: int) -> int:
     """Two random bots play one game over the Play stream; returns the number of decisions."""
-    from clients.bots.random_bot import RandomBot
-    from clients.sdk import Client
+    from kutnahora.clients.bots.random_bot import RandomBot
+    from kutnahora.clients.sdk import Client
     from kutnahora.v1 import game_pb2
 
     async def play() -> int:
@@ -202,7 +202,7 @@ def server_label_names() -> dict[str, set[str]]:
     from prometheus_client import Metric
     from prometheus_client.metrics import MetricWrapperBase
 
-    from server.metrics import Metrics
+    from kutnahora.server.metrics import Metrics
 
     labels: dict[str, set[str]] = {}
     metrics = Metrics()

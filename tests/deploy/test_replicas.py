@@ -22,8 +22,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-import engine
-from engine import GameOptions, legal, new_game, parse_option, state_hash
+from kutnahora import engine
+from kutnahora.engine import GameOptions, legal, new_game, parse_option, state_hash
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
 from tests.deploy.servers import (
     ServerProcess,
@@ -41,10 +41,10 @@ from tests.store.pg import fresh_schema, require_postgres
 
 
 def _server_selects_postgres(url: str) -> bool:
-    from server.app import make_store
-    from server.config import ServerConfig
-    from server.metrics import Metrics
-    from server.store_postgres import PostgresStore
+    from kutnahora.server.app import make_store
+    from kutnahora.server.config import ServerConfig
+    from kutnahora.server.metrics import Metrics
+    from kutnahora.server.store_postgres import PostgresStore
 
     return isinstance(make_store(ServerConfig(db=url), Metrics()), PostgresStore)
 

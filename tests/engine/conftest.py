@@ -10,12 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import GameOptions, apply, default_components, legal, new_game, option_text, parse_option
-from engine.components import Deck, Guild, Square
-from engine.events import Event
-from engine.flow import play_card_options, run
-from engine.options import DecisionKind, PendingDecision
-from engine.state import CityTile, GameState, MinePlacement, Phase
+from kutnahora.engine import (
+    GameOptions,
+    apply,
+    default_components,
+    legal,
+    new_game,
+    option_text,
+    parse_option,
+)
+from kutnahora.engine.components import Deck, Guild, Square
+from kutnahora.engine.events import Event
+from kutnahora.engine.flow import play_card_options, run
+from kutnahora.engine.options import DecisionKind, PendingDecision
+from kutnahora.engine.state import CityTile, GameState, MinePlacement, Phase
 
 
 def named(name: str) -> int:

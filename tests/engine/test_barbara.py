@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.components import Color, Commodity, Guild, Side
-from engine.economy import income, price
-from engine.options import DecisionKind
-from engine.state import GameState
+from kutnahora.engine.components import Color, Commodity, Guild, Side
+from kutnahora.engine.economy import income, price
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.state import GameState
 from tests.engine.conftest import (
     build,
     claim,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.components import Arm, Color, Commodity, Deck, Guild, HouseRewardKind
-from engine.economy import find_stack, price
-from engine.options import DecisionKind
-from engine.state import GameState
+from kutnahora.engine.components import Arm, Color, Commodity, Deck, Guild, HouseRewardKind
+from kutnahora.engine.economy import find_stack, price
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.state import GameState
 from tests.engine.conftest import (
     claim,
     give_rights,

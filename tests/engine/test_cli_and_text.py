@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from engine import GameOptions, apply, legal, new_game, option_text, parse_option
-from engine import components as components_module
-from engine import options as options_module
-from engine.cli import main
-from engine.options import DecisionKind, PlayCard, Skip
-from engine.text import QUESTIONS, describe_option
+from kutnahora.engine import GameOptions, apply, legal, new_game, option_text, parse_option
+from kutnahora.engine import components as components_module
+from kutnahora.engine import options as options_module
+from kutnahora.engine.cli import main
+from kutnahora.engine.options import DecisionKind, PlayCard, Skip
+from kutnahora.engine.text import QUESTIONS, describe_option
 
 NAMESPACE = {**vars(options_module), **vars(components_module)}
 
@@ -42,7 +42,7 @@ def test_sim_shows_its_progress_on_a_terminal() -> None:
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "engine.cli", "--players", "4", "--games", "60"],
+        ["-m", "kutnahora.engine.cli", "--players", "4", "--games", "60"],
         encoding="utf-8",
         timeout=120,
     )

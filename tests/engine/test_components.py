@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from engine.component_file import ComponentError, default_components, load_components
-from engine.components import (
+from kutnahora.engine.component_file import ComponentError, default_components, load_components
+from kutnahora.engine.components import (
     COMMODITY_ARM,
     COMMODITY_DECK,
     GUILD_COMMODITY,
@@ -439,7 +439,12 @@ Mutation = Callable[[dict[str, Any]], None]
 
 
 def _raw() -> dict[str, Any]:
-    text = resources.files("engine").joinpath("data").joinpath("components.json").read_text(encoding="utf-8")
+    text = (
+        resources.files("kutnahora.engine")
+        .joinpath("data")
+        .joinpath("components.json")
+        .read_text(encoding="utf-8")
+    )
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.components import COMMODITY_ARM, Arm, Commodity, Deck, Guild
-from engine.economy import advance_deck, change_reputation, find_stack, front_card, price, raise_tax
-from engine.events import Event
-from engine.state import GameState
+from kutnahora.engine.components import COMMODITY_ARM, Arm, Commodity, Deck, Guild
+from kutnahora.engine.economy import advance_deck, change_reputation, find_stack, front_card, price, raise_tax
+from kutnahora.engine.events import Event
+from kutnahora.engine.state import GameState
 from tests.engine.conftest import (
     claim,
     give_rights,

@@ -13,7 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from engine import RULES_VERSION, GameOptions, apply, legal, new_game, option_text, result, state_hash
+from kutnahora.engine import (
+    RULES_VERSION,
+    GameOptions,
+    apply,
+    legal,
+    new_game,
+    option_text,
+    result,
+    state_hash,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 SEEDS = {2: 2024, 3: 1308, 4: 1388}

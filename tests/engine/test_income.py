@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.components import Color, Commodity, Deck
-from engine.economy import income, price
-from engine.options import DecisionKind
+from kutnahora.engine.components import Color, Commodity, Deck
+from kutnahora.engine.economy import income, price
+from kutnahora.engine.options import DecisionKind
 from tests.engine.conftest import kind, play, repose, set_deck, started, texts
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.components import Commodity, Deck
-from engine.economy import price
-from engine.mine import mine_square_costs
-from engine.options import DecisionKind
-from engine.state import GameState
+from kutnahora.engine.components import Commodity, Deck
+from kutnahora.engine.economy import price
+from kutnahora.engine.mine import mine_square_costs
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.state import GameState
 from tests.engine.conftest import dig, kind, play, repose, stack_top, started, texts
 
 # mine setup card 1 puts rocks on (1,2), (2,5), (3,0) and (3,4); the entrances are (0,1) and (0,5)

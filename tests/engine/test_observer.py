@@ -1,4 +1,4 @@
-"""The incremental :class:`engine.Observer` sees exactly what :func:`engine.observe` sees.
+"""The incremental :class:`kutnahora.engine.Observer` sees exactly what :func:`kutnahora.engine.observe` sees.
 
 A server observes the same game after every decision, so the observer rebuilds only the parts of the
 view whose inputs changed. These tests hold it to the plain function at every decision of whole games
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import GameOptions, Observer, apply, legal, new_game, observe
-from engine.components import Commodity
-from engine.state import GameState
+from kutnahora.engine import GameOptions, Observer, apply, legal, new_game, observe
+from kutnahora.engine.components import Commodity
+from kutnahora.engine.state import GameState
 
 
 def _every_viewer(state: GameState) -> list[int | None]:
@@ -111,8 +111,8 @@ def test_a_change_made_in_place_anywhere_is_seen(change: object) -> None:
 
 def test_every_view_field_holds_the_state_value_of_its_name() -> None:
     """The views are built positionally for speed; this reads each field back by name."""
-    from engine.economy import income
-    from engine.rounds import tax_due
+    from kutnahora.engine.economy import income
+    from kutnahora.engine.rounds import tax_due
 
     state = _midgame()
     for viewer in (None, 0):
@@ -163,8 +163,8 @@ def test_a_seats_fields_are_lists_and_dicts_only_where_the_observer_copies_them(
     made by a default factory) and keeps the rest as they are, which is right only if they are immutable."""
     from dataclasses import fields
 
-    from engine.state import PlayerState
-    from engine.view import _PLAYER_CONTAINERS
+    from kutnahora.engine.state import PlayerState
+    from kutnahora.engine.view import _PLAYER_CONTAINERS
 
     containers = {fields(PlayerState)[index].name for index in _PLAYER_CONTAINERS}
     state = new_game(GameOptions(players=4), seed=9)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.options import DecisionKind
-from engine.state import GameState
-from engine.town import plot_costs
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.state import GameState
+from kutnahora.engine.town import plot_costs
 from tests.engine.conftest import build, claim, kind, named, play, repose, started, texts
 
 SAWMILL = named("Sawmill")

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import GameOptions, apply, legal, new_game, replay, result, state_hash
-from engine.components import Color
-from engine.options import Option
-from engine.rounds import rounds_in_game
-from engine.state import GameState, StepKind
+from kutnahora.engine import GameOptions, apply, legal, new_game, replay, result, state_hash
+from kutnahora.engine.components import Color
+from kutnahora.engine.options import Option
+from kutnahora.engine.rounds import rounds_in_game
+from kutnahora.engine.state import GameState, StepKind
 
 
 def check_invariants(state: GameState) -> None:

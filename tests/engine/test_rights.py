@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.components import Commodity, Guild
-from engine.economy import price
-from engine.options import DecisionKind
-from engine.state import GameState, TownHallStack
+from kutnahora.engine.components import Commodity, Guild
+from kutnahora.engine.economy import price
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.state import GameState, TownHallStack
 from tests.engine.conftest import give_rights, kind, play, repose, started, texts
 
 

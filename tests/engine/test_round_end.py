@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.components import Color, Deck
-from engine.options import DecisionKind
-from engine.rounds import rounds_in_game
-from engine.state import GameState, Phase
+from kutnahora.engine.components import Color, Deck
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.rounds import rounds_in_game
+from kutnahora.engine.state import GameState, Phase
 from tests.engine.conftest import build, claim, dig, finish_turns, kind, named, play, repose, started, texts
 
 SAWMILL = named("Sawmill")

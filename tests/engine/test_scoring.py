@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine import GameResult, default_components, result
-from engine.components import Commodity, Side
-from engine.economy import income
-from engine.options import DecisionKind
-from engine.scoring import mine_row_points, winners
-from engine.state import GameState, Phase
+from kutnahora.engine import GameResult, default_components, result
+from kutnahora.engine.components import Commodity, Side
+from kutnahora.engine.economy import income
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.scoring import mine_row_points, winners
+from kutnahora.engine.state import GameState, Phase
 from tests.engine.conftest import (
     build,
     claim,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from engine import GameOptions, SetupError, new_game, state_hash
-from engine.components import Color, Commodity, Deck
-from engine.economy import price
-from engine.mine import draws_per_mine_action
-from engine.options import DecisionKind
-from engine.rounds import rounds_in_game
-from engine.setup import guild_sets
-from engine.state import Phase
+from kutnahora.engine import GameOptions, SetupError, new_game, state_hash
+from kutnahora.engine.components import Color, Commodity, Deck
+from kutnahora.engine.economy import price
+from kutnahora.engine.mine import draws_per_mine_action
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.rounds import rounds_in_game
+from kutnahora.engine.setup import guild_sets
+from kutnahora.engine.state import Phase
 from tests.engine.conftest import kind, play, started, texts
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import NotAnOption, NotYourTurn, apply, parse_option, state_hash
-from engine.components import Action, Color
-from engine.options import DecisionKind
-from engine.state import Phase
+from kutnahora.engine import NotAnOption, NotYourTurn, apply, parse_option, state_hash
+from kutnahora.engine.components import Action, Color
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.state import Phase
 from tests.engine.conftest import finish_turns, kind, play, repose, started, texts
 
 

@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from engine import GameOptions, apply, legal, new_game, observe
-from engine.options import DecisionKind
-from engine.state import GameState
+from kutnahora.engine import GameOptions, apply, legal, new_game, observe
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.state import GameState
 from tests.hidden_information import disguise
 
 

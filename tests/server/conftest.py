@@ -17,6 +17,8 @@ import grpc
 import grpc.aio
 import pytest
 
+from kutnahora.server.app import GameServer, create_server
+from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.v1 import (
     admin_service_pb2_grpc,
     game_pb2,
@@ -26,8 +28,6 @@ from kutnahora.v1 import (
     play_service_pb2_grpc,
     replay_service_pb2_grpc,
 )
-from server.app import GameServer, create_server
-from server.config import ClockConfig, ServerConfig
 
 NO_CLOCK = ClockConfig(enabled=False)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from server import collector, logs
-from server.main import build_parser, config_from_args, main
+from kutnahora.server import collector, logs
+from kutnahora.server.main import build_parser, config_from_args, main
 
 
 def test_defaults_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,10 +6,10 @@ import asyncio
 
 from google.protobuf import duration_pb2
 
-from engine.components import Action
-from engine.options import ChooseTile, PlayCard, Skip
+from kutnahora.engine.components import Action
+from kutnahora.engine.options import ChooseTile, PlayCard, Skip
+from kutnahora.server.game import default_option, policy_option
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2, replay_service_pb2
-from server.game import default_option, policy_option
 from tests.server.conftest import Client, bearer
 
 

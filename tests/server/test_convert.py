@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-import engine
-from engine import GameOptions
-from engine.components import Action, Arm, Color, Commodity, Deck, Guild, Side
-from engine.options import DecisionKind
-from engine.text import QUESTIONS, describe_option
+from kutnahora import engine
+from kutnahora.engine import GameOptions
+from kutnahora.engine.components import Action, Arm, Color, Commodity, Deck, Guild, Side
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.text import QUESTIONS, describe_option
+from kutnahora.server import convert
+from kutnahora.server.game import encode_observation
 from kutnahora.v1 import common_pb2, game_pb2, play_service_pb2
-from server import convert
-from server.game import encode_observation
 
 
 @pytest.mark.parametrize(

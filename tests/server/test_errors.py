@@ -10,6 +10,8 @@ import grpc
 import grpc.aio
 import pytest
 
+from kutnahora.server.app import create_server
+from kutnahora.server.config import Limits, ServerConfig
 from kutnahora.v1 import (
     common_pb2,
     game_pb2,
@@ -17,8 +19,6 @@ from kutnahora.v1 import (
     play_service_pb2,
     replay_service_pb2,
 )
-from server.app import create_server
-from server.config import Limits, ServerConfig
 from tests.server.conftest import NO_CLOCK, Client, StartServer, bearer, play_game
 
 Code = grpc.StatusCode

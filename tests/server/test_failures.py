@@ -9,9 +9,9 @@ from typing import Any
 import grpc
 import pytest
 
+from kutnahora.server.config import ServerConfig
+from kutnahora.server.store import StoreError
 from kutnahora.v1 import game_pb2, game_service_pb2
-from server.config import ServerConfig
-from server.store import StoreError
 from tests.server.conftest import NO_CLOCK, StartServer, bearer
 from tests.server.test_errors import refused
 
@@ -126,7 +126,7 @@ async def test_an_engine_fault_abandons_the_game_and_says_so(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("a rule is missing")
 
-    monkeypatch.setattr("server.game.engine.apply", broken)
+    monkeypatch.setattr("kutnahora.server.game.engine.apply", broken)
     submit = client.submit(game_id, seat, tokens[seat], 0, option_index=0)
     await refused(submit, Code.INTERNAL, "rules engine failed", "the game was abandoned")
     game = (await client.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))).game

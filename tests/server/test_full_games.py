@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-import engine
-from engine import GameOptions, parse_option
+from kutnahora import engine
+from kutnahora.engine import GameOptions, parse_option
+from kutnahora.server.config import ServerConfig
 from kutnahora.v1 import game_pb2, game_service_pb2, replay_service_pb2
-from server.config import ServerConfig
 from tests.server.conftest import NO_CLOCK, Client, StartServer, bearer, play_game, play_random
 
 

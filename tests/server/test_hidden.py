@@ -13,11 +13,11 @@ import random
 
 import pytest
 
-import engine
-from engine import GameOptions, GameState
+from kutnahora import engine
+from kutnahora.engine import GameOptions, GameState
+from kutnahora.server import convert
+from kutnahora.server.game import encode_observation
 from kutnahora.v1 import game_pb2
-from server import convert
-from server.game import encode_observation
 from tests.hidden_information import disguise
 
 

@@ -8,8 +8,8 @@ import time
 import pytest
 from google.protobuf import duration_pb2
 
+from kutnahora.server.main import build_parser, config_from_args
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
-from server.main import build_parser, config_from_args
 from tests.server.conftest import Client, StartServer, bearer
 
 IDLE = 0.4  # seconds: the servers below sweep every 0.1 s

@@ -15,9 +15,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from kutnahora.server import logs
+from kutnahora.server.config import ServerConfig
 from kutnahora.v1 import admin_service_pb2, play_service_pb2
-from server import logs
-from server.config import ServerConfig
 from tests.server.conftest import NO_CLOCK, StartServer, play_game
 
 
@@ -148,9 +148,9 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
 ) -> None:
     """The server builds the next seat's observation right after a decision, for a waiting Play stream.
     Should that fail, the decision stands and its submitter gets its answer; the error is logged."""
-    import engine
+    from kutnahora import engine
+    from kutnahora.server import game as live
     from kutnahora.v1 import game_pb2
-    from server import game as live
 
     server, _ = await start_server()
     game, _ = await server.hub.create(engine.GameOptions(players=2), 5, NO_CLOCK, "")

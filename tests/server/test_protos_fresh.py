@@ -53,7 +53,11 @@ def test_every_proto_file_has_its_generated_module() -> None:
 
 
 def test_the_package_imports_from_anywhere(tmp_path: Path) -> None:
-    code = "import kutnahora.v1.game_pb2, kutnahora.v1.play_service_pb2_grpc, engine, server; print('ok')"
+    code = (
+        "import kutnahora.v1.game_pb2, kutnahora.v1.play_service_pb2_grpc, kutnahora.engine;"
+        "import kutnahora.server;"
+        "import importlib.util as u; print('ok' if u.find_spec('engine') is None else 'top-level engine')"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
     )

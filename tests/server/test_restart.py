@@ -21,8 +21,8 @@ import grpc
 import grpc.aio
 import pytest
 
-import engine
-from engine import GameOptions, parse_option
+from kutnahora import engine
+from kutnahora.engine import GameOptions, parse_option
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2, replay_service_pb2
 from tests.server.conftest import Client, play_game
 
@@ -36,7 +36,7 @@ def server_process(db: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[str
         [
             sys.executable,
             "-m",
-            "server.main",
+            "kutnahora.server.main",
             "--port",
             "0",
             "--metrics-port",

@@ -8,8 +8,8 @@ import grpc
 import grpc.aio
 import pytest
 
+from kutnahora.server.config import Limits, ServerConfig
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
-from server.config import Limits, ServerConfig
 from tests.certificates import make_certificate, needs_openssl
 from tests.server.conftest import NO_CLOCK, Client, StartServer, bearer
 

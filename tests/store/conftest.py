@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from server.sqlite_store import SqliteStore
-from server.store import MemoryStore, Store
+from kutnahora.server.sqlite_store import SqliteStore
+from kutnahora.server.store import MemoryStore, Store
 from tests.store.pg import fresh_schema
 
 
@@ -37,7 +37,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
         path = tmp_path / "store.db"
         yield Backend("sqlite", lambda: SqliteStore(path), shared=True)
     else:
-        from server.store_postgres import PostgresStore
+        from kutnahora.server.store_postgres import PostgresStore
 
         with fresh_schema() as url:
             yield Backend("postgresql", lambda: PostgresStore(url), shared=True)

@@ -12,7 +12,7 @@ import itertools
 
 import pytest
 
-from server.store import (
+from kutnahora.server.store import (
     DecisionRow,
     DuplicateDecision,
     GameQuery,

@@ -9,10 +9,16 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from server.notify import GameChange, change_feed, missing_decisions
-from server.sqlite_store import SqliteStore
-from server.store import DecisionRow, DuplicateDecision, GameRow, SeatRow, StoreError
-from server.store_postgres import SCHEMA_VERSION, PostgresStore, is_postgres_url, redact_url, split_url
+from kutnahora.server.notify import GameChange, change_feed, missing_decisions
+from kutnahora.server.sqlite_store import SqliteStore
+from kutnahora.server.store import DecisionRow, DuplicateDecision, GameRow, SeatRow, StoreError
+from kutnahora.server.store_postgres import (
+    SCHEMA_VERSION,
+    PostgresStore,
+    is_postgres_url,
+    redact_url,
+    split_url,
+)
 from tests.store.pg import fresh_schema, require_postgres
 
 
