@@ -25,7 +25,7 @@ from kutnahora.engine.setup import SetupError
 from kutnahora.engine.state import GameOptions, GameState
 from kutnahora.engine.view import Observation, Observer, observe
 
-RULES_VERSION = 1
+RULES_VERSION = 2
 """Changes only when the engine's behaviour changes: a replay is valid for one rules version."""
 
 __all__ = [

@@ -18,8 +18,9 @@ Conventions checked beyond the rules texts:
 
 * ``buildings``: ids equal positions; the 24 guild buildings come first, then the 12 public ones. A guild
   building other than the Miners' carries exactly one ``arm`` effect; Miners' buildings carry none, and no
-  ``ore_deck`` effect either (their ore-deck advance is their production, applied by the engine); only they
-  carry ``mining_technology``. A public building carries exactly one ``patrician`` effect of its own colour
+  ``ore_deck`` effect either (their ore-deck advance is their production, applied by the engine); every one
+  of them, and only they, carry ``mining_technology`` (001 · Guild Buildings), so there are as many carriers
+  as technology tiles. A public building carries exactly one ``patrician`` effect of its own colour
   and no ``arm``, ``mining_technology`` or ``flip_st_barbara``. Symbol effects (``arm``,
   ``mining_technology``, ``patrician``, ``remove_house``, ``flip_st_barbara``) have amount 0; counted effects
   have a positive amount; only ``patrician`` has a colour. No effect kind appears twice on one tile.
@@ -548,6 +549,11 @@ def _check_guild_building(b: Building, where: str) -> None:
                 f"{where}.effects",
                 "a miners building advances the ore deck by its production; it carries no ore_deck effect",
             )
+        if EffectKind.MINING_TECHNOLOGY not in kinds:
+            raise _fail(
+                f"{where}.effects",
+                "every miners building carries mining_technology (001 · Guild Buildings), found none",
+            )
     else:
         if EffectKind.ARM not in kinds:
             raise _fail(
@@ -592,11 +598,11 @@ def _check_mining_technology(components: ComponentSet) -> None:
     carriers = [
         b for b in components.buildings if any(e.kind is EffectKind.MINING_TECHNOLOGY for e in b.effects)
     ]
-    most = len(components.technology_tiles)
-    if not 2 <= len(carriers) <= most:
+    tiles = len(components.technology_tiles)
+    if len(carriers) != tiles:
         raise _fail(
             "buildings.effects",
-            f"expected 2..{most} miners buildings with mining_technology (one per technology tile at most), "
+            f"expected {tiles} miners buildings with mining_technology (one per technology tile), "
             f"found {len(carriers)}",
         )
 

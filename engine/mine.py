@@ -57,27 +57,29 @@ def draws_per_mine_action(state: GameState) -> int:
     return state.components.technology_tiles[state.technology_taken - 1].draws
 
 
-def _cheapest_square(state: GameState) -> int | None:
-    costs = mine_square_costs(state)
-    return min(costs.values()) if costs else None
+def can_refill(state: GameState, seat: int) -> bool:
+    """Whether a Mine action's first step can refill the pool: room in it, a miner waiting, a permit paid."""
+    player = state.players[seat]
+    return (
+        player.miners_pool < state.components.miner_pool_size
+        and player.miners_reserve > 0
+        and player.groschen >= price(state, Commodity.PERMITS)
+    )
 
 
 def mine_feasible(state: GameState, seat: int, *, free: bool) -> bool:
-    """Whether a Mine action can have an effect: a miner to mark it, a tile to draw, a square to pay for."""
+    """Whether a Mine action can have an effect.
+
+    A paid Mine action may be taken only to refill the pool, or to draw and discard every drawn tile
+    (001 · Special Cases · Mining regulations), so it is offered whenever the seat can refill the pool, or
+    has a miner in it and a tile to draw, whether or not a square is affordable. The free one
+    (St. Barbara 9) needs a miner anywhere on the board, a tile and an open square.
+    """
     player = state.players[seat]
-    if not state.mine_stack and not state.mine_discard:
-        return False
-    cheapest = _cheapest_square(state)
-    if cheapest is None:
-        return False
+    tiles = bool(state.mine_stack or state.mine_discard)
     if free:
-        return player.miners_pool + player.miners_reserve > 0
-    budget = player.groschen
-    if player.miners_pool == 0:
-        if player.miners_reserve == 0:
-            return False
-        budget -= price(state, Commodity.PERMITS)
-    return budget >= cheapest * price(state, Commodity.WOOD)
+        return tiles and bool(mine_square_costs(state)) and player.miners_pool + player.miners_reserve > 0
+    return can_refill(state, seat) or (tiles and player.miners_pool > 0)
 
 
 def refill_pool(state: GameState, seat: int, events: list[Event]) -> None:
@@ -102,14 +104,9 @@ def step_mine(state: GameState, step: Step, events: list[Event]) -> None:
     state.agenda.append(Step(StepKind.MINE_DRAW, seat, (int(free),)))
     if free:
         return
-    permit = price(state, Commodity.PERMITS)
     if player.miners_pool == 0:
         refill_pool(state, seat, events)
-    elif (
-        player.miners_pool < state.components.miner_pool_size
-        and player.miners_reserve > 0
-        and player.groschen >= permit
-    ):
+    elif can_refill(state, seat):
         state.pending = PendingDecision(seat, DecisionKind.REFILL_MINERS, (Confirm(True), Confirm(False)))
 
 
@@ -205,12 +202,21 @@ def step_technology(state: GameState, step: Step, events: list[Event]) -> None:
     if state.technology_taken >= len(state.components.technology_tiles):
         events.append(Event("technology", seat, "no mining-technology tile is left"))
         return
-    if player.miners_pool + player.miners_reserve == 0:
-        events.append(Event("technology", seat, f"seat {seat} has no miner for the technology tile"))
-        return
     tile = state.components.technology_tiles[state.technology_taken]
     state.technology_taken += 1
-    events.append(Event("technology", seat, f"seat {seat} takes mining technology {state.technology_taken}"))
+    level = state.technology_taken
+    if player.miners_pool + player.miners_reserve == 0:
+        # RULINGS 4: the tile needs no miner, since it may always be removed from the game instead
+        events.append(
+            Event(
+                "technology",
+                seat,
+                f"seat {seat} takes mining technology {level} and, with no miner left, removes the tile "
+                "from the game",
+            )
+        )
+        return
+    events.append(Event("technology", seat, f"seat {seat} takes mining technology {level}"))
     squares = sorted(mine_square_costs(state))
     if not squares:
         events.append(Event("technology", seat, "no square is open: the tile leaves the game"))

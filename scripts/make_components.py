@@ -98,8 +98,8 @@ GUILD_BUILDINGS: dict[str, tuple[GuildRow, ...]] = {
     "miners": (
         ("Pump", "n", 3, 3, 2, ("mining_technology",), False),
         ("Smithy", "ew", 3, 2, 1, ("mining_technology",), False),
-        ("Winding House", "s", 2, 3, 2, ("remove_house",), False),
-        ("Ore Washery", "nes", 4, 4, 3, ("points:1",), True),
+        ("Winding House", "s", 2, 3, 2, ("remove_house", "mining_technology"), False),
+        ("Ore Washery", "nes", 4, 4, 3, ("points:1", "mining_technology"), True),
     ),
     "builders": (
         ("Sawmill", "w", 1, 2, 2, ("arm",), False),

@@ -161,6 +161,43 @@ def test_mining_technology_uses_a_pool_miner_only_when_the_reserve_is_empty() ->
     assert (player.miners_pool, player.miners_reserve) == (0, 0)
 
 
+def test_mining_technology_with_no_miner_left_is_taken_and_removed() -> None:
+    """001 · Special Cases · Mining regulations: a technology tile may always be removed from the game
+    instead of placed, so it needs no miner (RULINGS 4): a seat with no miner left takes the tile (the level
+    rises), removes it from the game, and the rest of the Building action happens (regression: the tile
+    stayed on its stack)."""
+    state = _ready(MINERS_FIRST, WINDING_HOUSE)
+    player = state.players[0]
+    player.miners_pool = player.miners_reserve = 0
+    repose(state)
+    events = play(state, "play 3 building", f"tile {WINDING_HOUSE}", "square 2,2")
+    assert kind(state) is DecisionKind.REMOVE_HOUSE  # the Winding House's other effect still happens
+    events += play(state, "skip")
+    assert state.technology_taken == 1 and state.mines == {}
+    assert any(e.kind == "technology" and "removes the tile" in e.text for e in events)
+    assert player.houses_removed == [1, 0, 0]  # the house step happened too
+    play(state, "play 2 none")
+    assert state.technology_taken == 1
+
+
+@pytest.mark.parametrize("name", ["Pump", "Smithy", "Winding House", "Ore Washery"])
+def test_every_miners_building_raises_the_technology_level(name: str) -> None:
+    """001 · Guild Buildings: a miners' guild building additionally draws the top technology tile; there are
+    four miners' buildings and four tiles (RULINGS · Facts the component data must keep), so each of them
+    raises the level (regression: only two carried the symbol and the level never passed 2)."""
+    tile = named(name)
+    state = _ready(MINERS_FIRST, tile)
+    state.technology_taken = 3
+    state.players[0].groschen = 100
+    repose(state)
+    play(state, "play 3 building", f"tile {tile}", "square 2,2")
+    while kind(state) is not DecisionKind.TECH_SQUARE:
+        play(state, "skip")
+    assert state.technology_taken == 4
+    play(state, "square 0,1")
+    assert state.mines[(0, 1)].tile == state.components.technology_tiles[3].id
+
+
 def test_mining_technology_level_rises_only_with_miners_buildings() -> None:
     """001 · Rules Reminders: the mining technology level increases only when a player builds a Miners'
     guild building."""
@@ -279,6 +316,8 @@ def test_remove_a_house_effect(removed_row: int) -> None:
     assert kind(state) is DecisionKind.REMOVE_HOUSE
     assert texts(state) == ["guild miners", "guild grocers", "guild scribes", "skip"]
     play(state, f"guild {MINERS_FIRST[removed_row]}")
+    assert kind(state) is DecisionKind.TECH_SQUARE  # the Winding House's second symbol
+    play(state, "skip")
     player = state.players[0]
     expected = [1, 0, 0]
     expected[removed_row] = 1
@@ -291,7 +330,7 @@ def test_remove_a_house_effect(removed_row: int) -> None:
 def test_remove_a_house_effect_may_be_declined() -> None:
     """README · How the engine reads the rules: a building's remove-a-house effect may be declined."""
     state = _ready(MINERS_FIRST, WINDING_HOUSE)
-    play(state, "play 3 building", f"tile {WINDING_HOUSE}", "square 2,2", "skip")
+    play(state, "play 3 building", f"tile {WINDING_HOUSE}", "square 2,2", "skip", "skip")
     assert state.players[0].houses_removed == [1, 0, 0]
 
 
@@ -304,7 +343,7 @@ def test_remove_a_house_keeps_the_house_the_building_needs() -> None:
     repose(state)
     play(state, "play 3 building", f"tile {WINDING_HOUSE}", "square 2,2")
     assert texts(state) == ["guild grocers", "guild scribes", "skip"]
-    play(state, "guild grocers")
+    play(state, "guild grocers", "skip")
     assert state.players[0].houses_removed == [4, 1, 0]
     assert state.components.house_rewards[0][3].kind is HouseRewardKind.PUBLIC_BUILDING
     assert kind(state) is DecisionKind.PUBLIC_REWARD  # the fourth miners' house was placed

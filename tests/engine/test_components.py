@@ -133,7 +133,8 @@ def test_every_building_shows_dots_costs_and_effects(components: ComponentSet) -
 
 def test_guild_commodities_and_arms(components: ComponentSet) -> None:
     """RULINGS.md · Facts the component data must keep: six guilds and their commodities; Miners' buildings
-    never move an arm, raise ore production and some carry the mining-technology symbol."""
+    never move an arm, raise ore production and every one of them carries the mining-technology symbol
+    (001 · Guild Buildings: a miners' guild building "additionally" draws the top technology tile)."""
     assert GUILD_COMMODITY == {
         Guild.METALLURGISTS: Commodity.SILVER,
         Guild.MINERS: Commodity.ORE,
@@ -153,7 +154,9 @@ def test_guild_commodities_and_arms(components: ComponentSet) -> None:
     technology = [
         b.name for b in components.buildings if any(e.kind is EffectKind.MINING_TECHNOLOGY for e in b.effects)
     ]
-    assert sorted(technology) == ["Pump", "Smithy"]
+    miners = [b.name for b in components.buildings if b.guild is Guild.MINERS]
+    assert len(miners) == 4 == len(components.technology_tiles)
+    assert sorted(technology) == sorted(miners)
     flips = sum(any(e.kind is EffectKind.FLIP_ST_BARBARA for e in b.effects) for b in components.buildings)
     removes = sum(any(e.kind is EffectKind.REMOVE_HOUSE for e in b.effects) for b in components.buildings)
     assert 5 <= flips <= 6
@@ -526,9 +529,9 @@ CORRUPTIONS: list[tuple[str, Mutation, str]] = [
         "buildings[6].effects: a miners building never moves an arm",
     ),
     (
-        "too little mining technology",
+        "miners building without mining technology",
         _set("buildings", 5, "effects", value=[]),
-        "buildings.effects: expected 2..4 miners buildings with mining_technology",
+        "buildings[5].effects: every miners building carries mining_technology (001 · Guild Buildings)",
     ),
     (
         "patrician of the wrong colour",

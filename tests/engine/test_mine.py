@@ -238,30 +238,57 @@ def test_running_out_of_miners() -> None:
     assert "play 2 none" in texts(state) and "play 4 none" in texts(state)
 
 
-def test_mine_needs_an_affordable_square() -> None:
-    """003 · The Mine action · step 3: the square's wood must be paid; with the refill's permit to pay
-    first, the budget is what is left (RULINGS 4)."""
+def test_mine_may_be_taken_only_to_refill_or_to_look_and_discard() -> None:
+    """001 · Special Cases · Mining regulations: you may pay full price to add only 1 miner to your pool,
+    and after looking at your choice of mines you may discard them all and build no mine. So a Mine action
+    is offered whenever the seat has a miner in the pool or can refill it, even with no square affordable
+    (regression: it was offered only when a square was affordable, so nobody could cycle the stack)."""
     state = _game()
     player = state.players[0]
     wood, permit = price(state, Commodity.WOOD), price(state, Commodity.PERMITS)
-    player.groschen = 2 * wood - 1
-    repose(state)
-    assert "play 2 mine" not in texts(state)
-    player.groschen = 2 * wood
+    assert permit < 2 * wood
+    player.groschen = permit  # a permit, but no entrance (2 wood) after paying it
     repose(state)
     assert "play 2 mine" in texts(state)
+    top = state.mine_stack[-1]
+    play(state, "play 2 mine", "yes")
+    assert (player.groschen, player.miners_pool, player.miners_reserve) == (0, 2, 7)
+    assert kind(state) is DecisionKind.MINE_TILE and texts(state) == ["skip"]
+    play(state, "skip")
+    assert state.mine_discard == [top] and state.mines == {}
+    # a miner in the pool and nothing to spend: draw and discard
+    player.groschen = 0
+    repose(state)
+    assert "play 4 mine" in texts(state)
+
+
+def test_mine_with_an_empty_pool_needs_the_refill() -> None:
+    """003 · The Mine action · step 1: with no miner in the pool the refill must be paid first; with no
+    permit's worth of groschen (or no miner waiting) the action is not offered (RULINGS 4, 5)."""
+    state = _game()
+    player = state.players[0]
+    permit = price(state, Commodity.PERMITS)
     player.miners_pool = 0
+    player.groschen = permit - 1
     repose(state)
     assert "play 2 mine" not in texts(state)
-    player.groschen = 2 * wood + permit
+    player.groschen = permit
     repose(state)
     assert "play 2 mine" in texts(state)
+    player.miners_reserve = 0
+    repose(state)
+    assert "play 2 mine" not in texts(state)
 
 
 def test_no_mine_without_tiles() -> None:
-    """003 · The Mine action · step 2: with no tile in the stack or the discards nothing can be drawn."""
+    """003 · The Mine action · step 2: with no tile in the stack or the discards nothing can be drawn, so a
+    Mine action is offered only for its refill."""
     state = _game()
     state.mine_stack = []
     state.mine_discard = []
+    state.players[0].groschen = 0  # no refill either
     repose(state)
     assert not [t for t in texts(state) if t.endswith(" mine")]
+    state.players[0].groschen = 40
+    repose(state)
+    assert "play 2 mine" in texts(state)
