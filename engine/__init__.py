@@ -5,6 +5,7 @@ The public API is re-exported here; see :mod:`kutnahora.engine.game`.
 """
 
 from kutnahora.engine.component_file import ComponentError, default_components, load_components
+from kutnahora.engine.costs import Cost, option_cost, option_costs
 from kutnahora.engine.events import Event
 from kutnahora.engine.game import (
     GameOver,
@@ -31,6 +32,7 @@ RULES_VERSION = 2
 __all__ = [
     "RULES_VERSION",
     "ComponentError",
+    "Cost",
     "DecisionKind",
     "Event",
     "GameOptions",
@@ -51,6 +53,8 @@ __all__ = [
     "load_components",
     "new_game",
     "observe",
+    "option_cost",
+    "option_costs",
     "option_text",
     "parse_option",
     "pending",

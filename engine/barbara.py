@@ -25,6 +25,8 @@ from kutnahora.engine.town import removable_rows, remove_house
 
 REPUTATION_AFTER_LAST_TILE = 2
 HOUSE_PRODUCTION_BONUS = 2
+REPUTATION_LOSS = {BarbaraEffect.HOUSE_FOR_PRODUCTION: 1, BarbaraEffect.DOUBLE_INCOME: 2}
+"""The tiles whose reputation loss cannot be declined (RULINGS 12)."""
 
 
 def st_barbara_feasible(state: GameState, seat: int) -> bool:
@@ -53,7 +55,7 @@ def step_st_barbara(state: GameState, step: Step, events: list[Event]) -> None:
             change_reputation(state, seat, 1, events)
             state.agenda.append(Step(StepKind.RIGHTS, seat, (1,)))
         case BarbaraEffect.HOUSE_FOR_PRODUCTION:
-            change_reputation(state, seat, -1, events)
+            change_reputation(state, seat, -REPUTATION_LOSS[tile.effect], events)
             rows = removable_rows(state, seat)
             if rows:
                 options: list[Option] = [ChooseGuild(g) for g in rows]
@@ -63,7 +65,7 @@ def step_st_barbara(state: GameState, step: Step, events: list[Event]) -> None:
             change_reputation(state, seat, 1, events)
             state.agenda.append(Step(StepKind.PLOT, seat, (1,)))
         case BarbaraEffect.DOUBLE_INCOME:
-            change_reputation(state, seat, -2, events)
+            change_reputation(state, seat, -REPUTATION_LOSS[tile.effect], events)
             state.agenda.append(Step(StepKind.INCOME, seat))
             state.agenda.append(Step(StepKind.INCOME, seat))
         case BarbaraEffect.SEAT_FROM_BANK:

@@ -6,6 +6,8 @@ names and context from the component set and the pending decision.
 
 from __future__ import annotations
 
+from kutnahora.engine.components import Action, Building, MineTile, Side
+from kutnahora.engine.costs import Cost
 from kutnahora.engine.options import (
     ArrangeGuilds,
     ChooseAction,
@@ -46,35 +48,73 @@ QUESTIONS: dict[DecisionKind, str] = {
 }
 
 
+SKIP_TEXTS: dict[DecisionKind, str] = {
+    DecisionKind.MINE_TILE: "Discard them all",
+    DecisionKind.TECH_SQUARE: "Remove the tile from the game",
+    DecisionKind.RIGHTS_TILE: "Take no building",
+    DecisionKind.PLOT_SQUARE: "Claim no plot",
+    DecisionKind.BUILD_TILE: "Build nothing",
+    DecisionKind.REMOVE_HOUSE: "Remove no house",
+    DecisionKind.PUBLIC_REWARD: "Take no public building",
+    DecisionKind.SEAT_PATRICIAN: "Seat no patrician",
+    DecisionKind.BARBARA_HOUSE: "Remove no house",
+    DecisionKind.BARBARA_PATRICIAN: "Seat no patrician",
+    DecisionKind.SCORE_BUILDING: "Score no building",
+}
+"""What declining means, by decision kind (``Skip`` options)."""
+
+
+def action_name(action: Action) -> str:
+    """An action in words: ``st_barbara`` is ``St. Barbara``."""
+    return str(action).replace("_", " ").title().replace("St Barbara", "St. Barbara")
+
+
+def building_line(building: Building) -> str:
+    """Name, owner, production, costs and dot sides of a building tile, in one line."""
+    owner = building.guild.title() if building.guild else f"{str(building.color).title()} public"
+    production = f", +{building.production} {building.commodity}" if building.commodity else ""
+    dots = "".join(letter for letter, side in zip("NESW", Side, strict=True) if building.dots.on(side))
+    return (
+        f"{building.name} ({owner}{production}; wood {building.wood_cost}, plot {building.plot_cost}, "
+        f"dots {dots or '-'})"
+    )
+
+
+def mine_tile_line(tile: MineTile) -> str:
+    """Stars, ore, population, points and wood cost of a mine tile."""
+    return (
+        f"{tile.stars}★ ore {tile.ore} population +{tile.population} points {tile.points} "
+        f"wood {tile.wood_cost}"
+    )
+
+
 def describe_option(state: GameState, kind: DecisionKind, option: Option) -> str:
-    """A sentence-like description of one option of a decision of this kind."""
+    """A sentence-like description of one option of a decision of this kind.
+
+    This is the one wording of options: the server sends it with every option, and the terminal client
+    words a decision payload the same way (``kutnahora.clients.render``); a test holds them together.
+    """
     components = state.components
     match option:
         case PlayCard(card=card, action=None):
             return f"Play card {card} for no effect"
-        case PlayCard(card=card, action=action):
-            return f"Play card {card}: {str(action).replace('_', ' ').title()}"
+        case PlayCard(card=card, action=Action() as action):
+            return f"Play card {card}: {action_name(action)}"
         case ChooseAction(action=action):
-            return f"Joker as {str(action).replace('_', ' ').title()}"
+            return f"Joker as {action_name(action)}"
         case ChooseGuildSet(index=index):
             return "Guilds " + ", ".join(g.title() for g in guild_sets(state)[index])
         case ArrangeGuilds(guilds=guilds):
             return "Rows: " + " / ".join(g.title() for g in guilds)
-        case ChooseTile(tile=tile) if kind in (DecisionKind.MINE_TILE,):
-            t = components.mine_tile(tile)
-            return (
-                f"Mine tile {tile}: {t.stars}★ ore {t.ore} population +{t.population} "
-                f"points {t.points} wood cost {t.wood_cost}"
-            )
+        case ChooseTile(tile=tile) if kind is DecisionKind.MINE_TILE:
+            return f"Mine tile {tile}: {mine_tile_line(components.mine_tile(tile))}"
         case ChooseTile(tile=tile):
-            b = components.building(tile)
-            owner = b.guild.title() if b.guild else f"{b.color} public"
-            return f"{b.name} ({owner}; wood {b.wood_cost}, plot {b.plot_cost}, {b.dots.count()} dots)"
+            return building_line(components.building(tile))
         case ChooseSquare(row=row, col=col):
             where = (
-                "mine square" if kind in (DecisionKind.MINE_SQUARE, DecisionKind.TECH_SQUARE) else "square"
+                "Mine square" if kind in (DecisionKind.MINE_SQUARE, DecisionKind.TECH_SQUARE) else "Square"
             )
-            return f"{where.capitalize()} row {row}, column {col}"
+            return f"{where} row {row}, column {col}"
         case ChooseGuild(guild=guild):
             return f"The {guild.title()} row"
         case ChoosePatrician(color=color):
@@ -82,11 +122,29 @@ def describe_option(state: GameState, kind: DecisionKind, option: Option) -> str
         case Confirm(yes=yes):
             if kind is DecisionKind.TAX:
                 return "Pay the tax" if yes else "Lose reputation instead"
+            if kind is DecisionKind.REFILL_MINERS:
+                return "Buy a permit to refill the miner pool" if yes else "Do not refill the miner pool"
             return "Yes" if yes else "No"
         case Skip():
-            if kind is DecisionKind.MINE_TILE:
-                return "Discard them all"
-            if kind is DecisionKind.TECH_SQUARE:
-                return "Remove the tile from the game"
-            return "Skip"
+            return SKIP_TEXTS.get(kind, "Skip")
     raise TypeError(f"not an option: {option!r}")
+
+
+def _count(amount: int, noun: str) -> str:
+    return f"{amount} {noun}" if amount == 1 else f"{amount} {noun}s"
+
+
+def describe_cost(cost: Cost) -> str:
+    """A cost in words: ``12 groschen (4 wood)``, ``1 reputation``, ``1 pelican, 2 points``; ``free``."""
+    parts: list[str] = []
+    if cost.groschen:
+        bought = [_count(cost.permits, "permit")] if cost.permits else []
+        bought += [f"{cost.wood} wood"] if cost.wood else []
+        parts.append(f"{cost.groschen} groschen" + (f" ({', '.join(bought)})" if bought else ""))
+    if cost.reputation:
+        parts.append(f"{cost.reputation} reputation")
+    if cost.points:
+        parts.append(_count(cost.points, "point"))
+    if cost.pelicans:
+        parts.append(_count(cost.pelicans, "pelican"))
+    return ", ".join(parts) or "free"

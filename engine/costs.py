@@ -1,0 +1,147 @@
+"""What an option costs: groschen (and the permits or wood they buy), reputation, points and pelicans.
+
+A bot or a person choosing among the listed options needs each option's price. :func:`option_cost` gives
+it as the engine charges it, for the pending decision of a state. The cost of an option is everything that
+choosing it commits the seat to paying, now or in the decisions that follow it without a further choice:
+
+* playing the Mine half (or the Joker as Mine) with an empty miner pool commits to the refill's permit
+  (003 · The Mine action · step 1); the Joker costs 1 reputation below 6 (002 · Action cards);
+  St. Barbara uses a pelican, and tiles 3 and 5 take 1 and 2 reputation (004 · The eleven tiles);
+* a mine square costs its wood (003 · Where you can dig), a town-hall tile its column (1 groschen, or
+  permits), a plot its groschen (003 · The Plot action), seating a patrician 10 groschen, the tax its due;
+  refusing the tax costs the rounds track's reputation;
+* a building costs its wood at today's wood price; it is paid when the tile is placed, so the tile
+  and every square offered for it show the same cost.
+
+A reputation loss past the bottom of the track is paid in points instead, 2 a step (RULINGS 10). The
+free actions of St. Barbara cost nothing. Other options cost nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kutnahora.engine.barbara import REPUTATION_LOSS
+from kutnahora.engine.components import Action, Commodity
+from kutnahora.engine.economy import POINTS_PER_STEP_BEYOND_TRACK, REPUTATION_MIN, price
+from kutnahora.engine.flow import joker_cost
+from kutnahora.engine.mine import mine_square_costs
+from kutnahora.engine.options import (
+    ChooseAction,
+    ChoosePatrician,
+    ChooseSquare,
+    ChooseTile,
+    Confirm,
+    DecisionKind,
+    Option,
+    PendingDecision,
+    PlayCard,
+)
+from kutnahora.engine.rounds import reputation_penalty, tax_due
+from kutnahora.engine.state import GameState
+from kutnahora.engine.town import column_cost, plot_costs
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """What an option costs one seat. ``groschen`` is the whole money price; ``permits`` and ``wood`` say
+    how many of those it buys (their price is already in ``groschen``)."""
+
+    groschen: int = 0
+    permits: int = 0
+    wood: int = 0
+    reputation: int = 0
+    points: int = 0
+    pelicans: int = 0
+
+    def __bool__(self) -> bool:
+        return any((self.groschen, self.permits, self.wood, self.reputation, self.points, self.pelicans))
+
+
+FREE = Cost()
+
+
+def reputation_cost(state: GameState, seat: int, loss: int) -> Cost:
+    """Losing ``loss`` reputation: the steps left on the track, then 2 points a step beyond it."""
+    if loss <= 0:
+        return FREE
+    on_track = max(0, min(loss, state.players[seat].reputation - REPUTATION_MIN))
+    return Cost(reputation=on_track, points=POINTS_PER_STEP_BEYOND_TRACK * (loss - on_track))
+
+
+def _permits(state: GameState, count: int) -> Cost:
+    return Cost(groschen=count * price(state, Commodity.PERMITS), permits=count)
+
+
+def _wood(state: GameState, count: int) -> Cost:
+    return Cost(groschen=count * price(state, Commodity.WOOD), wood=count)
+
+
+def action_cost(state: GameState, seat: int, action: Action) -> Cost:
+    """What starting a paid action costs before any of its choices (the Joker's own price included)."""
+    player = state.players[seat]
+    match action:
+        case Action.MINE:
+            return _permits(state, 1) if player.miners_pool == 0 else FREE
+        case Action.JOKER:
+            return reputation_cost(state, seat, joker_cost(state, seat))
+        case Action.ST_BARBARA:
+            tiles = state.components.barbara_tiles
+            loss = 0
+            if state.barbara_next <= len(tiles):
+                loss = REPUTATION_LOSS.get(tiles[state.barbara_next - 1].effect, 0)
+            lost = reputation_cost(state, seat, loss)
+            return Cost(reputation=lost.reputation, points=lost.points, pelicans=1)
+    return FREE
+
+
+def option_cost(state: GameState, option: Option, decision: PendingDecision | None = None) -> Cost:
+    """What ``option`` of the pending decision (or of ``decision``) costs the seat that owes it."""
+    pending = decision or state.pending
+    if pending is None:
+        return FREE
+    seat, kind = pending.seat, pending.kind
+    free = state.free_action
+    match kind, option:
+        case DecisionKind.PLAY_CARD, PlayCard(action=action) if action is not None:
+            return action_cost(state, seat, action)
+        case DecisionKind.JOKER_ACTION, ChooseAction(action=action):
+            return action_cost(state, seat, action)
+        case DecisionKind.REFILL_MINERS, Confirm(yes=True):
+            return _permits(state, 1)
+        case DecisionKind.MINE_SQUARE, ChooseSquare(row=row, col=col) if not free:
+            return _wood(state, mine_square_costs(state)[(row, col)])
+        case DecisionKind.RIGHTS_TILE, ChooseTile(tile=tile) if not free:
+            return _rights_cost(state, tile)
+        case DecisionKind.PLOT_SQUARE, ChooseSquare(row=row, col=col):
+            return Cost(groschen=plot_costs(state, seat, free=free)[(row, col)])
+        case DecisionKind.BUILD_TILE, ChooseTile(tile=tile) if not free:
+            return _wood(state, state.components.building(tile).wood_cost)
+        case DecisionKind.BUILD_SQUARE, ChooseSquare() if not free and state.building_in_hand is not None:
+            return _wood(state, state.components.building(state.building_in_hand).wood_cost)
+        case DecisionKind.SEAT_PATRICIAN, ChoosePatrician():
+            return Cost(groschen=state.components.patrician_seat_cost)
+        case DecisionKind.TAX, Confirm(yes=True):
+            return Cost(groschen=tax_due(state, seat))
+        case DecisionKind.TAX, Confirm(yes=False):
+            return reputation_cost(state, seat, reputation_penalty(state))
+    return FREE
+
+
+def option_costs(state: GameState) -> tuple[Cost, ...]:
+    """The cost of every legal option of the pending decision, in the order they are listed."""
+    pending = state.pending
+    if pending is None:
+        return ()
+    return tuple(option_cost(state, option, pending) for option in pending.options)
+
+
+def _rights_cost(state: GameState, tile: int) -> Cost:
+    for row in state.town_hall:
+        for col, stack in enumerate(row):
+            if stack.tiles[-1] == tile:
+                unit, amount = state.components.town_hall_costs[col]
+                if unit == "groschen":
+                    return Cost(groschen=column_cost(state, col))
+                return _permits(state, amount)
+    raise ValueError(f"tile {tile} is not on top of a town-hall stack")
