@@ -22,9 +22,10 @@ from kutnahora.engine.game import (
     state_hash,
 )
 from kutnahora.engine.options import DecisionKind, Option, PendingDecision, option_text, parse_option
+from kutnahora.engine.resample import pending_options, resample
 from kutnahora.engine.setup import SetupError
-from kutnahora.engine.state import GameOptions, GameState
-from kutnahora.engine.view import Observation, Observer, observe
+from kutnahora.engine.state import GameOptions, GameState, clone
+from kutnahora.engine.view import Observation, Observer, WorkStep, observe
 
 RULES_VERSION = 2
 """Changes only when the engine's behaviour changes: a replay is valid for one rules version."""
@@ -47,7 +48,9 @@ __all__ = [
     "Option",
     "PendingDecision",
     "SetupError",
+    "WorkStep",
     "apply",
+    "clone",
     "default_components",
     "legal",
     "load_components",
@@ -58,7 +61,9 @@ __all__ = [
     "option_text",
     "parse_option",
     "pending",
+    "pending_options",
     "replay",
+    "resample",
     "result",
     "state_hash",
 ]

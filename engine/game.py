@@ -136,6 +136,19 @@ def _canonical(value: object) -> object:
     raise TypeError(f"cannot canonicalise {type(value).__name__}")
 
 
+_NOT_HASHED = frozenset(
+    {
+        "components",
+        "rng",  # hashed by its state, above
+        "mine_costs_cache",  # derived from the mines
+        # what seats have seen of the mine tiles, not the position: two games in the same position hash
+        # alike whoever saw what (and hashes recorded before these were kept stay valid)
+        "mine_discards_seen",
+        "mine_reshuffles",
+    }
+)
+
+
 def state_hash(state: GameState) -> str:
     """A SHA-256 of the whole state, hidden parts and the generator included: equal states, equal hashes.
 
@@ -143,7 +156,7 @@ def state_hash(state: GameState) -> str:
     """
     parts: dict[str, object] = {"rng": _canonical(list(state.rng.getstate()))}
     for f in fields(state):
-        if f.name not in ("components", "rng", "mine_costs_cache"):
+        if f.name not in _NOT_HASHED:
             parts[f.name] = _canonical(getattr(state, f.name))
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()

@@ -132,6 +132,9 @@ def step_mine_draw(state: GameState, step: Step, events: list[Event]) -> None:
                 break
             state.mine_stack = state.mine_discard
             state.mine_discard = []
+            state.mine_reshuffles += 1
+            for seen in state.mine_discards_seen:
+                seen.clear()
             state.rng.shuffle(state.mine_stack)
             events.append(Event("mine_reshuffled", None, "the mine discards are shuffled into a new stack"))
         drawn.append(state.mine_stack.pop())
@@ -150,6 +153,7 @@ def resolve_mine_tile(state: GameState, seat: int, option: Option, events: list[
     kept = option.tile if isinstance(option, ChooseTile) else None
     discarded = [t for t in state.drawn if t != kept]
     state.mine_discard.extend(discarded)
+    state.mine_discards_seen[seat].extend(discarded)
     state.drawn = []
     if discarded:
         events.append(Event("mine_discarded", seat, f"seat {seat} discards {len(discarded)} mine tiles"))

@@ -84,6 +84,7 @@ def setup_state(components: ComponentSet, options: GameOptions, seed: int) -> Ga
         rng.shuffle(tiles)
         stack.extend(tiles)
     state.mine_stack = stack
+    state.mine_discards_seen = [[] for _ in range(n)]
 
     # Events: two players always, three or four when asked; A before the red arrival, B after, none last.
     if options.uses_events():

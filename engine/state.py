@@ -157,6 +157,10 @@ class GameState:
     rocks: dict[Square, int] = field(default_factory=dict)  # square -> rock tile id
     mine_stack: list[int] = field(default_factory=list)  # the last element is the top
     mine_discard: list[int] = field(default_factory=list)
+    # per seat, the tiles it put on the discard pile since the pile was last shuffled into the stack: a
+    # seat knows where those are, the others do not (what a seat has seen, not part of the position)
+    mine_discards_seen: list[list[int]] = field(default_factory=list)
+    mine_reshuffles: int = 0  # how often the discards became the stack (the tiers are mixed since)
     drawn: list[int] = field(default_factory=list)  # mine tiles the pending seat is choosing from
     kept_tile: int | None = None  # the mine tile being placed
     free_action: bool = False  # the sub-action being decided costs nothing (St. Barbara, house rewards)
@@ -176,6 +180,61 @@ class GameState:
         """A fully independent copy, random generator included (components are shared)."""
         return copy.deepcopy(self, {id(self.components): self.components})
 
+    def clone(self) -> GameState:
+        """The same as :meth:`copy`, many times faster: what a search calls for every simulation.
+
+        Only what the rules change in place is copied (lists, dicts, players, town-hall stacks, the
+        generator); immutable values and the objects the rules only ever replace (options, steps, city
+        tiles, mine placements, the mine-cost cache) are shared.
+        """
+        rng = random.Random.__new__(random.Random)  # unseeded: Random() would read the OS's entropy first
+        rng.setstate(self.rng.getstate())
+        final = self.final_scores
+        return GameState(
+            self.components,
+            self.options,
+            self.seed,
+            rng,
+            [_clone_player(p) for p in self.players],
+            self.phase,
+            self.round,
+            self.start_seat,
+            self.turn_index,
+            self.cards_left_in_turn,
+            self.version,
+            self.pending,
+            self.agenda.copy(),
+            self.guild_setup_card,
+            self.mine_setup_card,
+            self.guild_sets_left.copy(),
+            self.deck_position.copy(),
+            self.arms.copy(),
+            self.tax,
+            [[TownHallStack(s.label, s.tiles.copy()) for s in row] for row in self.town_hall],
+            self.red_stack.copy(),
+            self.town_discards.copy(),
+            self.city.copy(),
+            self.plots.copy(),
+            self.mines.copy(),
+            self.rocks.copy(),
+            self.mine_stack.copy(),
+            self.mine_discard.copy(),
+            [seen.copy() for seen in self.mine_discards_seen],
+            self.mine_reshuffles,
+            self.drawn.copy(),
+            self.kept_tile,
+            self.free_action,
+            self.technology_taken,
+            self.barbara_next,
+            self.patrician_bank.copy(),
+            self.patrician_pool.copy(),
+            self.council.copy(),
+            self.events.copy(),
+            self.building_in_hand,
+            None if final is None else {seat: parts.copy() for seat, parts in final.items()},
+            self.mine_costs_cache,
+        )
+
     @property
     def over(self) -> bool:
         """Whether the game has ended."""
@@ -186,3 +245,32 @@ class GameState:
         if self.round - 1 < len(self.events):
             return self.events[self.round - 1]
         return None
+
+
+def clone(state: GameState) -> GameState:
+    """An independent copy of ``state``, cheap enough to make for every simulation of a search."""
+    return state.clone()
+
+
+def _clone_player(p: PlayerState) -> PlayerState:
+    """An independent copy of a player's board (see :meth:`GameState.clone`)."""
+    return PlayerState(
+        p.seat,
+        p.groschen,
+        p.guild_set,
+        p.guilds,
+        p.reputation,
+        p.points,
+        p.production.copy(),
+        p.mine_ore,
+        p.houses_removed.copy(),
+        p.plots.copy(),
+        p.slots.copy(),
+        p.pelicans,
+        p.pelicans_used,
+        p.miners_pool,
+        p.miners_reserve,
+        p.hand.copy(),
+        p.buildings.copy(),
+        p.mines.copy(),
+    )

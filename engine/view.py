@@ -82,6 +82,15 @@ class PendingView(NamedTuple):
     options: tuple[Option, ...]
 
 
+class WorkStep(NamedTuple):
+    """Work the engine still has to do in the current action or round end (public): a
+    :class:`~kutnahora.engine.state.StepKind` value, the seat, and small int arguments."""
+
+    kind: str
+    seat: int
+    args: tuple[int, ...]
+
+
 class Observation(NamedTuple):
     """A game as ``viewer`` sees it (None: a spectator)."""
 
@@ -125,6 +134,11 @@ class Observation(NamedTuple):
     kept_tile: int | None  # the mine tile the viewer is placing
     over: bool
     scores: tuple[int, ...]
+    uses_events: bool  # whether the game uses event cards (two players always do)
+    free_action: bool  # the action being resolved costs nothing (St. Barbara, a house reward)
+    work: tuple[WorkStep, ...]  # the engine's work still to do, the next step last
+    mine_reshuffles: int  # how often the mine discards became the stack; the tiers are mixed since
+    mine_discard_seen: tuple[int, ...]  # tiles the viewer put on the discard pile since then, sorted
 
 
 def _player_view(state: GameState, seat: int, prices: dict[Commodity, int]) -> PlayerView:
@@ -262,6 +276,11 @@ def _assemble(
             kept,
             state.over,
             tuple([p.points for p in state.players]),
+            state.options.uses_events(),
+            state.free_action,
+            tuple([WorkStep(step.kind._value_, step.seat, step.args) for step in state.agenda]),
+            state.mine_reshuffles,
+            tuple(sorted(state.mine_discards_seen[viewer])) if viewer is not None else (),
         ),
     )
 

@@ -422,6 +422,13 @@ def _stable_header(wire: game_pb2.Observation, obs: Observation, game_id: str) -
         wire.current_event = obs.current_event
     if obs.building_in_hand is not None:
         wire.building_in_hand = obs.building_in_hand
+    wire.uses_events = obs.uses_events
+    wire.free_action = obs.free_action
+    add_step = wire.work.add
+    for step in obs.work:
+        add_step(kind=step.kind, seat=step.seat, args=step.args)
+    wire.mine_reshuffles = obs.mine_reshuffles
+    wire.mine_discard_seen.extend(obs.mine_discard_seen)
 
 
 def _add_market(wire: game_pb2.Observation, obs: Observation) -> None:
@@ -595,6 +602,11 @@ _STABLE_HEADER_FIELDS = (
     "guild_sets_left",
     "building_in_hand",
     "over",
+    "uses_events",
+    "free_action",
+    "work",
+    "mine_reshuffles",
+    "mine_discard_seen",
 )
 _stable_header_key = itemgetter(*(Observation._fields.index(name) for name in _STABLE_HEADER_FIELDS))
 

@@ -394,7 +394,7 @@ class PatricianCount(_message.Message):
     def __init__(self, color: _Optional[_Union[_common_pb2.Color, str]] = ..., count: _Optional[int] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("game_id", "version", "viewer", "phase", "round", "rounds", "start_seat", "turn", "cards_left_in_turn", "deck_positions", "arms", "prices", "tax", "town_hall", "red_stack_size", "city", "plots", "mines", "rocks", "mine_stack_size", "mine_discard_size", "technology_taken", "mine_draws", "barbara_next", "patrician_bank", "patrician_pool", "council", "revealed_events", "current_event", "guild_setup_card", "mine_setup_card", "guild_sets_left", "building_in_hand", "players", "pending", "drawn", "kept_tile", "over", "scores", "town_discards")
+    __slots__ = ("game_id", "version", "viewer", "phase", "round", "rounds", "start_seat", "turn", "cards_left_in_turn", "deck_positions", "arms", "prices", "tax", "town_hall", "red_stack_size", "city", "plots", "mines", "rocks", "mine_stack_size", "mine_discard_size", "technology_taken", "mine_draws", "barbara_next", "patrician_bank", "patrician_pool", "council", "revealed_events", "current_event", "guild_setup_card", "mine_setup_card", "guild_sets_left", "building_in_hand", "players", "pending", "drawn", "kept_tile", "over", "scores", "town_discards", "uses_events", "free_action", "work", "mine_reshuffles", "mine_discard_seen")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VIEWER_FIELD_NUMBER: _ClassVar[int]
@@ -435,6 +435,11 @@ class Observation(_message.Message):
     OVER_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     TOWN_DISCARDS_FIELD_NUMBER: _ClassVar[int]
+    USES_EVENTS_FIELD_NUMBER: _ClassVar[int]
+    FREE_ACTION_FIELD_NUMBER: _ClassVar[int]
+    WORK_FIELD_NUMBER: _ClassVar[int]
+    MINE_RESHUFFLES_FIELD_NUMBER: _ClassVar[int]
+    MINE_DISCARD_SEEN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     version: int
     viewer: int
@@ -475,7 +480,22 @@ class Observation(_message.Message):
     over: bool
     scores: _containers.RepeatedScalarFieldContainer[int]
     town_discards: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., viewer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., start_seat: _Optional[int] = ..., turn: _Optional[int] = ..., cards_left_in_turn: _Optional[int] = ..., deck_positions: _Optional[_Iterable[_Union[DeckPosition, _Mapping]]] = ..., arms: _Optional[_Iterable[_Union[ArmPosition, _Mapping]]] = ..., prices: _Optional[_Iterable[_Union[CommodityPrice, _Mapping]]] = ..., tax: _Optional[int] = ..., town_hall: _Optional[_Iterable[_Union[TownHallRow, _Mapping]]] = ..., red_stack_size: _Optional[int] = ..., city: _Optional[_Iterable[_Union[CityTile, _Mapping]]] = ..., plots: _Optional[_Iterable[_Union[Plot, _Mapping]]] = ..., mines: _Optional[_Iterable[_Union[MinePlacement, _Mapping]]] = ..., rocks: _Optional[_Iterable[_Union[Rock, _Mapping]]] = ..., mine_stack_size: _Optional[int] = ..., mine_discard_size: _Optional[int] = ..., technology_taken: _Optional[int] = ..., mine_draws: _Optional[int] = ..., barbara_next: _Optional[int] = ..., patrician_bank: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., patrician_pool: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., council: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., revealed_events: _Optional[_Iterable[int]] = ..., current_event: _Optional[int] = ..., guild_setup_card: _Optional[int] = ..., mine_setup_card: _Optional[int] = ..., guild_sets_left: _Optional[_Iterable[int]] = ..., building_in_hand: _Optional[int] = ..., players: _Optional[_Iterable[_Union[PlayerBoard, _Mapping]]] = ..., pending: _Optional[_Union[PendingDecision, _Mapping]] = ..., drawn: _Optional[_Iterable[int]] = ..., kept_tile: _Optional[int] = ..., over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., town_discards: _Optional[_Iterable[int]] = ...) -> None: ...
+    uses_events: bool
+    free_action: bool
+    work: _containers.RepeatedCompositeFieldContainer[WorkStep]
+    mine_reshuffles: int
+    mine_discard_seen: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., viewer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., start_seat: _Optional[int] = ..., turn: _Optional[int] = ..., cards_left_in_turn: _Optional[int] = ..., deck_positions: _Optional[_Iterable[_Union[DeckPosition, _Mapping]]] = ..., arms: _Optional[_Iterable[_Union[ArmPosition, _Mapping]]] = ..., prices: _Optional[_Iterable[_Union[CommodityPrice, _Mapping]]] = ..., tax: _Optional[int] = ..., town_hall: _Optional[_Iterable[_Union[TownHallRow, _Mapping]]] = ..., red_stack_size: _Optional[int] = ..., city: _Optional[_Iterable[_Union[CityTile, _Mapping]]] = ..., plots: _Optional[_Iterable[_Union[Plot, _Mapping]]] = ..., mines: _Optional[_Iterable[_Union[MinePlacement, _Mapping]]] = ..., rocks: _Optional[_Iterable[_Union[Rock, _Mapping]]] = ..., mine_stack_size: _Optional[int] = ..., mine_discard_size: _Optional[int] = ..., technology_taken: _Optional[int] = ..., mine_draws: _Optional[int] = ..., barbara_next: _Optional[int] = ..., patrician_bank: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., patrician_pool: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., council: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., revealed_events: _Optional[_Iterable[int]] = ..., current_event: _Optional[int] = ..., guild_setup_card: _Optional[int] = ..., mine_setup_card: _Optional[int] = ..., guild_sets_left: _Optional[_Iterable[int]] = ..., building_in_hand: _Optional[int] = ..., players: _Optional[_Iterable[_Union[PlayerBoard, _Mapping]]] = ..., pending: _Optional[_Union[PendingDecision, _Mapping]] = ..., drawn: _Optional[_Iterable[int]] = ..., kept_tile: _Optional[int] = ..., over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., town_discards: _Optional[_Iterable[int]] = ..., uses_events: _Optional[bool] = ..., free_action: _Optional[bool] = ..., work: _Optional[_Iterable[_Union[WorkStep, _Mapping]]] = ..., mine_reshuffles: _Optional[int] = ..., mine_discard_seen: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class WorkStep(_message.Message):
+    __slots__ = ("kind", "seat", "args")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    seat: int
+    args: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, kind: _Optional[str] = ..., seat: _Optional[int] = ..., args: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("kind", "seat", "text")
