@@ -55,3 +55,29 @@ def test_the_server_does_not_import_the_clients() -> None:
     """The server serves any client; it depends on none of ours."""
     for path, names in imported_roots("server").items():
         assert "kutnahora.clients" not in names, f"{path} imports clients"
+
+
+ENVS_MAY_IMPORT = {
+    "kutnahora.envs",
+    "kutnahora.engine",
+    "numpy",
+    "gymnasium",
+    "pettingzoo",
+    "pyspiel",
+    "open_spiel",
+}
+
+
+def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> None:
+    """envs/ adapts the engine to OpenSpiel, PettingZoo and Gymnasium: it imports the engine, numpy and
+    those libraries, never the server or the wire code."""
+    allowed = set(sys.stdlib_module_names) | ENVS_MAY_IMPORT
+    for path, names in imported_roots("envs").items():
+        assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
+
+
+@pytest.mark.parametrize("folder", ["engine", "server", "clients"])
+def test_nothing_below_depends_on_the_environments(folder: str) -> None:
+    """The environments are an optional extra: the engine, server and clients run without them."""
+    for path, names in imported_roots(folder).items():
+        assert "kutnahora.envs" not in names, f"{path} imports kutnahora.envs"

@@ -19,7 +19,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-TYPED = ["kutnahora", "kutnahora/engine", "kutnahora/server", "kutnahora/clients", "kutnahora/bench"]
+TYPED = [
+    "kutnahora",
+    "kutnahora/engine",
+    "kutnahora/server",
+    "kutnahora/clients",
+    "kutnahora/bench",
+    "kutnahora/envs",
+]
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,368 @@
+"""A seat's observation as a fixed-size vector of numbers (numpy ``float32``), and its layout.
+
+The vector is built from :func:`kutnahora.engine.observe` for one seat, so it holds exactly what that seat
+may see and nothing hidden (no stack order, no other seat's drawn mine tiles, no face-down event). Its
+length depends only on the component set, not on the number of players: games of 2, 3 and 4 players share
+one layout, and seats absent from a smaller game are zeros.
+
+Seats are **relative to the viewer**: "seat +0" is the viewer itself, "seat +1" the next seat in turn
+order, and so on. Numbers are the game's own integers (groschen, points, reputation, sizes), not scaled;
+one-hot blocks and flags are 0 or 1. :meth:`ObservationLayout.sections` lists every slice with its
+meaning, and ``python -m kutnahora.envs`` prints the table for the default component set.
+
+The sections, in order:
+
+- ``players`` one-hot of 2, 3, 4 players; ``phase`` one-hot (guild sets, guild rows, turns, round end,
+  over); ``counters``: round, rounds in the game, turn (1–3), cards left in the turn, tax, red stack
+  size, mine stack size, mine discard size, technology tiles taken, mine tiles drawn per Mine action,
+  the next St. Barbara tile, game over; ``start_seat`` one-hot (relative).
+- ``market``: deck positions (population, ore), arm notches (five arms), current prices and
+  no-market flags (six commodities, in ``Commodity`` order).
+- ``town_hall``: for every place of the town hall (row × column): present, the stack's label one-hot
+  (six guilds then four colours), its size, and its visible top building one-hot.
+- ``town_discards`` and ``building_in_hand``: flags and one-hot over building ids.
+- ``city``: for every square of the largest city board (row-major): usable on this board, plot
+  owner one-hot (relative seat), a building one-hot over building ids, and its owner one-hot (relative
+  seat, then "public").
+- ``mines``: for every square of the mine area: rock, the tile one-hot over mine and technology tile
+  ids, its owner one-hot (relative seat).
+- ``patricians``: bank, pool and council counts per colour.
+- ``events``: the revealed event cards (flags) and the current round's event (one-hot).
+- ``setup``: the guild setup card and mine setup card (one-hot by their number, 1 first), the
+  guild sets still on offer (flags by index).
+- ``pending``: the pending decision's kind one-hot and the seat that owes it (relative one-hot).
+- ``private``: the mine tiles the viewer is choosing from (flags) and the mine tile it is placing
+  (one-hot); zeros unless the viewer owes that decision.
+- ``seat +0`` … ``seat +3``: present, groschen, reputation, points, mine ore, income, tax due, pelicans,
+  pelicans used, miners in the pool, miners in reserve, plots claimed, buildings owned; the guild set
+  (flags over ``Guild``), the guild on each of the three rows (one-hot each), production per commodity,
+  houses removed per row, the action cards in hand (flags by card), the building tiles in the slots
+  (flags over building ids).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from kutnahora.engine import Observation, default_components
+from kutnahora.engine.components import Arm, Color, Commodity, ComponentSet, Deck, Guild
+from kutnahora.engine.options import DecisionKind
+from kutnahora.engine.state import Phase
+
+MAX_SEATS = 4
+PLAYER_COUNTS = (2, 3, 4)
+PHASES: tuple[str, ...] = tuple(p.value for p in Phase)
+KINDS: tuple[DecisionKind, ...] = tuple(DecisionKind)
+COUNTERS = (
+    "round",
+    "rounds in the game",
+    "turn",
+    "cards left in the turn",
+    "tax",
+    "red stack size",
+    "mine stack size",
+    "mine discard size",
+    "technology tiles taken",
+    "mine tiles drawn per Mine action",
+    "next St. Barbara tile",
+    "game over",
+)
+SEAT_COUNTERS = (
+    "present",
+    "groschen",
+    "reputation",
+    "points",
+    "mine ore",
+    "income",
+    "tax due",
+    "pelicans",
+    "pelicans used",
+    "miners in the pool",
+    "miners in reserve",
+    "plots claimed",
+    "buildings owned",
+)
+STACK_LABELS: tuple[str, ...] = tuple(g.value for g in Guild) + tuple(c.value for c in Color)
+LOW, HIGH = -1024.0, 1024.0
+"""Bounds of every entry (the game's numbers stay far inside them), for a declared observation space."""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One slice of the vector: ``vector[start:stop]`` holds ``meaning``."""
+
+    name: str
+    start: int
+    stop: int
+    meaning: str
+
+
+class ObservationLayout:
+    """The layout of the observation vector for one component set, and the encoder that fills it."""
+
+    def __init__(self, components: ComponentSet | None = None) -> None:
+        c = components or default_components()
+        self.components = c
+        self.buildings = len(c.buildings)
+        self.mine_tiles = len(c.mine_tiles) + len(c.technology_tiles)
+        self.cards = len(c.action_cards)
+        self._card_index = {card.number: i for i, card in enumerate(c.action_cards)}
+        self._event_index = {e.id: i for i, e in enumerate(c.event_cards)}
+        self.hall_rows = len(c.town_hall_rows)
+        self.hall_cols = len(c.town_hall_costs)
+        boards = list(c.city_boards.values())
+        self.city_rows = max(b.rows for b in boards)
+        self.city_cols = max(b.columns for b in boards)
+        self.mine_rows = c.mine_area.rows
+        self.mine_cols = c.mine_area.columns
+        self.guild_sets = max(len(row) for card in c.guild_setup_cards for row in card.rows.values())
+        self._usable = {n: c.board_for(n).squares() for n in PLAYER_COUNTS}
+
+        sections: list[Section] = []
+        at = 0
+
+        def add(name: str, size: int, meaning: str) -> int:
+            nonlocal at
+            sections.append(Section(name, at, at + size, meaning))
+            at += size
+            return at - size
+
+        b, t = self.buildings, self.mine_tiles
+        self._players = add("players", 3, "one-hot: 2, 3, 4 players")
+        self._phase = add("phase", len(PHASES), "one-hot: " + ", ".join(PHASES))
+        self._counters = add("counters", len(COUNTERS), ", ".join(COUNTERS))
+        self._start_seat = add("start_seat", MAX_SEATS, "one-hot: the starting seat, relative")
+        self._decks = add("market.decks", 2, "deck positions: population, ore")
+        self._arms = add("market.arms", len(Arm), "arm notches: " + ", ".join(Arm))
+        self._prices = add("market.prices", len(Commodity), "prices: " + ", ".join(Commodity))
+        self._no_market = add("market.no_market", len(Commodity), "flags: no market for the commodity")
+        self._stack = 1 + len(STACK_LABELS) + 1 + b
+        self._hall = add(
+            "town_hall",
+            self.hall_rows * self.hall_cols * self._stack,
+            f"per place (row × column, {self.hall_rows}×{self.hall_cols}): present, label one-hot "
+            f"({len(STACK_LABELS)}), size, top building one-hot ({b})",
+        )
+        self._discards = add("town_discards", b, "flags: buildings the town built")
+        self._in_hand = add("building_in_hand", b, "one-hot: the building being built")
+        self._square = 1 + MAX_SEATS + b + MAX_SEATS + 1
+        self._city = add(
+            "city",
+            self.city_rows * self.city_cols * self._square,
+            f"per square ({self.city_rows}×{self.city_cols}): usable, plot owner one-hot (relative), "
+            f"building one-hot ({b}), building owner one-hot (relative seats, then public)",
+        )
+        self._mine_square = 1 + t + MAX_SEATS
+        self._mines = add(
+            "mines",
+            self.mine_rows * self.mine_cols * self._mine_square,
+            f"per square ({self.mine_rows}×{self.mine_cols}): rock, tile one-hot ({t}), owner one-hot "
+            "(relative)",
+        )
+        self._bank = add("patricians.bank", len(Color), "patricians in the bank: " + ", ".join(Color))
+        self._pool = add("patricians.pool", len(Color), "patricians in the pool")
+        self._council = add("patricians.council", len(Color), "patricians on the council")
+        self._revealed = add("events.revealed", len(c.event_cards), "flags: event cards revealed so far")
+        self._event = add("events.current", len(c.event_cards), "one-hot: this round's event card")
+        self._guild_card = add("setup.guild_card", len(c.guild_setup_cards), "one-hot: guild setup card")
+        self._mine_card = add("setup.mine_card", len(c.mine_setup_cards), "one-hot: mine setup card")
+        self._sets_left = add("setup.guild_sets_left", self.guild_sets, "flags: guild sets still on offer")
+        self._kind = add("pending.kind", len(KINDS), "one-hot: " + ", ".join(KINDS))
+        self._owes = add("pending.seat", MAX_SEATS, "one-hot: the seat that owes the decision, relative")
+        self._drawn = add("private.drawn", t, "flags: mine tiles the viewer is choosing from")
+        self._kept = add(
+            "private.kept",
+            t,
+            "one-hot: the mine tile being placed (by the viewer; by another seat only a technology tile)",
+        )
+        self._seat = len(SEAT_COUNTERS) + len(Guild) + 3 * len(Guild) + len(Commodity) + 3 + self.cards + b
+        self._seats = []
+        for k in range(MAX_SEATS):
+            self._seats.append(
+                add(
+                    f"seat +{k}",
+                    self._seat,
+                    ", ".join(SEAT_COUNTERS) + f"; guild set flags ({len(Guild)}); guild per row one-hot "
+                    f"(3×{len(Guild)}); production ({len(Commodity)}); houses removed per row (3); "
+                    f"cards in hand ({self.cards}); buildings in the slots ({b})",
+                )
+            )
+        self.size = at
+        """The length of the vector."""
+        self.sections: tuple[Section, ...] = tuple(sections)
+
+    def section(self, name: str) -> Section:
+        """A section by name."""
+        for s in self.sections:
+            if s.name == name:
+                return s
+        raise KeyError(f"no section {name!r}")
+
+    def encode(self, obs: Observation) -> npt.NDArray[np.float32]:
+        """The vector of an observation made for a seat (``observe(state, seat)``)."""
+        viewer = obs.viewer
+        if viewer is None:
+            raise ValueError("the vector is made for a seat; a spectator's observation has no viewer")
+        n = len(obs.players)
+        ones: list[int] = []
+        at: list[int] = []
+        values: list[int] = []
+
+        def rel(seat: int) -> int:
+            return (seat - viewer) % n
+
+        ones.append(self._players + n - 2)
+        ones.append(self._phase + PHASES.index(obs.phase))
+        at.extend(range(self._counters, self._counters + len(COUNTERS)))
+        values.extend(
+            (
+                obs.round,
+                obs.rounds,
+                obs.turn,
+                obs.cards_left_in_turn,
+                obs.tax,
+                obs.red_stack_size,
+                obs.mine_stack_size,
+                obs.mine_discard_size,
+                obs.technology_taken,
+                obs.mine_draws,
+                obs.barbara_next,
+                int(obs.over),
+            )
+        )
+        ones.append(self._start_seat + rel(obs.start_seat))
+        decks = dict(obs.deck_positions)
+        at.extend((self._decks, self._decks + 1))
+        values.extend((decks.get(Deck.POPULATION, 0), decks.get(Deck.ORE, 0)))
+        at.extend(range(self._arms, self._arms + len(obs.arms)))
+        values.extend(v for _, v in obs.arms)
+        prices = dict(obs.prices)
+        for i, commodity in enumerate(Commodity):
+            at.append(self._prices + i)
+            values.append(prices.get(commodity, 0))
+            if commodity in obs.no_market:
+                ones.append(self._no_market + i)
+
+        b = self.buildings
+        for r, places in enumerate(obs.town_hall):
+            for place, stack in enumerate(places):
+                base = self._hall + (r * self.hall_cols + place) * self._stack
+                ones.append(base)
+                ones.append(base + 1 + STACK_LABELS.index(stack.label))
+                at.append(base + 1 + len(STACK_LABELS))
+                values.append(stack.size)
+                ones.append(base + 2 + len(STACK_LABELS) + stack.top)
+        ones.extend(self._discards + tile for tile in obs.town_discards)
+        if obs.building_in_hand is not None:
+            ones.append(self._in_hand + obs.building_in_hand)
+
+        width = self.city_cols
+        for row, col in self._usable[n]:
+            ones.append(self._city + (row * width + col) * self._square)
+        for (row, col), seat in obs.plots:
+            ones.append(self._city + (row * width + col) * self._square + 1 + rel(seat))
+        for tile in obs.city:
+            row, col = tile.square
+            base = self._city + (row * width + col) * self._square + 1 + MAX_SEATS
+            ones.append(base + tile.building)
+            ones.append(base + b + (MAX_SEATS if tile.owner is None else rel(tile.owner)))
+
+        mwidth = self.mine_cols
+        for (row, col), _rock in obs.rocks:
+            ones.append(self._mines + (row * mwidth + col) * self._mine_square)
+        for placed in obs.mines:
+            row, col = placed.square
+            base = self._mines + (row * mwidth + col) * self._mine_square
+            ones.append(base + 1 + placed.tile)
+            ones.append(base + 1 + self.mine_tiles + rel(placed.owner))
+
+        for offset, counts in ((self._bank, obs.patrician_bank), (self._pool, obs.patrician_pool)):
+            held = dict(counts)
+            at.extend(range(offset, offset + len(Color)))
+            values.extend(held.get(color, 0) for color in Color)
+        council = dict(obs.council)
+        at.extend(range(self._council, self._council + len(Color)))
+        values.extend(council.get(color, 0) for color in Color)
+        ones.extend(self._revealed + self._event_index[e] for e in obs.revealed_events)
+        if obs.current_event is not None:
+            ones.append(self._event + self._event_index[obs.current_event])
+        ones.append(self._guild_card + obs.guild_setup_card - 1)
+        ones.append(self._mine_card + obs.mine_setup_card - 1)
+        ones.extend(self._sets_left + i for i in obs.guild_sets_left)
+
+        if obs.pending is not None:
+            ones.append(self._kind + KINDS.index(obs.pending.kind))
+            ones.append(self._owes + rel(obs.pending.seat))
+        ones.extend(self._drawn + tile for tile in obs.drawn)
+        if obs.kept_tile is not None:
+            ones.append(self._kept + obs.kept_tile)
+
+        guild_count = len(Guild)
+        guilds = tuple(Guild)
+        for player in obs.players:
+            base = self._seats[rel(player.seat)]
+            at.extend(range(base, base + len(SEAT_COUNTERS)))
+            values.extend(
+                (
+                    1,
+                    player.groschen,
+                    player.reputation,
+                    player.points,
+                    player.mine_ore,
+                    player.income,
+                    player.tax_due,
+                    player.pelicans,
+                    player.pelicans_used,
+                    player.miners_pool,
+                    player.miners_reserve,
+                    len(player.plots),
+                    len(player.buildings),
+                )
+            )
+            base += len(SEAT_COUNTERS)
+            ones.extend(base + guilds.index(g) for g in player.guild_set)
+            base += guild_count
+            ones.extend(base + r * guild_count + guilds.index(g) for r, g in enumerate(player.guilds))
+            base += 3 * guild_count
+            production = dict(player.production)
+            at.extend(range(base, base + len(Commodity)))
+            values.extend(production.get(commodity, 0) for commodity in Commodity)
+            base += len(Commodity)
+            at.extend(range(base, base + 3))
+            values.extend(player.houses_removed[:3])
+            base += 3
+            ones.extend(base + self._card_index[card] for card in player.hand)
+            base += self.cards
+            ones.extend(base + tile for tile in player.slots)
+
+        vector = np.zeros(self.size, dtype=np.float32)
+        vector[ones] = 1.0
+        vector[at] = values
+        return vector
+
+    def describe(self) -> list[str]:
+        """One line per section: its slice and meaning."""
+        return [f"{s.start:>5}:{s.stop:<5} {s.name:<22} {s.meaning}" for s in self.sections]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the observation layout and the action ranges of the default component set."""
+    from kutnahora.envs.actions import ActionSpace
+
+    parser = argparse.ArgumentParser(
+        prog="python -m kutnahora.envs",
+        description="Print the layout of the observation vector and the action id ranges "
+        "for the default component set.",
+    )
+    parser.parse_args(argv)
+    layout = ObservationLayout()
+    print(f"observation vector: {layout.size} float32 values")
+    print("\n".join(layout.describe()))
+    space = ActionSpace(layout.components)
+    print(f"\naction ids: {space.size}")
+    print("\n".join(space.describe()))
+    return 0
