@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kutnahora.engine.components import GUILD_COMMODITY, BarbaraEffect
 from kutnahora.engine.economy import change_reputation, gain_production, score
-from kutnahora.engine.events import Event
+from kutnahora.engine.events import Event, plural
 from kutnahora.engine.geometry import matching_dots, owned_squares, public_neighbours
 from kutnahora.engine.options import (
     SKIP,
@@ -118,4 +118,6 @@ def resolve_score_building(state: GameState, seat: int, option: Option, events: 
     if not isinstance(option, ChooseTile):
         return
     square = next(sq for sq, t in state.city.items() if t.building == option.tile)
-    score(state, seat, matching_dots(state, square), "St. Barbara 10", events)
+    dots = matching_dots(state, square)
+    name = state.components.building(option.tile).name
+    score(state, seat, dots, f"{plural(dots, 'matching dot')} of {name}, St. Barbara 10", events)

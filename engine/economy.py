@@ -17,7 +17,7 @@ from kutnahora.engine.components import (
     Deck,
     PriceCard,
 )
-from kutnahora.engine.events import Event
+from kutnahora.engine.events import Event, plural
 from kutnahora.engine.state import GameState, TownHallStack
 
 REPUTATION_MIN = -5
@@ -149,7 +149,7 @@ def score(state: GameState, seat: int, points: int, why: str, events: list[Event
     """Add points to a seat's score."""
     if points:
         state.players[seat].points += points
-        events.append(Event("points", seat, f"seat {seat} scores {points} ({why})"))
+        events.append(Event("points", seat, f"seat {seat} scores {plural(points, 'point')} ({why})"))
 
 
 def pay(state: GameState, seat: int, amount: int, why: str, events: list[Event]) -> None:

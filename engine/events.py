@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kutnahora.engine.components import Action
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -16,3 +18,18 @@ class Event:
     kind: str
     seat: int | None
     text: str
+
+
+def plural(amount: int, noun: str) -> str:
+    """``1 miner``, ``2 miners``: a count with its noun in the right number."""
+    return f"{amount} {noun}" if amount == 1 else f"{amount} {noun}s"
+
+
+def article(word: str) -> str:
+    """``a miners``, ``an innkeepers``: the word with its indefinite article."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
+def action_words(action: Action) -> str:
+    """An action in words: ``st_barbara`` is ``St. Barbara``, ``plot`` is ``Plot``."""
+    return str(action).replace("_", " ").title().replace("St Barbara", "St. Barbara")

@@ -15,7 +15,7 @@ from itertools import permutations
 from kutnahora.engine import barbara, income, mine, rounds, town
 from kutnahora.engine.components import Action
 from kutnahora.engine.economy import change_reputation
-from kutnahora.engine.events import Event
+from kutnahora.engine.events import Event, action_words
 from kutnahora.engine.options import (
     ArrangeGuilds,
     ChooseAction,
@@ -141,7 +141,9 @@ def resolve_play_card(state: GameState, seat: int, option: Option, events: list[
     if option.action is None:
         events.append(Event("card_played", seat, f"seat {seat} plays card {option.card} for no effect"))
         return
-    events.append(Event("card_played", seat, f"seat {seat} plays card {option.card} for {option.action}"))
+    events.append(
+        Event("card_played", seat, f"seat {seat} plays card {option.card} for {action_words(option.action)}")
+    )
     if option.action is Action.JOKER:
         actions = joker_actions(state, seat)
         change_reputation(state, seat, -joker_cost(state, seat), events)
@@ -155,7 +157,7 @@ def resolve_play_card(state: GameState, seat: int, option: Option, events: list[
 def resolve_joker(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
     """Answer to JOKER_ACTION."""
     assert isinstance(option, ChooseAction)
-    events.append(Event("joker", seat, f"seat {seat} uses the Joker for {option.action}"))
+    events.append(Event("joker", seat, f"seat {seat} uses the Joker for {action_words(option.action)}"))
     state.agenda.append(ACTION_STEPS[option.action](seat))
 
 

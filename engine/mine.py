@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kutnahora.engine.components import Commodity, Deck, Square
 from kutnahora.engine.economy import advance_deck, gain_production, pay, price, score
-from kutnahora.engine.events import Event
+from kutnahora.engine.events import Event, plural
 from kutnahora.engine.options import (
     SKIP,
     ChooseSquare,
@@ -89,7 +89,7 @@ def refill_pool(state: GameState, seat: int, events: list[Event]) -> None:
     moved = min(state.components.miner_pool_size - player.miners_pool, player.miners_reserve)
     player.miners_pool += moved
     player.miners_reserve -= moved
-    events.append(Event("miners", seat, f"seat {seat} moves {moved} miners into the pool"))
+    events.append(Event("miners", seat, f"seat {seat} moves {plural(moved, 'miner')} into the pool"))
 
 
 def step_mine(state: GameState, step: Step, events: list[Event]) -> None:
@@ -140,7 +140,7 @@ def step_mine_draw(state: GameState, step: Step, events: list[Event]) -> None:
         drawn.append(state.mine_stack.pop())
     state.drawn = drawn
     state.free_action = free
-    events.append(Event("mine_drawn", step.seat, f"seat {step.seat} draws {len(drawn)} mine tiles"))
+    events.append(Event("mine_drawn", step.seat, f"seat {step.seat} draws {plural(len(drawn), 'mine tile')}"))
     options: list[Option] = []
     if _affordable_squares(state, step.seat, free=free):
         options.extend(ChooseTile(t) for t in sorted(drawn))
@@ -156,7 +156,9 @@ def resolve_mine_tile(state: GameState, seat: int, option: Option, events: list[
     state.mine_discards_seen[seat].extend(discarded)
     state.drawn = []
     if discarded:
-        events.append(Event("mine_discarded", seat, f"seat {seat} discards {len(discarded)} mine tiles"))
+        events.append(
+            Event("mine_discarded", seat, f"seat {seat} discards {plural(len(discarded), 'mine tile')}")
+        )
     if kept is None:
         return
     state.kept_tile = kept

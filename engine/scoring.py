@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from kutnahora.engine.components import Color
 from kutnahora.engine.economy import income
-from kutnahora.engine.events import Event
+from kutnahora.engine.events import Event, plural
 from kutnahora.engine.geometry import matching_dots, owned_squares, public_neighbours
 from kutnahora.engine.state import GameState
 
@@ -51,7 +51,11 @@ def score_patricians(state: GameState, events: list[Event]) -> None:
         if total:
             detail = ", ".join(f"{c} {p}" for c, p in gained.items() if p)
             events.append(
-                Event("patrician_scoring", player.seat, f"seat {player.seat} scores {total} ({detail})")
+                Event(
+                    "patrician_scoring",
+                    player.seat,
+                    f"seat {player.seat} scores {plural(total, 'point')} ({detail})",
+                )
             )
 
 
@@ -99,7 +103,11 @@ def final_scoring(state: GameState, events: list[Event]) -> dict[int, dict[str, 
         parts["total"] = player.points
         breakdown[seat] = parts
         events.append(
-            Event("final_scoring", seat, f"seat {seat} scores {final} at the end, {player.points} in all")
+            Event(
+                "final_scoring",
+                seat,
+                f"seat {seat} scores {plural(final, 'point')} at the end, {player.points} in all",
+            )
         )
     return breakdown
 

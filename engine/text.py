@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kutnahora.engine.components import Action, Building, MineTile, Side
 from kutnahora.engine.costs import Cost
+from kutnahora.engine.events import action_words, plural
 from kutnahora.engine.options import (
     ArrangeGuilds,
     ChooseAction,
@@ -64,11 +65,6 @@ SKIP_TEXTS: dict[DecisionKind, str] = {
 """What declining means, by decision kind (``Skip`` options)."""
 
 
-def action_name(action: Action) -> str:
-    """An action in words: ``st_barbara`` is ``St. Barbara``."""
-    return str(action).replace("_", " ").title().replace("St Barbara", "St. Barbara")
-
-
 def building_line(building: Building) -> str:
     """Name, owner, production, costs and dot sides of a building tile, in one line."""
     owner = building.guild.title() if building.guild else f"{str(building.color).title()} public"
@@ -99,9 +95,9 @@ def describe_option(state: GameState, kind: DecisionKind, option: Option) -> str
         case PlayCard(card=card, action=None):
             return f"Play card {card} for no effect"
         case PlayCard(card=card, action=Action() as action):
-            return f"Play card {card}: {action_name(action)}"
+            return f"Play card {card}: {action_words(action)}"
         case ChooseAction(action=action):
-            return f"Joker as {action_name(action)}"
+            return f"Joker as {action_words(action)}"
         case ChooseGuildSet(index=index):
             return "Guilds " + ", ".join(g.title() for g in guild_sets(state)[index])
         case ArrangeGuilds(guilds=guilds):
@@ -130,21 +126,17 @@ def describe_option(state: GameState, kind: DecisionKind, option: Option) -> str
     raise TypeError(f"not an option: {option!r}")
 
 
-def _count(amount: int, noun: str) -> str:
-    return f"{amount} {noun}" if amount == 1 else f"{amount} {noun}s"
-
-
 def describe_cost(cost: Cost) -> str:
     """A cost in words: ``12 groschen (4 wood)``, ``1 reputation``, ``1 pelican, 2 points``; ``free``."""
     parts: list[str] = []
     if cost.groschen:
-        bought = [_count(cost.permits, "permit")] if cost.permits else []
+        bought = [plural(cost.permits, "permit")] if cost.permits else []
         bought += [f"{cost.wood} wood"] if cost.wood else []
         parts.append(f"{cost.groschen} groschen" + (f" ({', '.join(bought)})" if bought else ""))
     if cost.reputation:
         parts.append(f"{cost.reputation} reputation")
     if cost.points:
-        parts.append(_count(cost.points, "point"))
+        parts.append(plural(cost.points, "point"))
     if cost.pelicans:
-        parts.append(_count(cost.pelicans, "pelican"))
+        parts.append(plural(cost.pelicans, "pelican"))
     return ", ".join(parts) or "free"

@@ -29,7 +29,7 @@ from kutnahora.engine.economy import (
     score,
     take_from_stack,
 )
-from kutnahora.engine.events import Event
+from kutnahora.engine.events import Event, article, plural
 from kutnahora.engine.geometry import board_squares, neighbour_table
 from kutnahora.engine.options import (
     SKIP,
@@ -43,6 +43,12 @@ from kutnahora.engine.options import (
 from kutnahora.engine.state import CityTile, GameState, Step, StepKind
 
 PUBLIC_LABELS = frozenset(c.value for c in Color)
+REWARD_WORDS = {
+    HouseRewardKind.PUBLIC_BUILDING: "a free public building",
+    HouseRewardKind.PELICAN: "a pelican",
+    HouseRewardKind.REPUTATION: "reputation",
+    HouseRewardKind.POINTS: "points",
+}
 
 
 def _pose(
@@ -307,7 +313,9 @@ def step_building_effect(state: GameState, step: Step, events: list[Event]) -> N
             change_reputation(state, seat, effect.amount, events)
         case EffectKind.PELICANS:
             player.pelicans += effect.amount
-            events.append(Event("pelicans", seat, f"seat {seat} takes {effect.amount} pelican tokens"))
+            events.append(
+                Event("pelicans", seat, f"seat {seat} takes {plural(effect.amount, 'pelican token')}")
+            )
         case EffectKind.TAX:
             raise_tax(state, effect.amount, events)
         case EffectKind.PATRICIAN:
@@ -361,7 +369,7 @@ def remove_house(state: GameState, seat: int, guild_row: int, events: list[Event
     """Take the leftmost house off a row, ignoring the reward beneath it."""
     state.players[seat].houses_removed[guild_row] += 1
     guild = state.players[seat].guilds[guild_row]
-    events.append(Event("house_removed", seat, f"seat {seat} removes a {guild} house"))
+    events.append(Event("house_removed", seat, f"seat {seat} removes {article(guild)} house"))
 
 
 def resolve_remove_house(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
@@ -391,7 +399,9 @@ def step_house(state: GameState, step: Step, events: list[Event]) -> None:
     column = player.houses_removed[row]
     player.houses_removed[row] += 1
     reward = state.components.house_rewards[row][column]
-    events.append(Event("house", seat, f"seat {seat} places a house; its space shows {reward.kind}"))
+    guild = player.guilds[row]
+    shows = REWARD_WORDS[reward.kind]
+    events.append(Event("house", seat, f"seat {seat} places {article(guild)} house; its space shows {shows}"))
     match reward.kind:
         case HouseRewardKind.PUBLIC_BUILDING:
             options = public_reward_options(state, seat)

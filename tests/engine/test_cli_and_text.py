@@ -105,3 +105,32 @@ def test_option_texts() -> None:
     assert option_text(PlayCard(2, None)) == "play 2 none"
     assert parse_option("play 2 mine") == PlayCard(2, parse_option("play 2 mine").action)  # type: ignore[union-attr]
     assert option_text(Skip()) == "skip"
+
+
+def test_event_texts_are_correct_english() -> None:
+    """Event sentences count in the right number and use the right article: "1 miner", "1 mine tile",
+    "an innkeepers house", "1 point", "St. Barbara" (regression: "1 miners", "a innkeepers house")."""
+    from kutnahora.engine.components import Guild
+    from tests.engine.conftest import claim, give_rights, named, play, repose, set_guilds, started
+
+    state = started(4, mine_setup_card=1)
+    texts = [e.text for e in play(state, "play 2 mine", "yes")]
+    assert "seat 0 moves 1 miner into the pool" in texts
+    assert "seat 0 draws 1 mine tile" in texts
+    texts = [e.text for e in play(state, "skip")]
+    assert "seat 0 discards 1 mine tile" in texts
+
+    state = started(4)
+    set_guilds(state, 0, Guild.GROCERS, Guild.INNKEEPERS, Guild.SCRIBES)
+    butchers = named("Butchers' Shambles")  # grocers: arm, remove a house
+    give_rights(state, 0, butchers)
+    claim(state, 0, (2, 2))
+    state.players[0].pelicans = 1
+    repose(state)
+    texts = [
+        e.text for e in play(state, "play 3 building", f"tile {butchers}", "square 2,2", "guild innkeepers")
+    ]
+    assert "seat 0 removes an innkeepers house" in texts
+    assert any(t.startswith("seat 0 places a grocers house; its space shows ") for t in texts)
+    texts = [e.text for e in play(state, "play 6 st_barbara")]
+    assert "seat 0 plays card 6 for St. Barbara" in texts
