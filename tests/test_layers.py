@@ -44,11 +44,27 @@ def test_the_engine_imports_only_the_standard_library() -> None:
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 
+SEARCH_BOT = {"clients/bots/mcts.py", "clients/bots/wire_observation.py"}
+"""The search bot's modules: they simulate the game with the engine as a library (DESIGN · Layers), but
+still receive their observation and send their decision over gRPC."""
+
+
 @pytest.mark.parametrize("forbidden", ["kutnahora.engine", "kutnahora.server"])
 def test_the_clients_use_only_the_protocol(forbidden: str) -> None:
-    """Bots act only through the protocol: clients/ never imports the engine or the server."""
+    """Bots act only through the protocol: clients/ never imports the server, and only the search bot's
+    modules import the engine."""
     for path, names in imported_roots("clients").items():
+        if forbidden == "kutnahora.engine" and path in SEARCH_BOT:
+            continue
         assert forbidden not in names, f"{path} imports {forbidden}"
+
+
+def test_the_search_bot_imports_the_engine_and_no_server() -> None:
+    """The exception above is real and no wider: those modules exist and use the engine, not the server."""
+    roots = imported_roots("clients")
+    for path in SEARCH_BOT:
+        assert "kutnahora.engine" in roots[path], f"{path} no longer imports the engine"
+        assert "kutnahora.server" not in roots[path]
 
 
 def test_the_server_does_not_import_the_clients() -> None:

@@ -1,29 +1,75 @@
-"""The reference bots, by name: ``random`` (uniform over legal options) and ``greedy`` (a one-step
-heuristic over the observation and the component set). :func:`make_bot` builds one from its name."""
+"""The reference bots, by name: ``random`` (uniform over legal options), ``greedy`` (a one-step heuristic
+over the observation and the component set) and ``mcts`` (a tree search that simulates the game with the
+engine as a library). :func:`make_bot` builds one from its name.
+
+A search bot's budget may be part of its name: ``mcts:200`` searches 200 iterations per decision,
+``mcts:500ms`` half a second; plain ``mcts`` uses :data:`~kutnahora.clients.bots.mcts.DEFAULT_ITERATIONS`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from kutnahora.clients.bots.greedy import GreedyBot
+from kutnahora.clients.bots.mcts import MctsBot
 from kutnahora.clients.bots.random_bot import RandomBot
 from kutnahora.clients.sdk import Bot
 
 BOTS: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "mcts": MctsBot,
 }
 """Every built-in bot by name; each takes a seed (None: unseeded)."""
 
 
+def mcts_budget(text: str) -> tuple[int | None, float | None]:
+    """A budget as written after ``mcts:``: ``200`` iterations, or ``500ms`` milliseconds."""
+    try:
+        if text.endswith("ms"):
+            budget_ms = float(text[:-2])
+            if budget_ms > 0:
+                return None, budget_ms
+        else:
+            iterations = int(text)
+            if iterations > 0:
+                return iterations, None
+    except ValueError:
+        pass
+    raise ValueError(
+        f"an mcts budget is a number of iterations (mcts:200) or milliseconds (mcts:500ms), not {text!r}"
+    )
+
+
+def is_bot(name: str) -> bool:
+    """Whether ``name`` names a built-in bot (``mcts:200`` included)."""
+    if name in BOTS:
+        return True
+    kind, sep, budget = name.partition(":")
+    if kind != "mcts" or not sep:
+        return False
+    try:
+        mcts_budget(budget)
+    except ValueError:
+        return False
+    return True
+
+
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A new bot of the named kind; ``KeyError`` names the known kinds when the name is unknown."""
+    kind, sep, budget = name.partition(":")
+    if kind == "mcts" and sep:
+        try:
+            iterations, budget_ms = mcts_budget(budget)
+        except ValueError as error:
+            raise KeyError(str(error)) from None
+        return MctsBot(seed, iterations=iterations, budget_ms=budget_ms)
     try:
         factory = BOTS[name]
     except KeyError:
         known = ", ".join(sorted(BOTS))
-        raise KeyError(f"unknown bot {name!r}; the built-in bots are {known}") from None
+        raise KeyError(f"unknown bot {name!r}; the built-in bots are {known} (and mcts:BUDGET)") from None
     return factory(seed)
 
 
-__all__ = ["BOTS", "GreedyBot", "RandomBot", "make_bot"]
+__all__ = ["BOTS", "GreedyBot", "MctsBot", "RandomBot", "is_bot", "make_bot", "mcts_budget"]

@@ -5,6 +5,7 @@ Examples::
     kutnahora-bot greedy --server localhost:50051 --create --players 2 --fill   # a whole game, bot vs bot
     kutnahora-bot random --server localhost:50051 --create --players 3          # seat 0; prints the game id
     kutnahora-bot greedy --server localhost:50051 --game 5f0c2a9e --seat 1      # join a waiting game
+    kutnahora-bot mcts --iterations 200 --server localhost:50051 --game 5f0c2a9e   # search 200 iterations
 
 A runner (such as ``kutnahora-tournament --bot-cmd``) may hand over a seat it has already joined through
 the environment: ``KUTNAHORA_SERVER``, ``KUTNAHORA_GAME_ID``, ``KUTNAHORA_SEAT`` and ``KUTNAHORA_TOKEN``.
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from rich.console import Console
 
 from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.bots.mcts import DEFAULT_ITERATIONS, ROLLOUTS, MctsBot
 from kutnahora.clients.sdk import (
     ENV_CA_CERT,
     ENV_GAME_ID,
@@ -98,7 +100,19 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--events", action="store_true", help="use event cards in a created 3-4 player game")
     where.add_argument("--fill", action="store_true", help="play every free seat of the game with this bot")
     parser.add_argument("--name", help="the name shown for the seat (default: the bot's name)")
-    parser.add_argument("--bot-seed", type=int, help="seed of the bot's own choices (random bot)")
+    parser.add_argument("--bot-seed", type=int, help="seed of the bot's own choices (random and mcts bots)")
+    search = parser.add_argument_group("search budget (mcts)")
+    search.add_argument(
+        "--iterations",
+        type=int,
+        help=f"iterations per decision (default {DEFAULT_ITERATIONS} when no --budget-ms is given)",
+    )
+    search.add_argument(
+        "--budget-ms", type=float, help="milliseconds per decision (with --iterations, whichever ends first)"
+    )
+    search.add_argument(
+        "--rollout", choices=sorted(ROLLOUTS), default="heuristic", help="rollout policy (default heuristic)"
+    )
     parser.add_argument(
         "--delay", type=float, default=0.0, help="seconds to wait before each decision, to watch the game"
     )
@@ -161,7 +175,11 @@ async def _join(
 
 async def _play_one(client: Client, args: argparse.Namespace, seat: SeatCredentials) -> GameOutcome:
     seed = None if args.bot_seed is None else args.bot_seed + seat.seat
-    bot: Bot = make_bot(args.bot, seed)
+    bot: Bot
+    if args.bot == "mcts":
+        bot = MctsBot(seed, iterations=args.iterations, budget_ms=args.budget_ms, rollout=args.rollout)
+    else:
+        bot = make_bot(args.bot, seed)
     if args.delay > 0:
         bot = SlowBot(bot, args.delay)
     return await client.play(bot, seat)
@@ -194,6 +212,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.create and not 2 <= args.players <= 4:
         error("--players must be 2, 3 or 4.")
+        return 2
+    if args.iterations is not None and args.iterations < 1:
+        error("--iterations must be at least 1.")
+        return 2
+    if args.budget_ms is not None and args.budget_ms <= 0:
+        error("--budget-ms must be more than 0.")
+        return 2
+    if args.bot != "mcts" and (args.iterations is not None or args.budget_ms is not None):
+        error("--iterations and --budget-ms set the mcts bot's search; the other bots do not search.")
         return 2
     try:
         return asyncio.run(run(args, console))

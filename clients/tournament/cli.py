@@ -43,7 +43,7 @@ from kutnahora.clients.sdk import ConnectError
 from kutnahora.clients.tournament import results, stats
 from kutnahora.clients.tournament.results import GameRecord, ResultsError
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
-from kutnahora.clients.tournament.schedule import ScheduledGame, schedule
+from kutnahora.clients.tournament.schedule import ScheduledGame, schedule, split_copies
 
 
 class UsageError(Exception):
@@ -60,14 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            "built-in bots: " + ", ".join(sorted(BOTS)) + "\n"
+            "built-in bots: " + ", ".join(sorted(BOTS)) + "; mcts:200 or mcts:500ms set the search budget\n"
             "external bots: --bot-cmd NAME='command' starts the command for each of NAME's seats with\n"
             "  KUTNAHORA_SERVER, KUTNAHORA_GAME_ID, KUTNAHORA_SEAT, KUTNAHORA_TOKEN and KUTNAHORA_BOT_SEED\n"
             "  in its environment; it must play that seat to the end and exit with status 0."
         ),
     )
     parser.add_argument(
-        "--bots", required=True, help="comma-separated bot names, each once (copies fill spare seats)"
+        "--bots",
+        required=True,
+        help="comma-separated bot names, each once (copies fill spare seats; NAME*N takes N seats)",
     )
     parser.add_argument("--players", type=int, default=4, help="seats per game, 2 to 4 (default 4)")
     parser.add_argument("--games", type=int, default=100, help="games to play (default 100)")
@@ -139,8 +141,11 @@ class Tournament:
         names = [b.strip() for b in args.bots.split(",") if b.strip()]
         names += [n for n in self.commands if n not in names]
         self.names = names
+        self.bot_names = [split_copies(name)[0] for name in names]
         try:
-            self.specs: dict[str, BotSpec] = {name: known_bot(name, self.commands) for name in names}
+            self.specs: dict[str, BotSpec] = {
+                name: known_bot(name, self.commands) for name, _ in map(split_copies, names)
+            }
             self.schedule = schedule(names, args.players, args.games, args.seed)
         except ValueError as error:
             raise UsageError(str(error)) from None
@@ -233,13 +238,13 @@ class Tournament:
                 "games",
                 total=len(self.schedule),
                 completed=len(self.records),
-                leader=stats.leader(stats.standings(self.names, self.records.values())),
+                leader=stats.leader(stats.standings(self.bot_names, self.records.values())),
             )
 
             def on_record(record: GameRecord) -> None:
                 self.records[record.index] = record
                 self._save(with_standings=False)
-                leader = stats.leader(_quick_standings(self.names, self.records.values()))
+                leader = stats.leader(_quick_standings(self.bot_names, self.records.values()))
                 progress.update(task, advance=1, leader=leader)
 
             await runner.run(todo, on_record)
@@ -247,13 +252,13 @@ class Tournament:
     def _save(self, *, with_standings: bool) -> None:
         if self.args.out is None:
             return
-        table = stats.standings(self.names, self.records.values()) if with_standings else []
+        table = stats.standings(self.bot_names, self.records.values()) if with_standings else []
         results.save(
             self.args.out, self.config, self.server, self.records.values(), [s.to_json() for s in table]
         )
 
     def _report(self, elapsed: float, played: int) -> int:
-        entries = stats.standings(self.names, self.records.values())
+        entries = stats.standings(self.bot_names, self.records.values())
         self._save(with_standings=True)
         if self.args.csv is not None:
             stats.write_csv(self.args.csv, entries)

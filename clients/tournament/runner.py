@@ -31,7 +31,7 @@ from typing import IO
 
 from google.protobuf import duration_pb2, json_format
 
-from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import (
     ENV_CA_CERT,
     ENV_GAME_ID,
@@ -484,7 +484,9 @@ def known_bot(name: str, commands: dict[str, str]) -> BotSpec:
     """The participant named ``name``: an external command when given, else a built-in bot."""
     if name in commands:
         return BotSpec(name, commands[name])
-    if name in BOTS:
+    if is_bot(name):
         return BotSpec(name)
-    known = ", ".join(sorted(BOTS))
+    known = (
+        ", ".join(sorted(BOTS)) + " (mcts:200 for 200 iterations a decision, mcts:500ms for half a second)"
+    )
     raise ValueError(f"unknown bot {name!r}: the built-in bots are {known}; add others with --bot-cmd")

@@ -42,12 +42,34 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
 
 
+def split_copies(entry: str) -> tuple[str, int]:
+    """A ``--bots`` entry as a bot name and a number of seats: ``greedy*3`` is three seats of greedy."""
+    name, sep, count = entry.rpartition("*")
+    if not sep:
+        return entry, 0
+    if not name or not count.isdigit() or int(count) < 1:
+        raise ValueError(f"{entry!r}: write NAME*N for N seats of one bot, such as greedy*3")
+    return name, int(count)
+
+
 def lineups(bots: Sequence[str], players: int) -> list[tuple[str, ...]]:
-    """Every line-up (a multiset of bots, one per seat), in the order the schedule cycles through them."""
+    """Every line-up (a multiset of bots, one per seat), in the order the schedule cycles through them.
+
+    Entries written ``NAME*N`` fix how many seats a bot takes; when any entry does, the others take one
+    seat each and the seats must add up to ``players`` (``mcts,greedy*3``: one line-up, played in every
+    seating).
+    """
     if not bots:
         raise ValueError("a tournament needs at least one bot")
-    if len(set(bots)) != len(bots):
+    counted = [split_copies(entry) for entry in bots]
+    names = [name for name, _ in counted]
+    if len(set(names)) != len(names):
         raise ValueError("name each bot once; seats are filled with copies automatically")
+    if any(count for _, count in counted):
+        seats = sum(max(1, count) for _, count in counted)
+        if seats != players:
+            raise ValueError(f"the bots' seats add up to {seats}, not to the {players} seats of a game")
+        return [tuple(name for name, count in counted for _ in range(max(1, count)))]
     if len(bots) <= players:
         copies, extra = divmod(players, len(bots))
         result = []

@@ -1,0 +1,268 @@
+"""The search bot: information-set Monte Carlo tree search over states resampled from its observation.
+
+Each iteration draws one whole game the seat could be in (:func:`kutnahora.engine.resample`, from the
+observation alone, so the bot never peeks), walks one tree shared by all draws (single-observer IS-MCTS:
+a node is a sequence of decisions; among the options legal in this draw it picks by UCB, counting how
+often each option was available), adds one node, plays the game out with a cheap rollout policy, and
+credits every seat's reward to the decisions that seat took on the way. The decision played is the root
+option visited most.
+
+The budget per decision is a number of iterations (deterministic for a seed) or milliseconds. A reward is
+mostly the share of the win, partly the point margin over the best other seat, so that a search also
+learns from games nobody in it could win.
+
+The bot plays over gRPC like any other: :mod:`kutnahora.clients.bots.wire_observation` reads the wire
+observation back into the engine's, and the search runs on a worker thread so that the connection stays
+served meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kutnahora.clients.bots.wire_observation import engine_observation
+from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
+from kutnahora.engine import (
+    DecisionKind,
+    GameState,
+    Observation,
+    Option,
+    apply,
+    default_components,
+    option_text,
+    resample,
+)
+from kutnahora.engine.components import ComponentSet
+from kutnahora.engine.options import PlayCard, Skip
+from kutnahora.engine.scoring import winners
+from kutnahora.v1.game_pb2 import Observation as WireObservation
+
+DEFAULT_ITERATIONS = 400
+"""Iterations per decision when no budget is given."""
+
+EXPLORATION = 0.7
+"""UCB's exploration constant, for rewards between 0 and 1."""
+
+MARGIN_WEIGHT = 0.25
+"""How much of a reward is the point margin (the rest is the share of the win)."""
+
+MARGIN_SCALE = 20.0
+"""A margin of this many points counts fully (more is clipped)."""
+
+RolloutPolicy = Callable[[GameState, random.Random], Option]
+
+
+def random_rollout(state: GameState, rng: random.Random) -> Option:
+    """Any legal option, uniformly."""
+    assert state.pending is not None
+    return rng.choice(state.pending.options)
+
+
+_YES_FIRST = frozenset({DecisionKind.TAX, DecisionKind.REFILL_MINERS})
+
+
+def heuristic_rollout(state: GameState, rng: random.Random) -> Option:
+    """Uniform, but never a card for no effect when a card half has one, never declining an optional
+    effect, and always paying the tax and refilling the miners when asked: what random play wastes most."""
+    pending = state.pending
+    assert pending is not None
+    options = pending.options
+    kind = pending.kind
+    if kind is DecisionKind.PLAY_CARD:
+        useful = [o for o in options if isinstance(o, PlayCard) and o.action is not None]
+        return rng.choice(useful) if useful else rng.choice(options)
+    if kind in _YES_FIRST:
+        return options[0]
+    if len(options) > 1 and isinstance(options[-1], Skip):
+        return options[rng.randrange(len(options) - 1)]
+    return rng.choice(options)
+
+
+ROLLOUTS: dict[str, RolloutPolicy] = {"heuristic": heuristic_rollout, "random": random_rollout}
+"""Rollout policies by name."""
+
+
+class Node:
+    """Statistics of one decision sequence: visits, the summed reward of the seat that chose it, and how
+    often it was available (legal in the iteration's draw) when its parent was walked."""
+
+    __slots__ = ("available", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[Option, Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.available = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The option chosen, and how the search went."""
+
+    option: Option
+    iterations: int
+    seconds: float
+    visits: dict[Option, int]
+
+
+def rewards(state: GameState) -> list[float]:
+    """Each seat's reward for a finished game: its share of the win, and its clipped point margin."""
+    won = winners(state)
+    points = [p.points for p in state.players]
+    out = []
+    for seat, mine in enumerate(points):
+        best_other = max(p for s, p in enumerate(points) if s != seat)
+        margin = max(-1.0, min(1.0, (mine - best_other) / MARGIN_SCALE))
+        share = 1.0 / len(won) if seat in won else 0.0
+        out.append((1 - MARGIN_WEIGHT) * share + MARGIN_WEIGHT * (0.5 + 0.5 * margin))
+    return out
+
+
+def search(
+    observation: Observation,
+    rng: random.Random,
+    *,
+    iterations: int | None = None,
+    budget_ms: float | None = None,
+    components: ComponentSet | None = None,
+    rollout: RolloutPolicy = heuristic_rollout,
+    exploration: float = EXPLORATION,
+) -> SearchResult:
+    """Search from ``observation`` (its viewer owes the pending decision) and choose one of its options.
+
+    Stops after ``iterations`` or ``budget_ms`` milliseconds, whichever comes first (at least one of them
+    must be given); with iterations alone the choice is the same for generators in the same state.
+    """
+    if iterations is None and budget_ms is None:
+        raise ValueError("give a budget: iterations, milliseconds, or both")
+    pending = observation.pending
+    if pending is None or pending.seat != observation.viewer or not pending.options:
+        raise ValueError("the observation's viewer owes no decision")
+    components = components or default_components()
+    started = time.perf_counter()
+    deadline = None if budget_ms is None else started + budget_ms / 1000
+    root = Node()
+    done = 0
+    if len(pending.options) > 1:
+        while (iterations is None or done < iterations) and (
+            deadline is None or time.perf_counter() < deadline
+        ):
+            _iterate(root, resample(observation, rng, components), rng, rollout, exploration)
+            done += 1
+    visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
+    best = max(pending.options, key=lambda o: (visits[o], _mean(root.children.get(o))))
+    return SearchResult(best, done, time.perf_counter() - started, visits)
+
+
+def _mean(node: Node | None) -> float:
+    return node.total / node.visits if node is not None and node.visits else 0.0
+
+
+def _iterate(
+    root: Node, state: GameState, rng: random.Random, rollout: RolloutPolicy, exploration: float
+) -> None:
+    """One iteration on one drawn state: select, expand one node, roll out, back up."""
+    node = root
+    path: list[tuple[Node, int]] = []
+    while state.pending is not None:
+        seat = state.pending.seat
+        options = state.pending.options
+        children = node.children
+        untried = [o for o in options if o not in children]
+        if untried:
+            option = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+            children[option] = Node()
+            for other in options:
+                known = children.get(other)
+                if known is not None:
+                    known.available += 1
+            child = children[option]
+            apply(state, option)
+            path.append((child, seat))
+            break
+        best_score = -1.0
+        chosen = options[0]
+        for option in options:
+            child = children[option]
+            child.available += 1
+            score = child.total / child.visits + exploration * math.sqrt(
+                math.log(child.available) / child.visits
+            )
+            if score > best_score:
+                best_score, chosen = score, option
+        apply(state, chosen)
+        node = children[chosen]
+        path.append((node, seat))
+    while state.pending is not None:
+        apply(state, rollout(state, rng))
+    reward = rewards(state)
+    for visited, seat in path:
+        visited.visits += 1
+        visited.total += reward[seat]
+
+
+class MctsBot(Bot):
+    """Chooses by information-set Monte Carlo tree search with a budget per decision.
+
+    ``seed`` makes it deterministic with an iteration budget: each decision's generator is seeded from the
+    seed and the game's version, so a decision does not depend on the ones before it.
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        iterations: int | None = None,
+        budget_ms: float | None = None,
+        rollout: str = "heuristic",
+    ) -> None:
+        if iterations is None and budget_ms is None:
+            iterations = DEFAULT_ITERATIONS
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be at least 1, not {iterations}")
+        if budget_ms is not None and budget_ms <= 0:
+            raise ValueError(f"the budget must be more than 0 ms, not {budget_ms}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"unknown rollout policy {rollout!r}; known: {', '.join(sorted(ROLLOUTS))}")
+        self.seed = seed
+        self.iterations = iterations
+        self.budget_ms = budget_ms
+        self.rollout = ROLLOUTS[rollout]
+        self.components = default_components()
+        self.last: SearchResult | None = None
+
+    def start(self, game: GameInfo) -> None:
+        if game.components.name != self.components.name:
+            raise ClientError(
+                f"the mcts bot simulates the engine's default component set ({self.components.name!r}); "
+                f"this game uses {game.components.name!r}"
+            )
+
+    def _rng(self, version: int) -> random.Random:
+        return random.Random(f"{self.seed}:{version}") if self.seed is not None else random.Random()
+
+    def decide(self, observation: Observation) -> Option:
+        """The option the search chooses for an engine observation."""
+        self.last = search(
+            observation,
+            self._rng(observation.version),
+            iterations=self.iterations,
+            budget_ms=self.budget_ms,
+            components=self.components,
+            rollout=self.rollout,
+        )
+        return self.last.option
+
+    async def choose(self, observation: WireObservation) -> Choice:
+        options = observation.pending.options
+        if len(options) == 1:
+            return options[0]
+        view = engine_observation(observation)
+        option = await asyncio.to_thread(self.decide, view)
+        return option_text(option)

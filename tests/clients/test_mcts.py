@@ -1,0 +1,105 @@
+"""The search bot: deterministic for a seed and an iteration budget, legal, honest, and playable over gRPC.
+
+Its strength is measured by ``kutnahora-tournament`` (README · The search bot), not here: CI plays one
+short game with a tiny budget.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kutnahora.clients.bots import is_bot, make_bot, mcts_budget
+from kutnahora.clients.bots.mcts import MctsBot, heuristic_rollout, random_rollout, rewards, search
+from kutnahora.clients.tournament.schedule import lineups
+from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
+from tests.clients.helpers import play_game, run_module
+from tests.hidden_information import disguise
+
+
+def _position(players: int, seed: int, decisions: int) -> GameState:
+    state = new_game(GameOptions(players=players), seed)
+    rng = random.Random(seed)
+    for _ in range(decisions):
+        apply(state, rng.choice(legal(state)))
+    while len(legal(state)) < 2:
+        apply(state, legal(state)[0])
+    return state
+
+
+def test_the_same_seed_and_iterations_give_the_same_search() -> None:
+    state = _position(3, 4, 40)
+    observation = observe(state, state.pending.seat if state.pending else 0)
+    first = search(observation, random.Random(9), iterations=40)
+    again = search(observation, random.Random(9), iterations=40)
+    assert first.option == again.option and first.visits == again.visits
+    assert first.iterations == 40 and sum(first.visits.values()) == 40
+    assert first.option in legal(state)
+
+
+def test_the_bot_decides_from_the_observation_alone() -> None:
+    """Two games that differ only in what the seat cannot see get the same decision from the same seed."""
+    state = _position(2, 8, 30)
+    seat = state.pending.seat if state.pending else 0
+    other = disguise(state, random.Random(3), keep_drawn=True)
+    assert observe(other, seat) == observe(state, seat)
+    bot = MctsBot(5, iterations=30)
+    assert bot.decide(observe(state, seat)) == bot.decide(observe(other, seat))
+
+
+def test_a_time_budget_stops_the_search() -> None:
+    state = _position(4, 2, 20)
+    result = search(
+        observe(state, state.pending.seat if state.pending else 0), random.Random(1), budget_ms=50
+    )
+    assert result.iterations >= 1 and result.option in legal(state)
+
+
+def test_a_search_needs_a_budget_and_a_decision_of_its_own() -> None:
+    state = _position(2, 1, 10)
+    seat = state.pending.seat if state.pending else 0
+    with pytest.raises(ValueError, match="budget"):
+        search(observe(state, seat), random.Random(1))
+    with pytest.raises(ValueError, match="owes no decision"):
+        search(observe(state, 1 - seat), random.Random(1), iterations=5)
+
+
+@pytest.mark.parametrize("policy", [heuristic_rollout, random_rollout])
+def test_rollout_policies_choose_legal_options_and_rewards_favour_the_winner(policy: object) -> None:
+    state = new_game(GameOptions(players=3), 2)
+    rng = random.Random(2)
+    while not state.over:
+        option = policy(state, rng)  # type: ignore[operator]
+        assert option in legal(state)
+        apply(state, option)
+    reward = rewards(state)
+    best = max(range(3), key=lambda s: (state.players[s].points, state.players[s].groschen))
+    assert reward[best] == max(reward) and all(0.0 <= r <= 1.0 for r in reward)
+
+
+def test_mcts_budgets_in_bot_names() -> None:
+    assert mcts_budget("200") == (200, None) and mcts_budget("500ms") == (None, 500.0)
+    assert is_bot("mcts") and is_bot("mcts:200") and is_bot("mcts:20ms")
+    assert not is_bot("mcts:0") and not is_bot("mcts:fast") and not is_bot("greedy:3")
+    bot = make_bot("mcts:25", 1)
+    assert isinstance(bot, MctsBot) and bot.iterations == 25 and bot.budget_ms is None
+    with pytest.raises(KeyError, match="iterations"):
+        make_bot("mcts:-3")
+    assert lineups(["mcts:25", "greedy*3"], 4) == [("mcts:25", "greedy", "greedy", "greedy")]
+    with pytest.raises(ValueError, match="add up"):
+        lineups(["mcts", "greedy*2"], 4)
+
+
+async def test_a_short_game_against_greedy_over_grpc(server_address: str) -> None:
+    """The CI smoke game: the bot plays a whole two-player game through the SDK with a tiny budget."""
+    outcomes = await play_game(server_address, ["mcts:3", "greedy"], seed=3)
+    assert all(o.finished for o in outcomes)
+    assert outcomes[0].refused == 0 and outcomes[0].decisions > 20
+
+
+def test_the_bot_command_checks_its_budget() -> None:
+    done = run_module("kutnahora.clients.bots.cli", "mcts", "--iterations", "0", "--create")
+    assert done.returncode == 2 and "--iterations must be at least 1" in done.stderr
+    done = run_module("kutnahora.clients.bots.cli", "greedy", "--budget-ms", "100", "--create")
+    assert done.returncode == 2 and "mcts" in done.stderr
