@@ -43,7 +43,7 @@ from itertools import permutations
 import numpy as np
 import numpy.typing as npt
 
-from kutnahora.engine import Option
+from kutnahora.engine import Option, PendingDecision, option_text
 from kutnahora.engine.components import Action, Color, ComponentSet, Guild
 from kutnahora.engine.options import (
     SKIP,
@@ -140,6 +140,14 @@ class ActionSpace:
         mask = np.zeros(self.size, dtype=np.int8)
         mask[self.ids(options)] = 1
         return mask
+
+    def refusal(self, action_id: object, decision: PendingDecision) -> str:
+        """A sentence saying that ``action_id`` is not legal for ``decision``, listing the legal ids."""
+        listed = ", ".join(f"{self.id_of(o)} ({option_text(o)})" for o in decision.options)
+        return (
+            f"action {action_id} is not legal for seat {decision.seat}'s decision {decision.kind.value}; "
+            f"legal: {listed}"
+        )
 
     def _compute_id(self, option: Option) -> int:
         start = self._start

@@ -15,7 +15,8 @@ The sections, in order:
 - ``players`` one-hot of 2, 3, 4 players; ``phase`` one-hot (guild sets, guild rows, turns, round end,
   over); ``counters``: round, rounds in the game, turn (1–3), cards left in the turn, tax, red stack
   size, mine stack size, mine discard size, technology tiles taken, mine tiles drawn per Mine action,
-  the next St. Barbara tile, game over; ``start_seat`` one-hot (relative).
+  the next St. Barbara tile, game over, events in use, the action in progress is free, how often the
+  mine discards were reshuffled; ``start_seat`` one-hot (relative).
 - ``market``: deck positions (population, ore), arm notches (five arms), current prices and
   no-market flags (six commodities, in ``Commodity`` order).
 - ``town_hall``: for every place of the town hall (row × column): present, the stack's label one-hot
@@ -31,8 +32,9 @@ The sections, in order:
 - ``setup``: the guild setup card and mine setup card (one-hot by their number, 1 first), the
   guild sets still on offer (flags by index).
 - ``pending``: the pending decision's kind one-hot and the seat that owes it (relative one-hot).
-- ``private``: the mine tiles the viewer is choosing from (flags) and the mine tile it is placing
-  (one-hot); zeros unless the viewer owes that decision.
+- ``private``: the mine tiles the viewer is choosing from (flags), the mine tile being placed (one-hot;
+  another seat's only once it is a technology tile), and the mine tiles the viewer itself put on the
+  discard pile since it was last reshuffled (flags).
 - ``seat +0`` … ``seat +3``: present, groschen, reputation, points, mine ore, income, tax due, pelicans,
   pelicans used, miners in the pool, miners in reserve, plots claimed, buildings owned; the guild set
   (flags over ``Guild``), the guild on each of the three rows (one-hot each), production per commodity,
@@ -70,6 +72,9 @@ COUNTERS = (
     "mine tiles drawn per Mine action",
     "next St. Barbara tile",
     "game over",
+    "events in use",
+    "free action",
+    "mine reshuffles",
 )
 SEAT_COUNTERS = (
     "present",
@@ -179,6 +184,7 @@ class ObservationLayout:
             t,
             "one-hot: the mine tile being placed (by the viewer; by another seat only a technology tile)",
         )
+        self._seen = add("private.discarded", t, "flags: mine tiles the viewer put on the discard pile")
         self._seat = len(SEAT_COUNTERS) + len(Guild) + 3 * len(Guild) + len(Commodity) + 3 + self.cards + b
         self._seats = []
         for k in range(MAX_SEATS):
@@ -232,6 +238,9 @@ class ObservationLayout:
                 obs.mine_draws,
                 obs.barbara_next,
                 int(obs.over),
+                int(obs.uses_events),
+                int(obs.free_action),
+                obs.mine_reshuffles,
             )
         )
         ones.append(self._start_seat + rel(obs.start_seat))
@@ -300,6 +309,7 @@ class ObservationLayout:
         ones.extend(self._drawn + tile for tile in obs.drawn)
         if obs.kept_tile is not None:
             ones.append(self._kept + obs.kept_tile)
+        ones.extend(self._seen + tile for tile in obs.mine_discard_seen)
 
         guild_count = len(Guild)
         guilds = tuple(Guild)

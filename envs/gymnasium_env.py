@@ -1,0 +1,167 @@
+"""Kutná Hora as a single-agent Gymnasium environment: the agent plays one seat, bots play the others.
+
+The agent's seat is ``seat`` (default 0); the other seats are played by opponents named in
+``opponents`` (one name for all, or one per other seat in turn order): ``random``, ``greedy``, or any bot
+of :data:`kutnahora.clients.bots.BOTS` (see :mod:`kutnahora.envs.opponents`). ``step`` applies the
+agent's decision, then lets the opponents decide until the agent owes the next decision or the game ends.
+
+Observations are a dict like PettingZoo's: ``observation`` (the seat's
+:class:`~kutnahora.envs.encoding.ObservationLayout` vector) and ``action_mask`` (the legal ids of
+:class:`~kutnahora.envs.actions.ActionSpace`); :meth:`KutnaHoraEnv.action_masks` returns the mask alone,
+as maskable policy learners ask for it. The reward is 0 until the end, then the seat's return from
+:func:`kutnahora.envs.outcome.returns`.
+
+An action that is not legal now ends the episode as a loss (reward −1, ``terminated``, and
+``info["illegal_action"]`` says which decision it failed), the convention of environments with a fixed
+action space whose agent may ignore the mask. With ``illegal_action="raise"`` it raises ``ValueError``
+instead and changes nothing.
+
+    import gymnasium
+    import kutnahora.envs.gymnasium_env  # registers "KutnaHora-v0"
+    env = gymnasium.make("KutnaHora-v0", players=3, opponents="greedy")
+    observation, info = env.reset(seed=1)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+
+from kutnahora.engine import GameOptions, GameState, apply, new_game, observe
+from kutnahora.engine.components import ComponentSet
+from kutnahora.envs.actions import ActionSpace
+from kutnahora.envs.encoding import HIGH, LOW, ObservationLayout
+from kutnahora.envs.opponents import Opponent, make_opponent
+from kutnahora.envs.outcome import position_text, returns
+
+Observation = dict[str, npt.NDArray[Any]]
+
+
+class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
+    """One seat of a Kutná Hora game against the project's bots."""
+
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 - gymnasium.Env declares it an instance variable
+
+    def __init__(
+        self,
+        players: int = 4,
+        seat: int = 0,
+        opponents: str | Sequence[str] = "random",
+        events: bool = False,
+        components: ComponentSet | None = None,
+        illegal_action: Literal["lose", "raise"] = "lose",
+        render_mode: str | None = None,
+    ) -> None:
+        if players not in (2, 3, 4):
+            raise ValueError(f"Kutná Hora is played by 2, 3 or 4 players, not {players}")
+        if not 0 <= seat < players:
+            raise ValueError(f"seat must be 0..{players - 1}, not {seat}")
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action must be 'lose' or 'raise', not {illegal_action!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        names = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
+        if len(names) != players - 1:
+            raise ValueError(
+                f"give one opponent name, or {players - 1} (one per other seat), not {len(names)}"
+            )
+        self.layout = ObservationLayout(components)
+        self.space = ActionSpace(self.layout.components)
+        self.options = GameOptions(players=players, events=events)
+        self.seat = seat
+        self.opponent_names = names
+        self._others = [s for s in range(players) if s != seat]
+        self.opponents: dict[int, Opponent] = {
+            s: make_opponent(name) for s, name in zip(self._others, names, strict=True)
+        }
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.observation_space = spaces.Dict(  # type: ignore[assignment]
+            {
+                "observation": spaces.Box(LOW, HIGH, (self.layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8),
+            }
+        )
+        self.action_space = spaces.Discrete(self.space.size)
+        self._seeds = random.Random()
+        self.state: GameState | None = None
+        self._ids: list[int] = []
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seeds = random.Random(seed)
+        self.state = new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
+        self.opponents = {
+            s: make_opponent(name, self._seeds.getrandbits(63))
+            for s, name in zip(self._others, self.opponent_names, strict=True)
+        }
+        for s, opponent in self.opponents.items():
+            opponent.start(self.state, s)
+        self._play_opponents()
+        return self._observation(), self._info()
+
+    def step(self, action: np.int64 | int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        state = self._game()
+        if state.over:
+            raise RuntimeError("the game is over: call reset() to start another")
+        pending = state.pending
+        assert pending is not None
+        try:
+            index = self._ids.index(int(action))
+        except ValueError:
+            message = self.space.refusal(action, pending)
+            if self.illegal_action == "raise":
+                raise ValueError(message) from None
+            info = self._info()
+            info["illegal_action"] = message
+            return self._observation(), -1.0, True, False, info
+        apply(state, pending.options[index])
+        self._play_opponents()
+        reward = returns(state)[self.seat] if state.over else 0.0
+        return self._observation(), reward, state.over, False, self._info()
+
+    def action_masks(self) -> npt.NDArray[np.int8]:
+        """The legal-action mask of the agent's pending decision (zeros once the game is over)."""
+        mask = np.zeros(self.space.size, dtype=np.int8)
+        mask[self._ids] = 1
+        return mask
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        return position_text(self._game())
+
+    def _game(self) -> GameState:
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        return self.state
+
+    def _play_opponents(self) -> None:
+        """Let the opponents decide until the agent owes a decision or the game is over."""
+        state = self._game()
+        while state.pending is not None and state.pending.seat != self.seat:
+            seat = state.pending.seat
+            apply(state, self.opponents[seat].choose(state, seat))
+        self._ids = self.space.ids(state.pending.options) if state.pending is not None else []
+
+    def _observation(self) -> Observation:
+        return {
+            "observation": self.layout.encode(observe(self._game(), self.seat)),
+            "action_mask": self.action_masks(),
+        }
+
+    def _info(self) -> dict[str, Any]:
+        state = self._game()
+        return {"version": state.version, "scores": tuple(p.points for p in state.players)}
+
+
+gymnasium.register(id="KutnaHora-v0", entry_point="kutnahora.envs.gymnasium_env:KutnaHoraEnv")

@@ -1,0 +1,45 @@
+"""What a finished game is worth to each seat, and a short text of a position, shared by the adapters.
+
+**Returns.** Every adapter pays the same terminal return: each seat compares itself with every other seat
+by the rules' order (most points, then most groschen; RULINGS 13) and scores +1 for each seat it beats
+and −1 for each seat that beats it, divided by the number of other seats. A sole winner of a four-player
+game gets +1, the last −1, and a seat tied with all others 0. The returns of a game sum to zero and lie
+in [−1, 1]. There is no reward before the end.
+"""
+
+from __future__ import annotations
+
+from kutnahora.engine import GameState, legal
+from kutnahora.engine.text import describe_option
+
+
+def returns(state: GameState) -> list[float]:
+    """The terminal return of each seat (zeros while the game runs)."""
+    n = len(state.players)
+    if not state.over:
+        return [0.0] * n
+    keys = [(p.points, p.groschen) for p in state.players]
+    out = []
+    for seat in range(n):
+        beats = sum(keys[seat] > keys[other] for other in range(n))
+        beaten = sum(keys[seat] < keys[other] for other in range(n))
+        out.append((beats - beaten) / (n - 1))
+    return out
+
+
+def position_text(state: GameState) -> str:
+    """A few lines on a position: round, scores and groschen, and the decision with its options."""
+    lines = [
+        f"round {state.round}, {state.phase.value}, decision {state.version}",
+        "  ".join(
+            f"seat {p.seat}: {p.points} points, {p.groschen} groschen, reputation {p.reputation}"
+            for p in state.players
+        ),
+    ]
+    pending = state.pending
+    if pending is None:
+        lines.append(f"game over; returns {returns(state)}")
+    else:
+        lines.append(f"seat {pending.seat} decides {pending.kind.value}:")
+        lines.extend(f"  {describe_option(state, pending.kind, o)}" for o in legal(state))
+    return "\n".join(lines)

@@ -1,0 +1,158 @@
+"""Kutná Hora as a PettingZoo AEC environment with action masks, for 2, 3 or 4 players.
+
+Agents are ``seat_0`` … ``seat_{n-1}``; the agent selected is always the seat that owes the pending
+decision (setup choices included), so turns follow the rules, not a fixed rotation. Each agent observes a
+dict: ``observation``, its :class:`~kutnahora.envs.encoding.ObservationLayout` vector, and
+``action_mask``, 1 at the ids (:class:`~kutnahora.envs.actions.ActionSpace`) of the options it may
+choose now (all zeros for an agent that owes nothing). The only rewards are the terminal returns of
+:func:`kutnahora.envs.outcome.returns`; every agent terminates together when the game ends. An action
+that is not legal raises ``ValueError`` naming the decision and leaves the game unchanged.
+
+``reset(seed=s)`` starts the engine's game from a seed drawn from ``s``, so equal seeds give equal games;
+later resets without a seed continue that sequence.
+
+    from kutnahora.envs.pettingzoo_env import env
+    game = env(players=3)
+    game.reset(seed=1)
+    for agent in game.agent_iter():
+        observation, reward, termination, truncation, info = game.last()
+        mask = observation["action_mask"]
+        action = None if termination or truncation else game.action_space(agent).sample(mask)
+        game.step(action)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from kutnahora.engine import GameOptions, GameState, apply, new_game, observe
+from kutnahora.engine.components import ComponentSet
+from kutnahora.envs.actions import ActionSpace
+from kutnahora.envs.encoding import HIGH, LOW, ObservationLayout
+from kutnahora.envs.outcome import position_text, returns
+
+
+class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[misc]
+    """The AEC environment itself; :func:`env` wraps it in PettingZoo's order checks."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "kutnahora_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        players: int = 4,
+        events: bool = False,
+        components: ComponentSet | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if players not in (2, 3, 4):
+            raise ValueError(f"Kutná Hora is played by 2, 3 or 4 players, not {players}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.layout = ObservationLayout(components)
+        self.space = ActionSpace(self.layout.components)
+        self.options = GameOptions(players=players, events=events)
+        self.render_mode = render_mode
+        self.possible_agents = [f"seat_{seat}" for seat in range(players)]
+        self.agents = self.possible_agents[:]
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(LOW, HIGH, (self.layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
+        self.action_spaces = {agent: spaces.Discrete(self.space.size) for agent in self.possible_agents}
+        self._seeds = random.Random()
+        self.state: GameState | None = None
+        self._ids: list[int] = []
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seeds = random.Random(seed)
+        self.state = new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._pose()
+
+    def _pose(self) -> None:
+        """Select the agent that owes the pending decision and list its action ids."""
+        state = self._game()
+        pending = state.pending
+        assert pending is not None
+        self._ids = self.space.ids(pending.options)
+        self.agent_selection = self.possible_agents[pending.seat]
+
+    def _game(self) -> GameState:
+        if self.state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state
+
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        state = self._game()
+        seat = self.possible_agents.index(agent)
+        mask = np.zeros(self.space.size, dtype=np.int8)
+        if state.pending is not None and state.pending.seat == seat:
+            mask[self._ids] = 1
+        return {"observation": self.layout.encode(observe(state, seat)), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self._game()
+        assert state.pending is not None
+        if action is None:
+            raise ValueError(f"{agent} owes a decision ({state.pending.kind.value}); None is not an action")
+        try:
+            index = self._ids.index(int(action))
+        except ValueError:
+            raise ValueError(self.space.refusal(action, state.pending)) from None
+        self._cumulative_rewards[agent] = 0.0
+        apply(state, state.pending.options[index])
+        if state.over:
+            for agent_name, value in zip(self.agents, returns(state), strict=True):
+                self.rewards[agent_name] = value
+                self.terminations[agent_name] = True
+            self._ids = []
+            self._accumulate_rewards()
+            self.agent_selection = self.agents[0]
+        else:
+            self._pose()
+        if self.render_mode == "ansi":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        return position_text(self._game())
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def env(**kwargs: Any) -> AECEnv[str, dict[str, npt.NDArray[Any]], int]:
+    """The environment wrapped in PettingZoo's order checks (``reset`` first, no step after the end)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))

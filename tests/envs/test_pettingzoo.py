@@ -1,0 +1,77 @@
+"""The PettingZoo AEC environment passes PettingZoo's own API and seed tests for 2, 3 and 4 players."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from kutnahora.envs.pettingzoo_env import env, raw_env
+
+# The observation is a dict of the vector and the action mask, as in PettingZoo's own classic games; its
+# API test warns that it is neither a Box nor a NumPy array.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be"),
+    pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
+]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pettingzoo_api_test(players: int) -> None:
+    api_test(env(players=players), num_cycles=300)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pettingzoo_seed_test(players: int) -> None:
+    seed_test(lambda: env(players=players), num_cycles=300)
+
+
+def play_to_the_end(game: raw_env, seed: int) -> dict[str, float]:
+    """A whole random game; the rewards each agent received at the end."""
+    game.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    total: dict[str, float] = dict.fromkeys(game.possible_agents, 0.0)
+    for agent in game.agent_iter():
+        observation, reward, termination, truncation, _ = game.last()
+        total[agent] += reward
+        if termination or truncation:
+            game.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        game.step(int(rng.choice(legal)))
+    return total
+
+
+def test_a_whole_game_ends_with_zero_sum_returns_for_every_agent() -> None:
+    game = raw_env(players=4)
+    total = play_to_the_end(game, 3)
+    assert game.agents == []
+    assert game.state is not None and game.state.over
+    assert sum(total.values()) == pytest.approx(0.0)
+    points = [(p.points, p.groschen) for p in game.state.players]
+    best = max(points)
+    for seat, key in enumerate(points):
+        if key == best and points.count(best) == 1:
+            assert total[f"seat_{seat}"] == 1.0
+
+
+def test_only_the_seat_that_owes_the_decision_acts() -> None:
+    game = raw_env(players=3)
+    game.reset(seed=5)
+    assert game.state is not None and game.state.pending is not None
+    owner = f"seat_{game.state.pending.seat}"
+    assert game.agent_selection == owner
+    for agent in game.possible_agents:
+        mask = game.observe(agent)["action_mask"]
+        assert mask.any() == (agent == owner)
+
+
+def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
+    game = raw_env(players=2)
+    game.reset(seed=2)
+    mask = game.observe(game.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = game.state.version if game.state else None
+    with pytest.raises(ValueError, match="not legal"):
+        game.step(illegal)
+    assert game.state is not None and game.state.version == before
