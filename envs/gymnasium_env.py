@@ -1,8 +1,9 @@
 """Kutná Hora as a single-agent Gymnasium environment: the agent plays one seat, bots play the others.
 
 The agent's seat is ``seat`` (default 0); the other seats are played by opponents named in
-``opponents`` (one name for all, or one per other seat in turn order): ``random``, ``greedy``, or any bot
-of :data:`kutnahora.clients.bots.BOTS` (see :mod:`kutnahora.envs.opponents`). ``step`` applies the
+``opponents`` (one name for all, or one per other seat in turn order): ``random``, ``greedy``, ``mcts``
+(``mcts:100`` for 100 iterations a decision), or any bot of :data:`kutnahora.clients.bots.BOTS` (see
+:mod:`kutnahora.envs.opponents`). ``step`` applies the
 agent's decision, then lets the opponents decide until the agent owes the next decision or the game ends.
 
 Observations are a dict like PettingZoo's: ``observation`` (the seat's

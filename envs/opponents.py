@@ -2,7 +2,8 @@
 
 ``random`` chooses uniformly among the legal options straight from the engine (what the ``random`` bot
 does, without building a wire observation). Every other name is a bot of
-:data:`kutnahora.clients.bots.BOTS` (``greedy``, and any bot added there later): those bots read only the
+:data:`kutnahora.clients.bots.BOTS` (``greedy``, ``mcts`` or ``mcts:200`` with a budget, and any bot
+added there later): those bots read only the
 wire observation, so :class:`BotOpponent` builds it from the engine's observation with the server's own
 conversion (:func:`kutnahora.server.convert.observation_to_wire`) and gives the bot the component set as
 the server's ``GetComponents`` would. The bot's answer is an index into the listed options, which are the
@@ -17,7 +18,7 @@ import random
 from collections.abc import Awaitable
 from typing import ClassVar, Protocol
 
-from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, GameInfo, to_answer
 from kutnahora.engine import RULES_VERSION, GameState, Option, legal, observe
 from kutnahora.engine.components import ComponentSet
@@ -89,13 +90,13 @@ async def _awaited(choice: Awaitable[Choice]) -> Choice:
 
 
 OPPONENTS: tuple[str, ...] = tuple(sorted({"random", *BOTS}))
-"""The names :func:`make_opponent` accepts."""
+"""The opponents by name (a search bot's name may carry its budget: ``mcts:200``, ``mcts:500ms``)."""
 
 
 def make_opponent(name: str, seed: int | None = None) -> Opponent:
-    """An opponent by name: ``random``, or any bot of :data:`kutnahora.clients.bots.BOTS`."""
+    """An opponent by name: ``random``, or any bot :func:`kutnahora.clients.bots.make_bot` knows."""
     if name == "random":
         return RandomOpponent(seed)
-    if name not in BOTS:
-        raise ValueError(f"unknown opponent {name!r}; choose one of {', '.join(OPPONENTS)}")
+    if not is_bot(name):
+        raise ValueError(f"unknown opponent {name!r}; choose one of {', '.join(OPPONENTS)} (mcts:200 …)")
     return BotOpponent(make_bot(name, seed))

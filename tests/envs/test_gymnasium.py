@@ -58,6 +58,13 @@ def test_greedy_opponents_beat_a_random_agent_more_often_than_not() -> None:
     assert sum(rewards) < 0
 
 
+def test_a_search_bot_can_be_an_opponent() -> None:
+    """The project's mcts bot, with a small budget, plays the other seat of a whole game."""
+    env = KutnaHoraEnv(players=2, opponents="mcts:8")
+    _, steps = play(env, 2)
+    assert env.state is not None and env.state.over and steps > 20
+
+
 def test_an_illegal_action_loses_or_raises() -> None:
     env = KutnaHoraEnv(players=2)
     observation, _ = env.reset(seed=1)
