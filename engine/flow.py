@@ -9,11 +9,10 @@ round end. It is the only place that dispatches on step and decision kinds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from itertools import permutations
 
 from kutnahora.engine import barbara, income, mine, rounds, town
-from kutnahora.engine.components import Action
+from kutnahora.engine.components import Action, ComponentSet
 from kutnahora.engine.economy import change_reputation
 from kutnahora.engine.events import Event, action_words
 from kutnahora.engine.options import (
@@ -51,24 +50,20 @@ ACTION_STEPS: dict[Action, Callable[[int], Step]] = {
 }
 
 
+_FEASIBLE: dict[Action, Callable[[GameState, int], bool]] = {
+    Action.MINE: lambda state, seat: mine.mine_feasible(state, seat, free=False),
+    Action.RIGHTS: town.rights_feasible,
+    Action.PLOT: town.plot_feasible,
+    Action.BUILDING: town.building_feasible,
+    Action.INCOME: lambda state, seat: True,
+    Action.ST_BARBARA: barbara.st_barbara_feasible,
+    Action.JOKER: lambda state, seat: bool(joker_actions(state, seat)),
+}
+
+
 def action_feasible(state: GameState, seat: int, action: Action) -> bool:
     """Whether playing ``action`` (not free) can have an effect now (RULINGS 4)."""
-    match action:
-        case Action.MINE:
-            return mine.mine_feasible(state, seat, free=False)
-        case Action.RIGHTS:
-            return town.rights_feasible(state, seat)
-        case Action.PLOT:
-            return town.plot_feasible(state, seat)
-        case Action.BUILDING:
-            return bool(town.buildable_tiles(state, seat, free=False))
-        case Action.INCOME:
-            return True
-        case Action.ST_BARBARA:
-            return barbara.st_barbara_feasible(state, seat)
-        case Action.JOKER:
-            return bool(joker_actions(state, seat))
-    raise AssertionError(action)
+    return _FEASIBLE[action](state, seat)
 
 
 def joker_cost(state: GameState, seat: int) -> int:
@@ -105,32 +100,51 @@ def joker_actions(state: GameState, seat: int, known: dict[Action, bool] | None 
         player.reputation = saved
 
 
+CardHalves = tuple[tuple[int, tuple[tuple[Action, PlayCard], ...], PlayCard], ...]
+_CARD_TABLES: dict[int, tuple[ComponentSet, CardHalves]] = {}
+
+
+def _card_table(components: ComponentSet) -> CardHalves:
+    """Each action card in order: its number, its distinct halves with their options, and its option for
+    no effect. Option values are immutable, so each is built once per component set and shared."""
+    entry = _CARD_TABLES.get(id(components))
+    if entry is None or entry[0] is not components:
+        table = tuple(
+            (
+                card.number,
+                tuple(
+                    (action, PlayCard(card.number, action))
+                    for action in ((card.top,) if card.top is card.bottom else (card.top, card.bottom))
+                ),
+                PlayCard(card.number, None),
+            )
+            for card in components.action_cards
+        )
+        entry = _CARD_TABLES[id(components)] = (components, table)
+    return entry[1]
+
+
 def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
     """Every card half that can have effect, then every card for no effect (RULINGS 3)."""
-    player = state.players[seat]
+    hand = state.players[seat].hand
     feasible: dict[Action, bool] = {}
     options: list[Option] = []
-    hand = sorted(player.hand)
-    for card in state.components.action_cards:
-        if card.number not in hand:
+    no_effect: dict[int, PlayCard] = {}
+    for number, halves, idle in _card_table(state.components):
+        if number not in hand:
             continue
-        halves = (card.top,) if card.top is card.bottom else (card.top, card.bottom)
-        for action in halves:
-            if action not in feasible:
+        no_effect[number] = idle
+        for action, option in halves:
+            ok = feasible.get(action)
+            if ok is None:
                 if action is Action.JOKER:
-                    feasible[action] = bool(joker_actions(state, seat, feasible))
+                    ok = feasible[action] = bool(joker_actions(state, seat, feasible))
                 else:
-                    feasible[action] = action_feasible(state, seat, action)
-            if feasible[action]:
-                options.append(_play_card(card.number, action))
-    options.extend(_play_card(number, None) for number in hand)
+                    ok = feasible[action] = _FEASIBLE[action](state, seat)
+            if ok:
+                options.append(option)
+    options.extend([no_effect[number] for number in sorted(hand)])
     return tuple(options)
-
-
-@cache
-def _play_card(card: int, action: Action | None) -> PlayCard:
-    """Option values are immutable, so each is built once and shared."""
-    return PlayCard(card, action)
 
 
 def resolve_play_card(state: GameState, seat: int, option: Option, events: list[Event]) -> None:

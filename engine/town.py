@@ -104,7 +104,10 @@ def rights_feasible(state: GameState, seat: int) -> bool:
     if len(player.slots) >= state.components.building_slots:
         return False
     buildings = state.components.buildings
-    column_costs = [column_cost(state, col) for col in range(len(state.components.town_hall_costs))]
+    permit = price(state, Commodity.PERMITS)
+    column_costs = [
+        amount if unit == "groschen" else amount * permit for unit, amount in state.components.town_hall_costs
+    ]
     for row in state.town_hall:
         for col, stack in enumerate(row):
             guild = buildings[stack.tiles[-1]].guild
@@ -184,12 +187,32 @@ def plot_options(state: GameState, seat: int, *, free: bool) -> list[Option]:
 
 
 def plot_feasible(state: GameState, seat: int) -> bool:
-    """Whether a paid Plot action has a square the seat can afford."""
+    """Whether a paid Plot action has a square the seat can afford: :func:`plot_costs`' cheapest square,
+    found without listing every square of an empty city."""
+    components = state.components
     player = state.players[seat]
-    if len(player.plots) >= state.components.plot_markers:
+    if len(player.plots) >= components.plot_markers:
         return False
-    costs = plot_costs(state, seat, free=False)
-    return bool(costs) and min(costs.values()) <= player.groschen
+    city, plots = state.city, state.plots
+    costs: dict[Square, int] = {}
+    if city:
+        table = neighbour_table(components.board_for(state.options.players))
+        buildings = components.buildings
+        for square, tile in city.items():
+            cost = buildings[tile.building].plot_cost
+            for other in table[square]:
+                if other not in city and other not in plots and costs.get(other, -1) < cost:
+                    costs[other] = cost
+    if costs:
+        cheapest = min(costs.values())
+    else:
+        board = components.board_for(state.options.players)
+        if all(sq in city or sq in plots for sq in board_squares(board)):
+            return False
+        cheapest = components.default_plot_cost
+    if player.reputation >= 3:
+        cheapest = 1
+    return cheapest <= player.groschen
 
 
 def step_plot(state: GameState, step: Step, events: list[Event]) -> None:
@@ -239,6 +262,29 @@ def buildable_tiles(state: GameState, seat: int, *, free: bool) -> list[Option]:
         if building.wood_cost * wood <= player.groschen:
             options.append(ChooseTile(tile))
     return options
+
+
+def building_feasible(state: GameState, seat: int) -> bool:
+    """Whether :func:`buildable_tiles` (paid) lists any tile, stopping at the first one found."""
+    player = state.players[seat]
+    if not player.plots:
+        return False
+    wood = price(state, Commodity.WOOD)
+    limit = state.components.houses_per_row
+    buildings = state.components.buildings
+    for tile in player.slots:
+        building = buildings[tile]
+        commodity = building.commodity
+        if commodity is not None:
+            if no_market(state, commodity):
+                continue
+            row = house_row(state, seat, tile)
+            assert row is not None
+            if player.houses_removed[row] >= limit:
+                continue
+        if building.wood_cost * wood <= player.groschen:
+            return True
+    return False
 
 
 def step_building(state: GameState, step: Step, events: list[Event]) -> None:
