@@ -306,14 +306,14 @@ def measure_observation_cost(games: int = 4) -> dict[str, float]:
     decision of a few random four-seat games, for the seat that owes it."""
     from kutnahora import engine
     from kutnahora.engine.text import QUESTIONS, describe_option
-    from kutnahora.server import convert
+    from kutnahora.server import presenter
 
     rng = random.Random(1)
     observe_s = encode_s = reference_s = apply_s = 0.0
     count = 0
     for _ in range(games):
         state = engine.new_game(engine.GameOptions(players=4), rng.randrange(1 << 30))
-        encoder = convert.ObservationEncoder("bench")
+        encoder = presenter.ObservationEncoder("bench")
         while state.pending is not None:
             pending = state.pending
             kind = pending.kind
@@ -322,7 +322,7 @@ def measure_observation_cost(games: int = 4) -> dict[str, float]:
             observed = time.process_time()
             encoder.encode(view, QUESTIONS[kind], partial(describe_option, state, kind))
             encoded = time.process_time()
-            convert.observation_to_wire(engine.observe(state, pending.seat), "bench").SerializeToString()
+            presenter.observation_to_wire(engine.observe(state, pending.seat), "bench").SerializeToString()
             built = time.process_time()
             option = rng.choice(pending.options)
             before = time.process_time()

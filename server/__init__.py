@@ -2,7 +2,8 @@
 
 Modules: :mod:`kutnahora.server.app` assembles a server (:func:`kutnahora.server.app.create_server`);
 :mod:`kutnahora.server.service` holds the servicers; :mod:`kutnahora.server.hub` and
-:mod:`kutnahora.server.game` the games in memory; :mod:`kutnahora.server.convert` every conversion between
-engine values and wire messages; :mod:`kutnahora.server.store` and :mod:`kutnahora.server.sqlite_store`
-durable storage; :mod:`kutnahora.server.main` the ``kutnahora-server`` command.
+:mod:`kutnahora.server.game` the games in memory (engine values and the records of
+:mod:`kutnahora.server.records` only); :mod:`kutnahora.server.presenter` every wire message and its byte
+caches; :mod:`kutnahora.server.store` and :mod:`kutnahora.server.sqlite_store` durable storage;
+:mod:`kutnahora.server.main` the ``kutnahora-server`` command.
 """

@@ -1,14 +1,13 @@
 """The errors the service answers with: a gRPC status code, a sentence, and a short reason.
 
 Domain code raises :class:`ServiceError`; the servicers turn it into the call's status (unary calls) or a
-``DecisionRejected`` message (the Play stream). ``reason`` labels the refusal in metrics and logs.
+``DecisionRejected`` message (the Play stream), both built by :mod:`kutnahora.server.presenter`. ``reason``
+labels the refusal in metrics and logs.
 """
 
 from __future__ import annotations
 
 import grpc
-
-from kutnahora.v1 import game_pb2
 
 
 class ServiceError(Exception):
@@ -56,16 +55,16 @@ def exhausted(message: str, reason: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, message, reason)
 
 
-REJECT_REASONS: dict[str, game_pb2.RejectReason] = {
-    "stale_version": game_pb2.REJECT_REASON_STALE_VERSION,
-    "not_your_turn": game_pb2.REJECT_REASON_NOT_YOUR_TURN,
-    "not_an_option": game_pb2.REJECT_REASON_NOT_AN_OPTION,
-    "game_not_active": game_pb2.REJECT_REASON_GAME_NOT_ACTIVE,
-    "malformed": game_pb2.REJECT_REASON_MALFORMED,
-    "rate_limited": game_pb2.REJECT_REASON_RATE_LIMITED,
-}
+def conflict(message: str, reason: str) -> ServiceError:
+    """Something that exists already (ALREADY_EXISTS), such as a taken seat."""
+    return ServiceError(grpc.StatusCode.ALREADY_EXISTS, message, reason)
 
 
-def reject_reason(error: ServiceError) -> game_pb2.RejectReason:
-    """The ``RejectReason`` of a refusal sent on the Play stream."""
-    return REJECT_REASONS.get(error.reason, game_pb2.REJECT_REASON_UNSPECIFIED)
+def store_unavailable(message: str) -> ServiceError:
+    """The game store could not be reached, so nothing changed (UNAVAILABLE): the caller may retry."""
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, message, "store_error")
+
+
+def engine_failed(message: str) -> ServiceError:
+    """The rules engine failed on a listed option (INTERNAL): a fault of the server, not the caller."""
+    return ServiceError(grpc.StatusCode.INTERNAL, message, "engine_error")

@@ -8,9 +8,11 @@ stored, and a refused request changes nothing.
 It also owns the game's automation: a timer per pending decision that applies the default decision when
 the seat's clock runs out, and the random policy that plays seats that resigned or struck out.
 
-What it leaves to others: the wire format of its answers (built with :mod:`kutnahora.server.convert`), who may
-call what (checked here, but with tokens parsed by the servicers), and finding or loading games
-(:class:`kutnahora.server.hub.GameHub`).
+It speaks engine values and the records of :mod:`kutnahora.server.records` only: a submission arrives as an
+engine option (or the index of a listed one), and what it returns are records. What it leaves to others:
+the wire (every message and its byte caches are :mod:`kutnahora.server.presenter`'s, which hears of each
+change through :class:`GameListener`), who may call what (checked here, but with tokens parsed by the
+servicers), and finding or loading games (:class:`kutnahora.server.hub.GameHub`).
 """
 
 from __future__ import annotations
@@ -21,22 +23,40 @@ import contextvars
 import random
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
-import grpc
 import structlog
 
 from kutnahora import engine
-from kutnahora.engine import Event, GameOptions, GameState, IllegalDecision, Option, option_text, parse_option
+from kutnahora.engine import Event, GameOptions, GameResult, GameState, IllegalDecision, Option, parse_option
 from kutnahora.engine.components import ComponentSet
-from kutnahora.engine.options import DecisionKind, PendingDecision, PlayCard, Skip
-from kutnahora.engine.text import QUESTIONS, describe_option
-from kutnahora.server import auth, convert
+from kutnahora.engine.options import PendingDecision, PlayCard, Skip
+from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.errors import ServiceError, denied, invalid, precondition, stale, unauthenticated
+from kutnahora.server.errors import (
+    ServiceError,
+    conflict,
+    denied,
+    engine_failed,
+    invalid,
+    precondition,
+    stale,
+    store_unavailable,
+    unauthenticated,
+)
 from kutnahora.server.metrics import Metrics
+from kutnahora.server.records import (
+    Answer,
+    AppliedDecision,
+    ClockReading,
+    DecisionSource,
+    GameStatus,
+    ListedIndex,
+    SeatState,
+    canonical_text,
+)
 from kutnahora.server.store import (
     DecisionRow,
     DuplicateDecision,
@@ -45,30 +65,11 @@ from kutnahora.server.store import (
     Store,
     StoredGame,
     StoreError,
+    result_to_json,
 )
-from kutnahora.v1 import game_pb2, play_service_pb2
-
-SPECTATOR = -1
-"""The viewer key of a spectator in caches (seats are 0..3)."""
 
 DETAIL_WINDOW = 256
 """How many recent decisions keep their listed options and events in memory (for exact retries)."""
-
-WATCH_WINDOW = 64
-"""How many recent versions keep their prepared watch messages."""
-
-STATUS_WIRE: dict[str, game_pb2.GameStatus] = {
-    "waiting": game_pb2.GAME_STATUS_WAITING,
-    "active": game_pb2.GAME_STATUS_ACTIVE,
-    "finished": game_pb2.GAME_STATUS_FINISHED,
-    "abandoned": game_pb2.GAME_STATUS_ABANDONED,
-}
-STATUS_BY_WIRE: dict[int, str] = {number: name for name, number in STATUS_WIRE.items()}
-SOURCE_WIRE: dict[str, game_pb2.DecisionSource] = {
-    "seat": game_pb2.DECISION_SOURCE_SEAT,
-    "timeout": game_pb2.DECISION_SOURCE_TIMEOUT,
-    "policy": game_pb2.DECISION_SOURCE_POLICY,
-}
 
 
 def default_option(options: Sequence[Option]) -> Option:
@@ -90,69 +91,45 @@ def policy_option(seed: int, version: int, options: Sequence[Option]) -> Option:
     return random.Random(f"{seed}:{version}").choice(list(options))
 
 
-@dataclass(slots=True)
-class SeatState:
-    """A seat as the server tracks it: who holds it, its clock and whether the policy plays it."""
-
-    seat: int
-    name: str = ""
-    token_hash: str = ""
-    resigned: bool = False
-    joined_at: float = 0.0
-    strikes: int = 0
-    bank_ms: int = 0
-
-    @property
-    def joined(self) -> bool:
-        """Whether a client has taken the seat."""
-        return bool(self.token_hash)
-
-    def row(self) -> SeatRow:
-        """The store's record of the seat."""
-        return SeatRow(self.seat, self.name, self.token_hash, self.resigned, self.joined_at)
+def seat_row(seat: SeatState) -> SeatRow:
+    """The store's record of a seat."""
+    return SeatRow(seat.seat, seat.name, seat.token_hash, seat.resigned, seat.joined_at)
 
 
-@dataclass(slots=True)
-class AppliedDecision:
-    """One decision of the game's history. Older ones drop their options and events to save memory."""
+def replayed_decision(
+    decision: DecisionRow,
+    option: Option,
+    pending: PendingDecision,
+    events: Sequence[Event],
+    game_over: bool,
+    keep_details: bool = True,
+) -> AppliedDecision:
+    """A stored decision, once replayed; ``keep_details`` keeps its options and events."""
+    return AppliedDecision(
+        version=decision.seq,
+        seat=decision.seat,
+        option=option,
+        text=decision.option,
+        source=DecisionSource(decision.source),
+        think_ms=decision.think_ms,
+        applied_at=decision.applied_at,
+        game_over=game_over,
+        options=pending.options if keep_details else None,
+        events=tuple(events) if keep_details else None,
+        kind=pending.kind,
+    )
 
-    version: int  # the state version it was applied at
-    seat: int
-    option: Option
-    text: str
-    source: str  # seat | timeout | policy
-    think_ms: int
-    applied_at: float
-    game_over: bool
-    options: tuple[Option, ...] | None = None  # the options listed at that version
-    events: tuple[Event, ...] | None = None
-    response: bytes | None = None  # the serialised SubmitDecisionResponse, once built
-    kind: DecisionKind | None = None  # what the decision answered
 
-    @classmethod
-    def from_row(
-        cls,
-        decision: DecisionRow,
-        option: Option,
-        pending: PendingDecision,
-        events: Sequence[Event],
-        game_over: bool,
-        keep_details: bool = True,
-    ) -> AppliedDecision:
-        """A stored decision, once replayed; ``keep_details`` keeps its options and events."""
-        return cls(
-            version=decision.seq,
-            seat=decision.seat,
-            option=option,
-            text=decision.option,
-            source=decision.source,
-            think_ms=decision.think_ms,
-            applied_at=decision.applied_at,
-            game_over=game_over,
-            options=pending.options if keep_details else None,
-            events=tuple(events) if keep_details else None,
-            kind=pending.kind,
-        )
+class GameListener(Protocol):
+    """What hears of a game's changes before its subscribers wake (the presenter, to build the new
+    version's messages while the game's data is still in the processor's caches)."""
+
+    def changed(self, new_version: bool, waiting_seat: int | None) -> None:
+        """The game changed: ``new_version`` when a decision was applied (or the status or seats changed);
+        ``waiting_seat`` is the seat that now owes a decision and has a Play stream waiting for it."""
+
+    def ended(self) -> None:
+        """The game finished or was abandoned: it changes no more."""
 
 
 @dataclass(slots=True)
@@ -164,42 +141,20 @@ class GameServices:
     config: ServerConfig
     components: ComponentSet
     log: Any
-    on_status: Callable[[LiveGame, str, str], None] = field(default=lambda game, old, new: None)
+    on_status: Callable[[LiveGame, GameStatus, GameStatus], None] = field(default=lambda game, old, new: None)
     # Set when other replicas share the store (server.replication): brings a game up to the store's log.
     # The caller holds the game's lock; the second argument names what asked for it (for metrics).
     catch_up: Callable[[LiveGame, str], Awaitable[int]] | None = None
 
 
-def encode_observation(state: GameState, viewer: int | None, encoder: convert.ObservationEncoder) -> bytes:
-    """The serialised wire observation of ``state`` for a seat or a spectator (None).
-
-    The engine decides what the viewer may see (the encoder's :class:`kutnahora.engine.Observer` gives what
-    :func:`kutnahora.engine.observe` gives, rebuilding only what changed); this only words the pending
-    decision and, for the seat that owes it, describes each legal option.
-    """
-    obs = encoder.observer.observe(state, viewer)
-    pending = state.pending
-    if pending is None:
-        return encoder.encode(obs)
-    question = QUESTIONS.get(pending.kind, "")
-    if viewer != pending.seat:
-        return encoder.encode(obs, question)
-    kind = pending.kind
-
-    def describe(option: Option) -> str:
-        return describe_option(state, kind, option)
-
-    return encoder.encode(obs, question, describe)
-
-
-def charge_clock(seat: SeatState, source: str, think_ms: int, clock: ClockConfig) -> None:
+def charge_clock(seat: SeatState, source: DecisionSource, think_ms: int, clock: ClockConfig) -> None:
     """Charge a decision to its seat's clock: overtime draws on the bank; a timeout empties it and strikes."""
     if not clock.enabled:
         return
-    if source == "timeout":
+    if source is DecisionSource.TIMEOUT:
         seat.bank_ms = 0
         seat.strikes += 1
-    elif source == "seat":
+    elif source is DecisionSource.SEAT:
         seat.bank_ms = max(0, seat.bank_ms - max(0, think_ms - clock.decision_ms))
 
 
@@ -245,25 +200,25 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
             raise StoreError(
                 f"game {row.game_id}: decision {decision.seq} does not replay: {error}"
             ) from None
-        history.append(
-            AppliedDecision.from_row(
-                decision, option, pending, events, state.over, keep_details=decision.seq >= detail_from
-            )
+        record = replayed_decision(
+            decision, option, pending, events, state.over, keep_details=decision.seq >= detail_from
         )
-        charge_clock(seats[decision.seat], decision.source, decision.think_ms, clock)
+        history.append(record)
+        charge_clock(seats[decision.seat], record.source, decision.think_ms, clock)
     return Rebuilt(state, history, seats)
 
 
-def loaded_status(stored: str, seats: Sequence[SeatState], over: bool) -> str:
+def loaded_status(stored: str, seats: Sequence[SeatState], over: bool) -> GameStatus:
     """A game's status from the one stored and what its seats and log show. A game whose every seat is
     taken has started, even where storing that it started failed after its last seat was stored; a game
     whose log ends it has finished, even where the process stopped before recording that (an abandoned
     game stays abandoned)."""
-    if stored == "waiting" and all(seat.joined for seat in seats):
-        stored = "active"
-    if over and stored != "abandoned":
-        return "finished"
-    return stored
+    status = GameStatus(stored)
+    if status is GameStatus.WAITING and all(seat.joined for seat in seats):
+        status = GameStatus.ACTIVE
+    if over and status is not GameStatus.ABANDONED:
+        return GameStatus.FINISHED
+    return status
 
 
 class LiveGame:
@@ -293,10 +248,7 @@ class LiveGame:
         self.history = history
         self.status = loaded_status(row.status, seats, state.over)
         self.lock = asyncio.Lock()
-        self.encoder = convert.ObservationEncoder(self.game_id)
-        self._observations: dict[int, tuple[int, bytes]] = {}
-        self._watch_cache: dict[tuple[int, int], bytes] = {}
-        self._watchers: dict[int, int] = {}  # viewer key -> open watch streams
+        self.listener: GameListener | None = None
         self._subscribers: set[asyncio.Event] = set()
         self._seat_subscribers: dict[int, set[asyncio.Event]] = {}
         self._turn_started = asyncio.get_running_loop().time()
@@ -315,20 +267,19 @@ class LiveGame:
     @property
     def ended(self) -> bool:
         """Whether the game is finished or abandoned."""
-        return self.status in ("finished", "abandoned")
+        return self.status.ended
 
     def replaced(self, seat: int) -> bool:
         """Whether the random policy plays this seat (it resigned, or struck out on the clock)."""
         state = self.seats[seat]
         return state.resigned or (self.clock.enabled and state.strikes >= self.clock.max_strikes)
 
-    def _set_status(self, status: str) -> None:
+    def set_status(self, status: GameStatus) -> None:
+        """Change the game's status (stored already) and tell the hub and the listener."""
         old, self.status = self.status, status
         if old != status:
-            if status in ("finished", "abandoned"):
-                # An ended game changes no more: its few last observations need none of the parts and
-                # option entries cached during play, which would otherwise stay loaded with it.
-                self.encoder = convert.ObservationEncoder(self.game_id)
+            if status.ended and self.listener is not None:
+                self.listener.ended()
             self.services.on_status(self, old, status)
 
     # --- credentials ---------------------------------------------------------------------------------
@@ -384,7 +335,7 @@ class LiveGame:
         async with self.lock:
             if self.services.catch_up is not None:  # another replica may have seated someone
                 await self.services.catch_up(self, "join")
-            if self.status != "waiting":
+            if self.status is not GameStatus.WAITING:
                 raise precondition(
                     f"game {self.game_id} is {self.status}; seats can be joined only while it is waiting",
                     "game_not_active",
@@ -396,11 +347,7 @@ class LiveGame:
                 seat = free[0]
             self.check_seat(seat)
             if self.seats[seat].joined:
-                raise ServiceError(
-                    grpc.StatusCode.ALREADY_EXISTS,
-                    f"seat {seat} of game {self.game_id} is taken",
-                    "seat_taken",
-                )
+                raise conflict(f"seat {seat} of game {self.game_id} is taken", "seat_taken")
             token = auth.new_token()
             state = self.seats[seat]
             updated = SeatState(
@@ -410,22 +357,22 @@ class LiveGame:
                 joined_at=time.time(),
                 bank_ms=state.bank_ms,
             )
-            await self.services.store.save_seat(self.game_id, updated.row())
+            await self.services.store.save_seat(self.game_id, seat_row(updated))
             self.seats[seat] = updated
             self.updated_at = time.time()
             self.services.log.info("seat joined", game_id=self.game_id, seat=seat, name=name)
             if all(s.joined for s in self.seats):
                 try:
-                    await self.services.store.set_status(self.game_id, "active", self.updated_at)
+                    await self.services.store.set_status(self.game_id, GameStatus.ACTIVE, self.updated_at)
                 except StoreError as error:
                     # The seat is stored, and a game with every seat taken is active wherever it is
                     # loaded (see loaded_status), so it starts now all the same.
                     self.services.log.error(
                         "could not store that the game started", game_id=self.game_id, error=str(error)
                     )
-                self._set_status("active")
+                self.set_status(GameStatus.ACTIVE)
                 self.services.log.info("game started", game_id=self.game_id, players=len(self.seats))
-                self._after_change(everyone=True)
+                self.after_change(everyone=True)
             else:
                 self._notify()
             return seat, token
@@ -440,13 +387,13 @@ class LiveGame:
             state = self.seats[seat]
             if state.resigned:
                 return
-            await self.services.store.save_seat(self.game_id, replace(state.row(), resigned=True))
+            await self.services.store.save_seat(self.game_id, replace(seat_row(state), resigned=True))
             state.resigned = True  # only once stored: a failed write leaves the seat as it was
             self.updated_at = time.time()
             self.services.metrics.replaced.labels(reason="resigned").inc()
             self.services.log.info("seat resigned", game_id=self.game_id, seat=seat)
-            if self.status == "active":
-                self._after_change(rebuild_watch=False, everyone=True)
+            if self.status is GameStatus.ACTIVE:
+                self.after_change(new_version=False, everyone=True)
             else:
                 self._notify()
 
@@ -460,7 +407,7 @@ class LiveGame:
     def idle_seconds(self, now: float) -> float | None:
         """How long the game has waited for a join, decision or resignation while this server held it;
         None when it cannot idle: ended, or active with a clock (which plays for absent seats)."""
-        if self.ended or self.closed or (self.status == "active" and self.clock.enabled):
+        if self.ended or self.closed or (self.status is GameStatus.ACTIVE and self.clock.enabled):
             return None
         return now - max(self.updated_at, self.loaded_at)
 
@@ -474,7 +421,7 @@ class LiveGame:
             idle = self.idle_seconds(time.time())
             if idle is None or idle < idle_timeout:
                 return False
-            waiting = "players to join" if self.status == "waiting" else "a decision"
+            waiting = "players to join" if self.status is GameStatus.WAITING else "a decision"
             return await self._abandon_locked(
                 f"idle: waited {idle:.0f} s for {waiting} (the limit is {idle_timeout:g} s)", "idle"
             )
@@ -485,7 +432,7 @@ class LiveGame:
         now = time.time()
         store = self.services.store
         if not await store.set_status(
-            self.game_id, "abandoned", now, abandon_reason=reason, unfinished_only=True
+            self.game_id, GameStatus.ABANDONED, now, abandon_reason=reason, unfinished_only=True
         ):
             if self.services.catch_up is not None:
                 await self.services.catch_up(self, "abandon")
@@ -498,7 +445,7 @@ class LiveGame:
         self.abandon_reason = reason
         self.updated_at = now
         self._cancel_timer()
-        self._set_status("abandoned")
+        self.set_status(GameStatus.ABANDONED)
         self.services.metrics.games_ended.labels(status="abandoned").inc()
         self.services.metrics.games_abandoned.labels(reason=why).inc()
         self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
@@ -506,8 +453,9 @@ class LiveGame:
 
     # --- decisions -----------------------------------------------------------------------------------
 
-    async def submit(self, seat: int, version: int, answer: game_pb2.Answer) -> AppliedDecision:
-        """Apply a seat's answer to the decision at ``version`` (its token already checked).
+    async def submit(self, seat: int, version: int, answer: Answer) -> AppliedDecision:
+        """Apply a seat's answer to the decision at ``version`` (its token already checked): an engine
+        option, or the index of one of the options listed at that version.
 
         An exact retry of a decision already applied returns that decision again and applies nothing.
         """
@@ -538,54 +486,56 @@ class LiveGame:
                 raise precondition(f"seat {seat} {why}; the random policy plays it now", "not_your_turn")
             option = self._resolve(answer, pending)
             think_ms = int((asyncio.get_running_loop().time() - self._turn_started) * 1000)
-            record, _ = await self._apply_locked(pending, option, "seat", think_ms)
+            record, _ = await self._apply_locked(pending, option, DecisionSource.SEAT, think_ms)
             return record
 
     def _check_active(self) -> None:
-        if self.status == "active":
+        if self.status is GameStatus.ACTIVE:
             return
-        if self.status == "waiting":
+        if self.status is GameStatus.WAITING:
             joined = sum(1 for s in self.seats if s.joined)
             raise precondition(
                 f"game {self.game_id} is waiting for seats ({joined} of {len(self.seats)} joined)",
                 "game_not_active",
             )
-        if self.status == "finished":
+        if self.status is GameStatus.FINISHED:
             raise precondition(f"game {self.game_id} is over; no decision is accepted", "game_not_active")
         raise precondition(
             f"game {self.game_id} was abandoned ({self.abandon_reason or 'no reason given'})",
             "game_not_active",
         )
 
-    def _resolve(self, answer: game_pb2.Answer, pending: PendingDecision) -> Option:
-        try:
-            option = convert.answer_to_option(answer, pending.options)
-        except convert.Malformed as error:
-            raise invalid(str(error)) from None
-        except IndexError as error:
-            raise precondition(str(error), "not_an_option") from None
-        if option not in pending.options:
-            listed = ", ".join(convert.cached_option_text(o) for o in pending.options[:12])
-            more = ", …" if len(pending.options) > 12 else ""
+    def _resolve(self, answer: Answer, pending: PendingDecision) -> Option:
+        options = pending.options
+        if isinstance(answer, ListedIndex):
+            if answer.index >= len(options):
+                raise precondition(
+                    f"option index {answer.index} is not listed: the pending decision has {len(options)} "
+                    "options" + (f" (0..{len(options) - 1})" if options else ""),
+                    "not_an_option",
+                )
+            return options[answer.index]
+        if answer not in options:
+            listed = ", ".join(canonical_text(o) for o in options[:12])
+            more = ", …" if len(options) > 12 else ""
             raise precondition(
-                f"{option_text(option)!r} is not a legal answer to the {pending.kind} decision; "
-                f"the {len(pending.options)} legal options are: {listed}{more}",
+                f"{canonical_text(answer)!r} is not a legal answer to the {pending.kind} decision; "
+                f"the {len(options)} legal options are: {listed}{more}",
                 "not_an_option",
             )
-        return option
+        return answer
 
-    async def _retry_or_stale(self, seat: int, version: int, answer: game_pb2.Answer) -> AppliedDecision:
+    async def _retry_or_stale(self, seat: int, version: int, answer: Answer) -> AppliedDecision:
         record = self.history[version]
         if record.seat == seat:
-            options = record.options
-            if options is None and answer.WhichOneof("answer") == "option_index":
-                options = await asyncio.to_thread(self.replay_options, version)
-            try:
-                option: Option | None = convert.answer_to_option(answer, options or ())
-            except convert.Malformed as error:
-                raise invalid(str(error)) from None
-            except IndexError:
-                option = None
+            option: Option | None = None
+            if isinstance(answer, ListedIndex):
+                options = record.options
+                if options is None:
+                    options = await asyncio.to_thread(self.replay_options, version)
+                option = options[answer.index] if answer.index < len(options) else None
+            else:
+                option = answer
             if option == record.option:
                 self.services.log.info(
                     "exact retry answered again", game_id=self.game_id, seat=seat, version=version
@@ -597,7 +547,7 @@ class LiveGame:
         )
 
     async def _apply_locked(
-        self, pending: PendingDecision, option: Option, source: str, think_ms: int
+        self, pending: PendingDecision, option: Option, source: DecisionSource, think_ms: int
     ) -> tuple[AppliedDecision, bool]:
         """Store, then apply, one checked decision. The caller holds the lock.
 
@@ -607,7 +557,7 @@ class LiveGame:
         services = self.services
         seat = pending.seat
         version = self.state.version
-        text = convert.cached_option_text(option)
+        text = canonical_text(option)
         applied_at = time.time()
         started = time.perf_counter()
         try:
@@ -626,10 +576,8 @@ class LiveGame:
             ) from None
         except StoreError as error:
             services.log.error("store write failed", game_id=self.game_id, seat=seat, error=str(error))
-            raise ServiceError(
-                grpc.StatusCode.UNAVAILABLE,
-                "the decision could not be stored, so it was not applied; try again",
-                "store_error",
+            raise store_unavailable(
+                "the decision could not be stored, so it was not applied; try again"
             ) from None
         services.metrics.store_write.observe(time.perf_counter() - started)
         try:
@@ -641,11 +589,7 @@ class LiveGame:
                 "engine failed to apply a listed option", game_id=self.game_id, seat=seat, option=text
             )
             await self._abandon_broken(f"engine error at version {version}: {error}")
-            raise ServiceError(
-                grpc.StatusCode.INTERNAL,
-                f"the rules engine failed on {text!r}; the game was abandoned",
-                "engine_error",
-            ) from None
+            raise engine_failed(f"the rules engine failed on {text!r}; the game was abandoned") from None
         record = AppliedDecision(
             version=version,
             seat=seat,
@@ -665,7 +609,7 @@ class LiveGame:
         services.metrics.decisions_by_source[source].inc()
         if self.state.over:
             await self._finish()
-        self._after_change()
+        self.after_change()
         return record, True
 
     def remember(self, record: AppliedDecision) -> None:
@@ -673,19 +617,21 @@ class LiveGame:
         self.history.append(record)
         if len(self.history) > DETAIL_WINDOW:
             old = self.history[-DETAIL_WINDOW - 1]
-            old.options = old.events = old.response = None
+            old.options = old.events = None
 
     async def _finish(self) -> None:
         result = engine.result(self.state)
         resigned = [s.resigned for s in self.seats]
-        data = convert.result_to_json(result, resigned) if result is not None else None
+        data = result_to_json(result, resigned) if result is not None else None
         try:
-            await self.services.store.set_status(self.game_id, "finished", self.updated_at, result=data)
+            await self.services.store.set_status(
+                self.game_id, GameStatus.FINISHED, self.updated_at, result=data
+            )
         except StoreError as error:  # the log is complete; a reload marks the game finished again
             self.services.log.error(
                 "store could not mark the game finished", game_id=self.game_id, error=str(error)
             )
-        self._set_status("finished")
+        self.set_status(GameStatus.FINISHED)
         self.services.metrics.games_ended.labels(status="finished").inc()
         self.services.log.info(
             "game finished",
@@ -698,7 +644,9 @@ class LiveGame:
     async def _abandon_broken(self, reason: str) -> None:
         now = time.time()
         with contextlib.suppress(StoreError):
-            await self.services.store.set_status(self.game_id, "abandoned", now, abandon_reason=reason)
+            await self.services.store.set_status(
+                self.game_id, GameStatus.ABANDONED, now, abandon_reason=reason
+            )
         self._mark_abandoned(reason, "engine_error", now)
 
     # --- clocks and the random policy ----------------------------------------------------------------
@@ -707,29 +655,35 @@ class LiveGame:
         """Start the clock of the pending decision (after creation, activation or a reload)."""
         self._start_turn()
 
-    def _after_change(self, rebuild_watch: bool = True, everyone: bool = False) -> None:
-        if rebuild_watch:
-            self._prepare_watch_messages()
-        self._start_turn()
+    def after_change(self, new_version: bool = True, everyone: bool = False) -> None:
+        """Tell the listener, restart the clock and wake the subscribers that the change concerns."""
         pending = self.state.pending
+        waiting_seat = None
+        if (
+            pending is not None
+            and not everyone
+            and not self.ended
+            and self.status is GameStatus.ACTIVE
+            and self._seat_subscribers.get(pending.seat)
+        ):
+            waiting_seat = pending.seat
+        if self.listener is not None:
+            # The change is made already; a failure to present it is left for the streams to meet.
+            try:
+                self.listener.changed(new_version, waiting_seat)
+            except Exception:
+                self.services.log.exception("observation could not be built", game_id=self.game_id)
+        self._start_turn()
         if everyone or self.ended or pending is None:
             self._notify()
         else:
-            if self._seat_subscribers.get(pending.seat) and self.status == "active":
-                # A Play stream waits for this observation: build it now, while the state that was just
-                # changed is still in the processor's caches, rather than after other games have run.
-                # The decision is applied already; a failure here is left for the stream to meet.
-                try:
-                    self.observation_bytes(pending.seat)
-                except Exception:
-                    self.services.log.exception("observation could not be built", game_id=self.game_id)
             self._notify(pending.seat)
 
     def _start_turn(self) -> None:
         loop = asyncio.get_running_loop()
         self._cancel_timer()
         self._turn_started = loop.time()
-        if self.status != "active" or self.closed:
+        if self.status is not GameStatus.ACTIVE or self.closed:
             return
         pending = self.state.pending
         if pending is None:
@@ -739,7 +693,7 @@ class LiveGame:
             delay = self.services.config.policy_delay_seconds
             # A fresh context: the automatic move's log lines must not carry the request that scheduled it.
             self._timer = loop.call_later(
-                delay, self._spawn_automatic, version, "policy", context=contextvars.Context()
+                delay, self._spawn_automatic, version, DecisionSource.POLICY, context=contextvars.Context()
             )
         elif self.clock.enabled:
             allowed = (self.clock.decision_ms + self.seats[pending.seat].bank_ms) / 1000
@@ -747,7 +701,7 @@ class LiveGame:
                 self._turn_started + allowed,
                 self._spawn_automatic,
                 version,
-                "timeout",
+                DecisionSource.TIMEOUT,
                 context=contextvars.Context(),
             )
 
@@ -756,26 +710,31 @@ class LiveGame:
             self._timer.cancel()
             self._timer = None
 
-    def _spawn_automatic(self, version: int, source: str) -> None:
+    def _spawn_automatic(self, version: int, source: DecisionSource) -> None:
         self._timer = None
         task = asyncio.get_running_loop().create_task(self._automatic(version, source))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _automatic(self, version: int, source: str) -> None:
+    async def _automatic(self, version: int, source: DecisionSource) -> None:
         """Apply the default decision (clock ran out) or the policy's choice, if nothing moved meanwhile."""
         async with self.lock:
             pending = self.state.pending
-            if self.closed or self.status != "active" or self.state.version != version or pending is None:
+            if (
+                self.closed
+                or self.status is not GameStatus.ACTIVE
+                or self.state.version != version
+                or pending is None
+            ):
                 return
             seat = pending.seat
             structlog.contextvars.bind_contextvars(
                 game_id=self.game_id,
                 seat=seat,
-                rpc="clock" if source == "timeout" else "policy",
+                rpc="clock" if source is DecisionSource.TIMEOUT else "policy",
                 request_id=uuid.uuid4().hex[:16],
             )
-            if source == "timeout":
+            if source is DecisionSource.TIMEOUT:
                 option = default_option(pending.options)
                 think_ms = int((asyncio.get_running_loop().time() - self._turn_started) * 1000)
             else:
@@ -800,14 +759,14 @@ class LiveGame:
                     source=source,
                 )
                 return
-            if source == "timeout":
+            if source is DecisionSource.TIMEOUT:
                 strikes = self.seats[seat].strikes
                 self.services.metrics.timeouts.inc()
                 self.services.log.info(
                     "clock ran out; default decision applied",
                     game_id=self.game_id,
                     seat=seat,
-                    option=convert.cached_option_text(option),
+                    option=canonical_text(option),
                     strikes=strikes,
                 )
                 if strikes == self.clock.max_strikes:
@@ -816,12 +775,12 @@ class LiveGame:
                         "seat struck out; the random policy plays it", game_id=self.game_id, seat=seat
                     )
 
-    def clock_message(self) -> game_pb2.Clock | None:
+    def clock_reading(self) -> ClockReading | None:
         """The running clock of the pending decision, or None when no clock runs."""
         pending = self.state.pending
         if (
             not self.clock.enabled
-            or self.status != "active"
+            or self.status is not GameStatus.ACTIVE
             or pending is None
             or self.replaced(pending.seat)
         ):
@@ -829,12 +788,7 @@ class LiveGame:
         bank = self.seats[pending.seat].bank_ms
         elapsed = asyncio.get_running_loop().time() - self._turn_started
         deadline = time.time() - elapsed + (self.clock.decision_ms + bank) / 1000
-        return game_pb2.Clock(
-            seat=pending.seat,
-            deadline=convert.timestamp(deadline),
-            time_bank_left=convert.duration_ms(bank),
-            decision_time=convert.duration_ms(self.clock.decision_ms),
-        )
+        return ClockReading(pending.seat, deadline, bank, self.clock.decision_ms)
 
     # --- subscribers ---------------------------------------------------------------------------------
 
@@ -858,20 +812,6 @@ class LiveGame:
         for events in self._seat_subscribers.values():
             events.discard(event)
 
-    def add_watcher(self, viewer: int | None) -> None:
-        """Count a watch stream, so that each new version's message is prepared for its viewer."""
-        key = SPECTATOR if viewer is None else viewer
-        self._watchers[key] = self._watchers.get(key, 0) + 1
-
-    def remove_watcher(self, viewer: int | None) -> None:
-        """Forget a watch stream."""
-        key = SPECTATOR if viewer is None else viewer
-        left = self._watchers.get(key, 0) - 1
-        if left > 0:
-            self._watchers[key] = left
-        else:
-            self._watchers.pop(key, None)
-
     def _notify(self, seat: int | None = None) -> None:
         """Wake every subscriber, or (after a new decision) the watchers and the seat that owes it."""
         for event in self._subscribers:
@@ -894,137 +834,15 @@ class LiveGame:
 
     # --- what clients read ---------------------------------------------------------------------------
 
-    def observation_bytes(self, viewer: int | None) -> bytes:
-        """The serialised observation of the current version for a seat or a spectator (built once)."""
-        key = SPECTATOR if viewer is None else viewer
-        version = self.state.version
-        cached = self._observations.get(key)
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        started = time.perf_counter()
-        data = encode_observation(self.state, viewer, self.encoder)
-        self.services.metrics.observation_build.observe(time.perf_counter() - started)
-        self._observations[key] = (version, data)
-        return data
-
-    def result_message(self) -> game_pb2.GameResult | None:
+    def result(self) -> GameResult | None:
         """The final result, once finished."""
-        if self.status != "finished":
+        if self.status is not GameStatus.FINISHED:
             return None
-        result = engine.result(self.state)
-        if result is None:
-            return None
-        return convert.result_to_wire(result, [s.resigned for s in self.seats])
+        return engine.result(self.state)
 
-    def summary(self) -> game_pb2.GameSummary:
-        """The game's summary. It never holds the seed."""
-        summary = game_pb2.GameSummary(
-            game_id=self.game_id,
-            options=convert.game_options_to_wire(self.options),
-            clock=clock_settings(self.clock),
-            status=STATUS_WIRE[self.status],
-            version=self.state.version,
-            created_at=convert.timestamp(self.created_at),
-            updated_at=convert.timestamp(self.updated_at),
-            rules_version=self.rules_version,
-            label=self.label,
-            abandon_reason=self.abandon_reason,
-        )
-        for seat in self.seats:
-            summary.seats.add(
-                seat=seat.seat,
-                joined=seat.joined,
-                name=seat.name,
-                resigned=seat.resigned,
-                strikes=seat.strikes,
-                replaced=self.replaced(seat.seat),
-                time_bank_left=convert.duration_ms(seat.bank_ms),
-            )
-        pending = self.state.pending
-        if pending is not None and not self.ended:
-            summary.pending_seat = pending.seat
-            summary.pending_kind = convert.DECISION_KIND[pending.kind]
-        result = self.result_message()
-        if result is not None:
-            summary.result.CopyFrom(result)
-        return summary
-
-    def record_message(self, record: AppliedDecision) -> game_pb2.DecisionRecord:
-        """One decision of the history as a wire record."""
-        return game_pb2.DecisionRecord(
-            version=record.version,
-            seat=record.seat,
-            decision=convert.decision_payload(record.option),
-            text=record.text,
-            source=SOURCE_WIRE.get(record.source, game_pb2.DECISION_SOURCE_UNSPECIFIED),
-            applied_at=convert.timestamp(record.applied_at),
-            think_time=convert.duration_ms(record.think_ms),
-            kind=(
-                convert.DECISION_KIND[record.kind]
-                if record.kind is not None
-                else game_pb2.DECISION_KIND_UNSPECIFIED
-            ),
-        )
-
-    async def response_bytes(self, record: AppliedDecision) -> bytes:
-        """The serialised SubmitDecisionResponse of a decision: the same bytes for every retry."""
-        if record.response is not None:
-            return record.response
-        events = record.events
-        if events is None:
-            events = await asyncio.to_thread(self.replay_events, record.version)
-        response = play_service_pb2.SubmitDecisionResponse(
-            decision=self.record_message(record), version=record.version + 1, game_over=record.game_over
-        )
-        convert.add_events(response.events, events)
-        data = response.SerializeToString()
-        if record.events is not None:
-            record.response = data
-        return data
-
-    # --- watch messages ------------------------------------------------------------------------------
-
-    def watch_message(self, version: int, viewer: int | None) -> bytes | None:
-        """The prepared watch message of ``version`` for a viewer, or None (then replay it)."""
-        key = SPECTATOR if viewer is None else viewer
-        cached = self._watch_cache.get((version, key))
-        if cached is not None:
-            return cached
-        if version != self.state.version:
-            return None
-        message = self._build_watch_message(version, viewer)
-        self._watch_cache[(version, key)] = message
-        return message
-
-    def abandoned_message(self, viewer: int | None) -> bytes:
-        """The last message of a watch stream on an abandoned game: the current version again."""
-        tail = play_service_pb2.WatchGameResponse(status=game_pb2.GAME_STATUS_ABANDONED).SerializeToString()
-        return convert.embed(1, self.observation_bytes(viewer)) + tail
-
-    def _build_watch_message(self, version: int, viewer: int | None) -> bytes:
-        message = play_service_pb2.WatchGameResponse(status=STATUS_WIRE[self.status])
-        if version > 0:
-            record = self.history[version - 1]
-            message.decision.CopyFrom(self.record_message(record))
-            convert.add_events(message.events, record.events or ())
-        if self.status == "finished":
-            result = self.result_message()
-            if result is not None:
-                message.result.CopyFrom(result)
-        return convert.embed(1, self.observation_bytes(viewer)) + message.SerializeToString()
-
-    def _prepare_watch_messages(self) -> None:
-        if not self._watchers:
-            if self._watch_cache:
-                self._watch_cache.clear()
-            return
-        version = self.state.version
-        for key in self._watchers:
-            viewer = None if key == SPECTATOR else key
-            self._watch_cache[(version, key)] = self._build_watch_message(version, viewer)
-        oldest = version - WATCH_WINDOW
-        for stale_key in [k for k in self._watch_cache if k[0] < oldest]:
-            del self._watch_cache[stale_key]
+    def resigned(self) -> list[bool]:
+        """Which seats resigned, by seat."""
+        return [seat.resigned for seat in self.seats]
 
     # --- replays in worker threads -------------------------------------------------------------------
 
@@ -1045,64 +863,18 @@ class LiveGame:
         record = self.history[version]
         return tuple(engine.apply(state, record.option, record.seat))
 
-    def replay_watch_messages(self, viewer: int | None, start: int, stop: int) -> list[bytes]:
-        """Watch messages of versions ``start`` .. ``stop - 1``, rebuilt by replaying the log."""
-        encoder = convert.ObservationEncoder(self.game_id)
+    def replay_versions(
+        self, start: int, stop: int
+    ) -> Iterator[tuple[GameState, AppliedDecision | None, tuple[Event, ...]]]:
+        """The states of versions ``start`` .. ``stop - 1``, each with the decision that led to it and its
+        events (None and none for version 0), rebuilt by replaying the log. The state is shared between
+        steps: read it before taking the next."""
         history = self.history[: max(stop - 1, 0)]
         state = self._replay_to(max(start - 1, 0))
-        events: tuple[Event, ...] = ()
-        if start > 0:
-            events = tuple(engine.apply(state, history[start - 1].option, history[start - 1].seat))
-        messages = []
         for version in range(start, stop):
-            if version > start:
-                record = history[version - 1]
-                events = tuple(engine.apply(state, record.option, record.seat))
-            status = "finished" if state.over else ("waiting" if self.status == "waiting" else "active")
-            tail = play_service_pb2.WatchGameResponse(status=STATUS_WIRE[status])
-            if version > 0:
-                tail.decision.CopyFrom(self.record_message(history[version - 1]))
-                convert.add_events(tail.events, events)
-            if state.over:
-                result = engine.result(state)
-                if result is not None:
-                    tail.result.CopyFrom(convert.result_to_wire(result, [s.resigned for s in self.seats]))
-            observation = encode_observation(state, viewer, encoder)
-            messages.append(convert.embed(1, observation) + tail.SerializeToString())
-        return messages
-
-
-def clock_settings(clock: ClockConfig) -> game_pb2.ClockSettings:
-    """A game's clock as wire settings."""
-    return game_pb2.ClockSettings(
-        decision_time=convert.duration_ms(clock.decision_ms),
-        time_bank=convert.duration_ms(clock.bank_ms),
-        max_strikes=clock.max_strikes,
-        disabled=not clock.enabled,
-    )
-
-
-def game_row_summary(row: GameRow, seats: Sequence[SeatRow]) -> game_pb2.GameSummary:
-    """The summary of a game that is not loaded, from its store record."""
-    clock = ClockConfig.from_json(row.clock)
-    summary = game_pb2.GameSummary(
-        game_id=row.game_id,
-        options=convert.game_options_to_wire(
-            GameOptions(row.players, row.events, row.guild_setup_card, row.mine_setup_card)
-        ),
-        clock=clock_settings(clock),
-        status=STATUS_WIRE.get(row.status, game_pb2.GAME_STATUS_UNSPECIFIED),
-        version=row.version,
-        created_at=convert.timestamp(row.created_at),
-        updated_at=convert.timestamp(row.updated_at or row.created_at),
-        rules_version=row.rules_version,
-        label=row.label,
-        abandon_reason=row.abandon_reason,
-    )
-    by_seat = {s.seat: s for s in seats}
-    for index in range(row.players):
-        seat = by_seat.get(index, SeatRow(index))
-        summary.seats.add(seat=index, joined=seat.joined, name=seat.name, resigned=seat.resigned)
-    if row.result is not None:
-        summary.result.CopyFrom(convert.result_from_json(row.result))
-    return summary
+            if version == 0:
+                yield state, None, ()
+                continue
+            record = history[version - 1]
+            events = tuple(engine.apply(state, record.option, record.seat))
+            yield state, record, events

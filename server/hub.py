@@ -21,12 +21,11 @@ from kutnahora.engine import GameOptions
 from kutnahora.engine.components import ComponentSet
 from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.convert import result_to_json
 from kutnahora.server.errors import ServiceError, exhausted, invalid, not_found
-from kutnahora.server.game import GameServices, LiveGame, SeatState, game_row_summary, rebuild
+from kutnahora.server.game import GameServices, LiveGame, rebuild
 from kutnahora.server.metrics import Metrics
-from kutnahora.server.store import GameQuery, GameRow, SeatRow, Store, StoreError
-from kutnahora.v1 import game_pb2
+from kutnahora.server.records import GameStatus, SeatState
+from kutnahora.server.store import GameQuery, GameRow, SeatRow, Store, StoreError, result_to_json
 
 MAX_PAGE = 500
 DEFAULT_PAGE = 50
@@ -146,7 +145,7 @@ class GameHub:
                 label=label,
                 game_token_hash=auth.token_hash(token),
                 rules_version=engine.RULES_VERSION,
-                status="waiting",
+                status=GameStatus.WAITING,
                 updated_at=now,
             )
             seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(options.players)]
@@ -213,11 +212,11 @@ class GameHub:
                 "rebuild_failed",
             ) from None
         game = LiveGame(self.services, stored.game, rebuilt.state, rebuilt.seats, rebuilt.history)
-        if game.status == "finished" and stored.game.status != "finished":
+        if game.status is GameStatus.FINISHED and stored.game.status != GameStatus.FINISHED:
             # The process stopped between the last decision and recording the end: record it now.
             result = engine.result(game.state)
             data = None if result is None else result_to_json(result, [s.resigned for s in game.seats])
-            await self.store.set_status(game_id, "finished", game.updated_at, result=data)
+            await self.store.set_status(game_id, GameStatus.FINISHED, game.updated_at, result=data)
         self._add(game)
         game.start()
         self.log.info("game loaded", game_id=game_id, version=game.version, status=game.status)
@@ -229,12 +228,12 @@ class GameHub:
         if game.ended:
             self._remember_ended(game.game_id)
 
-    def _on_status(self, game: LiveGame, old: str, new: str) -> None:
+    def _on_status(self, game: LiveGame, old: GameStatus, new: GameStatus) -> None:
         if self.games.get(game.game_id) is not game:
             return
         self.metrics.games.labels(status=old).dec()
         self.metrics.games.labels(status=new).inc()
-        if new in ("finished", "abandoned"):
+        if new.ended:
             self._remember_ended(game.game_id)
 
     def _remember_ended(self, game_id: str) -> None:
@@ -249,9 +248,10 @@ class GameHub:
     # --- listing -------------------------------------------------------------------------------------
 
     async def list(
-        self, status: str | None, label: str, page_size: int, page_token: str
-    ) -> tuple[list[game_pb2.GameSummary], str]:
-        """A page of games, newest first, and the token of the next page ("" on the last)."""
+        self, status: GameStatus | None, label: str, page_size: int, page_token: str
+    ) -> tuple[list[LiveGame | GameRow], str]:
+        """A page of games, newest first (the loaded game where it is loaded, else its store record), and
+        the token of the next page ("" on the last)."""
         if page_size < 0:
             raise invalid(f"page_size must not be negative, got {page_size}")
         limit = min(page_size or DEFAULT_PAGE, MAX_PAGE)
@@ -275,16 +275,13 @@ class GameHub:
             ) from None
         more = len(rows) > limit
         rows = rows[:limit]
-        summaries = []
-        for row in rows:
-            game = self.games.get(row.game_id)
-            summaries.append(game.summary() if game is not None else game_row_summary(row, row.seats))
+        page: list[LiveGame | GameRow] = [self.games.get(row.game_id) or row for row in rows]
         next_token = f"{rows[-1].created_at!r}:{rows[-1].game_id}" if more and rows else ""
-        return summaries, next_token
+        return page, next_token
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> dict[GameStatus, int]:
         """Loaded games by status."""
-        counts = {"waiting": 0, "active": 0, "finished": 0, "abandoned": 0}
+        counts = dict.fromkeys(GameStatus, 0)
         for game in self.games.values():
             counts[game.status] = counts.get(game.status, 0) + 1
         return counts

@@ -30,8 +30,9 @@ from prometheus_client import Counter
 
 from kutnahora import engine
 from kutnahora.engine import parse_option
-from kutnahora.server.game import AppliedDecision, LiveGame, SeatState, charge_clock, loaded_status
+from kutnahora.server.game import LiveGame, charge_clock, loaded_status, replayed_decision
 from kutnahora.server.notify import GameChange, change_feed
+from kutnahora.server.records import SeatState
 from kutnahora.server.store import Store, StoreError
 
 
@@ -101,8 +102,9 @@ async def catch_up_locked(
             )
         option = parse_option(decision.option)
         events = engine.apply(game.state, option, decision.seat)
-        game.remember(AppliedDecision.from_row(decision, option, pending, events, game.state.over))
-        charge_clock(game.seats[decision.seat], decision.source, decision.think_ms, game.clock)
+        record = replayed_decision(decision, option, pending, events, game.state.over)
+        game.remember(record)
+        charge_clock(game.seats[decision.seat], record.source, decision.think_ms, game.clock)
         game.updated_at = max(game.updated_at, decision.applied_at)
         changed = True
     applied = game.state.version - held
@@ -110,10 +112,10 @@ async def catch_up_locked(
     if status != game.status:
         game.abandon_reason = stored.game.abandon_reason
         game.updated_at = max(game.updated_at, stored.game.updated_at)
-        game._set_status(status)
+        game.set_status(status)
         changed = True
     if changed:
-        game._after_change()
+        game.after_change()
     if metrics is not None:
         metrics.catchups.labels(trigger=trigger).inc()
         metrics.decisions.inc(applied)

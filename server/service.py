@@ -1,8 +1,9 @@
 """The gRPC servicers: one thin method per RPC over :class:`kutnahora.server.hub.GameHub` and
 :class:`LiveGame`.
 
-Each method reads its request, checks credentials and limits, calls the domain, and answers. Answers that
-carry observations are sent as bytes assembled from cached parts (see :mod:`kutnahora.server.convert`), so the
+Each method reads its request (turning its wire values into engine values once, with
+:mod:`kutnahora.server.presenter`), checks credentials and limits, calls the domain, and answers with what
+the presenter builds. Answers that carry observations are sent as bytes assembled from cached parts, so the
 handlers are registered here from the service descriptors with serialisers that accept either a message
 or ready bytes. Every call is wrapped once: it binds ``rpc``, ``request_id``, ``game_id`` and ``seat`` to
 the log context, applies the per-connection rate limit, counts the call, and turns a
@@ -26,13 +27,15 @@ from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 from kutnahora import engine
-from kutnahora.server import auth, convert
-from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.errors import ServiceError, exhausted, invalid, precondition, reject_reason
-from kutnahora.server.game import STATUS_BY_WIRE, STATUS_WIRE, LiveGame
+from kutnahora.server import auth, presenter
+from kutnahora.server.config import ServerConfig
+from kutnahora.server.errors import ServiceError, exhausted, invalid, precondition
+from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.limits import RateLimiter
 from kutnahora.server.metrics import Metrics
+from kutnahora.server.presenter import GameView
+from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.store import StoreError
 from kutnahora.v1 import (
     admin_service_pb2,
@@ -71,30 +74,6 @@ def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return auth.token_from_metadata(context.invocation_metadata())
 
 
-def clock_from_wire(wire: game_pb2.ClockSettings, defaults: ClockConfig) -> ClockConfig:
-    """A game's clock from the request, with the server's defaults for what is unset."""
-    if wire.disabled:
-        return ClockConfig(defaults.decision_ms, defaults.bank_ms, defaults.max_strikes, enabled=False)
-    decision_ms = (
-        convert.to_ms(wire.decision_time) if wire.HasField("decision_time") else defaults.decision_ms
-    )
-    bank_ms = convert.to_ms(wire.time_bank) if wire.HasField("time_bank") else defaults.bank_ms
-    if decision_ms <= 0:
-        raise invalid(f"clock.decision_time must be positive, got {decision_ms} ms")
-    if bank_ms < 0:
-        raise invalid(f"clock.time_bank must not be negative, got {bank_ms} ms")
-    day = 86_400_000
-    if decision_ms > day or bank_ms > day:
-        raise invalid("clock.decision_time and clock.time_bank must each be at most one day")
-    if wire.max_strikes < 0:
-        raise invalid(f"clock.max_strikes must not be negative, got {wire.max_strikes}")
-    # A game that sets any clock field asks for a clock, even on a server whose games have none by default.
-    asked = wire.HasField("decision_time") or wire.HasField("time_bank") or wire.max_strikes > 0
-    return ClockConfig(
-        decision_ms, bank_ms, wire.max_strikes or defaults.max_strikes, enabled=defaults.enabled or asked
-    )
-
-
 class KutnaHoraService:
     """Every RPC of the four services, sharing one hub, limiter and metrics."""
 
@@ -104,7 +83,7 @@ class KutnaHoraService:
         self.metrics = metrics
         self.log = log
         self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
-        self.components = convert.components_to_wire(hub.services.components).SerializeToString()
+        self.components = presenter.components_response(hub.services.components, engine.RULES_VERSION)
         self.watchers = 0
         self.players = 0
         self._streams: set[asyncio.Event] = set()
@@ -239,17 +218,17 @@ class KutnaHoraService:
         if not request.HasField("options"):
             raise invalid("options must be set (at least options.players)")
         try:
-            options = convert.game_options_from_wire(request.options)
-        except convert.Malformed as error:
+            options = presenter.game_options_from_wire(request.options)
+            clock = presenter.clock_from_wire(request.clock, self.config.clock)
+        except presenter.Malformed as error:
             raise invalid(str(error)) from None
         if len(request.label) > MAX_LABEL:
             raise invalid(f"label must be at most {MAX_LABEL} characters")
         if request.HasField("seed") and request.seed < 0:
             raise invalid(f"seed must not be negative, got {request.seed}")
-        clock = clock_from_wire(request.clock, self.config.clock)
         seed = request.seed if request.HasField("seed") else None
         game, token = await self.hub.create(options, seed, clock, request.label)
-        return game_service_pb2.CreateGameResponse(game=game.summary(), game_token=token)
+        return game_service_pb2.CreateGameResponse(game=presenter.summary(game), game_token=token)
 
     async def JoinGame(
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -259,18 +238,23 @@ class KutnaHoraService:
             raise invalid(f"name must be at most {MAX_NAME} characters")
         game = await self._game(request.game_id)
         seat, token = await game.join(request.seat if request.HasField("seat") else None, request.name)
-        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, game=game.summary())
+        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, game=presenter.summary(game))
 
     async def ListGames(
         self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.ListGamesResponse:
         """List games."""
-        status = None
-        if request.status != game_pb2.GAME_STATUS_UNSPECIFIED:
-            status = STATUS_BY_WIRE.get(request.status)
-            if status is None:
-                raise invalid(f"status {request.status} is not a known game status")
-        games, next_token = await self.hub.list(status, request.label, request.page_size, request.page_token)
+        try:
+            status = presenter.status_from_wire(request.status)
+        except presenter.Malformed:
+            raise invalid(f"status {request.status} is not a known game status") from None
+        page, next_token = await self.hub.list(status, request.label, request.page_size, request.page_token)
+        games = [
+            presenter.summary(entry)
+            if isinstance(entry, LiveGame)
+            else presenter.row_summary(entry, entry.seats)
+            for entry in page
+        ]
         return game_service_pb2.ListGamesResponse(games=games, next_page_token=next_token)
 
     async def GetGame(
@@ -278,14 +262,13 @@ class KutnaHoraService:
     ) -> game_service_pb2.GetGameResponse:
         """One game's summary."""
         game = await self._game(request.game_id)
-        return game_service_pb2.GetGameResponse(game=game.summary())
+        return game_service_pb2.GetGameResponse(game=presenter.summary(game))
 
     async def GetComponents(
         self, request: game_service_pb2.GetComponentsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> bytes:
         """The component set (serialised once at start)."""
-        tail = game_service_pb2.GetComponentsResponse(rules_version=engine.RULES_VERSION).SerializeToString()
-        return convert.embed(1, self.components) + tail
+        return self.components
 
     async def ResignSeat(
         self, request: game_service_pb2.ResignSeatRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -294,7 +277,7 @@ class KutnaHoraService:
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
         await game.resign(request.seat)
-        return game_service_pb2.ResignSeatResponse(game=game.summary())
+        return game_service_pb2.ResignSeatResponse(game=presenter.summary(game))
 
     async def AbandonGame(
         self, request: game_service_pb2.AbandonGameRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -305,7 +288,7 @@ class KutnaHoraService:
         game = await self._game(request.game_id)
         game.authorize_admin(_token(context), self.config.admin_token)
         await game.abandon(request.reason)
-        return game_service_pb2.AbandonGameResponse(game=game.summary())
+        return game_service_pb2.AbandonGameResponse(game=presenter.summary(game))
 
     # --- PlayService ---------------------------------------------------------------------------------
 
@@ -323,11 +306,7 @@ class KutnaHoraService:
         """The current observation for a seat or a spectator."""
         game = await self._game(request.game_id)
         viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
-        tail = play_service_pb2.GetObservationResponse(status=_status(game))
-        clock = game.clock_message()
-        if clock is not None:
-            tail.clock.CopyFrom(clock)
-        return convert.embed(1, game.observation_bytes(viewer)) + tail.SerializeToString()
+        return presenter.view(game).get_observation_response(viewer)
 
     async def SubmitDecision(
         self, request: play_service_pb2.SubmitDecisionRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -338,14 +317,11 @@ class KutnaHoraService:
             raise invalid("answer must be set (option_index, decision or option_text)")
         if request.version < 0:
             raise invalid(f"version must not be negative, got {request.version}")
-        try:
-            convert.check_answer(request.answer)
-        except convert.Malformed as error:
-            raise invalid(str(error)) from None
+        answer = _answer(request.answer)
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
-        record = await game.submit(request.seat, request.version, request.answer)
-        response = await game.response_bytes(record)
+        record = await game.submit(request.seat, request.version, answer)
+        response = await presenter.view(game).response(record)
         self.metrics.latency_by_path["unary"].observe(time.perf_counter() - started)
         return response
 
@@ -365,43 +341,46 @@ class KutnaHoraService:
             )
         wake = game.subscribe()
         self._streams.add(wake)
-        game.add_watcher(viewer)
+        game_view = presenter.view(game)
+        game_view.add_watcher(viewer)
         self.watchers += 1
         self.metrics.watch_streams.inc()
         try:
-            await self._watch(game, viewer, request.from_version, wake, context)
+            await self._watch(game_view, viewer, request.from_version, wake, context)
         finally:
             self.watchers -= 1
             self.metrics.watch_streams.dec()
-            game.remove_watcher(viewer)
+            game_view.remove_watcher(viewer)
             game.unsubscribe(wake)
             self._streams.discard(wake)
 
     async def _watch(
         self,
-        game: LiveGame,
+        game_view: GameView,
         viewer: int | None,
         cursor: int,
         wake: asyncio.Event,
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> None:
+        game = game_view.game
         while not self.stopping:
             current = game.version
             if cursor <= current:
-                message = game.watch_message(cursor, viewer)
+                message = game_view.watch_message(cursor, viewer)
                 if message is not None:
                     await context.write(message)
                     cursor += 1
                     continue
                 stop = min(current + 1, cursor + REPLAY_CHUNK)
-                for message in await asyncio.to_thread(game.replay_watch_messages, viewer, cursor, stop):
+                replayed = await asyncio.to_thread(game_view.replay_watch_messages, viewer, cursor, stop)
+                for message in replayed:
                     await context.write(message)
                     cursor += 1
                 continue
-            if game.status == "finished":
+            if game.status is GameStatus.FINISHED:
                 return
-            if game.status == "abandoned":
-                await context.write(game.abandoned_message(viewer))
+            if game.status is GameStatus.ABANDONED:
+                await context.write(game_view.abandoned_message(viewer))
                 return
             if game.closed:
                 return
@@ -451,10 +430,10 @@ class KutnaHoraService:
                 "game_not_ended",
             )
         response = replay_service_pb2.GetReplayResponse(
-            game=game.summary(), seed=game.seed, state_hash=engine.state_hash(game.state)
+            game=presenter.summary(game), seed=game.seed, state_hash=engine.state_hash(game.state)
         )
         for record in game.history:
-            response.decisions.append(game.record_message(record))
+            response.decisions.append(presenter.record_message(record))
         return response
 
     # --- AdminService --------------------------------------------------------------------------------
@@ -475,18 +454,22 @@ class KutnaHoraService:
                 rate_per_second=limits.rate_per_second,
                 rate_burst=limits.rate_burst,
             ),
-            uptime=convert.duration_ms(uptime_ms),
+            uptime=presenter.duration_ms(uptime_ms),
             store=self.hub.store.kind,
             watchers=self.watchers,
             players=self.players,
         )
         for status, count in self.hub.counts().items():
-            response.games.add(status=STATUS_WIRE[status], count=count)
+            response.games.add(status=presenter.STATUS[status], count=count)
         return response
 
 
-def _status(game: LiveGame) -> game_pb2.GameStatus:
-    return STATUS_WIRE[game.status]
+def _answer(answer: game_pb2.Answer) -> Answer:
+    """The engine value a wire answer names (read once, here); INVALID_ARGUMENT when it names none."""
+    try:
+        return presenter.answer_from_wire(answer)
+    except presenter.Malformed as error:
+        raise invalid(str(error)) from None
 
 
 class _PlayStream:
@@ -502,6 +485,7 @@ class _PlayStream:
     ) -> None:
         self.service = service
         self.game = game
+        self.view = presenter.view(game)
         self.seat = seat
         self.acknowledge = acknowledge
         self.context = context
@@ -531,37 +515,22 @@ class _PlayStream:
             while self.outbox:
                 await context.write(self.outbox.popleft())
             if game.ended:
-                await context.write(self._game_ended())
+                await context.write(self.view.game_ended(seat))
                 return
             if game.closed or self.service.stopping:
                 return
             pending = game.state.pending
             if (
-                game.status == "active"
+                game.status is GameStatus.ACTIVE
                 and pending is not None
                 and pending.seat == seat
                 and game.version != sent_version
                 and not game.replaced(seat)
             ):
                 sent_version = game.version
-                await context.write(self._your_turn())
+                await context.write(self.view.your_turn(seat))
             if not self.reading and not self.outbox:
                 return
-
-    def _your_turn(self) -> bytes:
-        turn = convert.embed(1, self.game.observation_bytes(self.seat))
-        clock = self.game.clock_message()
-        if clock is not None:
-            turn += convert.embed(2, clock.SerializeToString())
-        return convert.embed(1, turn)
-
-    def _game_ended(self) -> bytes:
-        ended = play_service_pb2.GameEnded(status=_status(self.game))
-        result = self.game.result_message()
-        if result is not None:
-            ended.result.CopyFrom(result)
-        body = ended.SerializeToString() + convert.embed(3, self.game.observation_bytes(self.seat))
-        return convert.embed(4, body)
 
     async def _read(self) -> None:
         service, game, context = self.service, self.game, self.context
@@ -584,24 +553,16 @@ class _PlayStream:
                     decision = request.decision
                     if not decision.HasField("answer"):
                         raise invalid("decision.answer must be set (option_index, decision or option_text)")
-                    record = await game.submit(self.seat, decision.version, decision.answer)
+                    answer = _answer(decision.answer)
+                    record = await game.submit(self.seat, decision.version, answer)
                 except ServiceError as error:
                     service._log_refusal("Play", error)
-                    rejected = play_service_pb2.DecisionRejected(
-                        reason=reject_reason(error),
-                        code=error.code.value[0],
-                        message=error.message,
-                        version=game.version,
-                    )
-                    self.outbox.append(play_service_pb2.PlayResponse(rejected=rejected).SerializeToString())
+                    self.outbox.append(presenter.rejected_message(error, game.version))
                     self.wake.set()
                     continue
                 service.metrics.latency_by_path["stream"].observe(time.perf_counter() - started)
                 if self.acknowledge:
-                    accepted = play_service_pb2.DecisionAccepted(
-                        version=record.version, next_version=record.version + 1
-                    )
-                    self.outbox.append(play_service_pb2.PlayResponse(accepted=accepted).SerializeToString())
+                    self.outbox.append(presenter.accepted_message(record))
                     self.wake.set()
         finally:
             self.reading = False

@@ -18,6 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from kutnahora.engine import GameResult
+from kutnahora.server.records import UNFINISHED
+
 
 class StoreError(RuntimeError):
     """The store failed to read or write."""
@@ -152,8 +155,6 @@ class Store(Protocol):
         """The ids of the games still waiting or active, oldest first."""
 
 
-UNFINISHED = ("waiting", "active")
-"""The statuses of a game that has not ended."""
 UNFINISHED_SQL = "(" + ", ".join(f"'{status}'" for status in UNFINISHED) + ")"
 """The same, as an SQL list: ``status IN {UNFINISHED_SQL}``."""
 
@@ -312,3 +313,25 @@ class MemoryStore:
         if stored is None:
             raise StoreError(f"no game {game_id} in the store")
         return stored
+
+
+def result_to_json(result: GameResult, resigned: Sequence[bool]) -> dict[str, Any]:
+    """A final result as the JSON object the stores keep for listings."""
+    return {
+        "scores": list(result.scores),
+        "groschen": list(result.groschen),
+        "winners": list(result.winners),
+        "breakdown": [dict(b) for b in result.breakdown],
+        "resigned": [bool(r) for r in resigned],
+    }
+
+
+def result_from_json(data: dict[str, Any]) -> tuple[GameResult, list[bool]]:
+    """A result the stores keep, with which seats resigned."""
+    result = GameResult(
+        scores=tuple(int(s) for s in data["scores"]),
+        groschen=tuple(int(g) for g in data["groschen"]),
+        winners=tuple(int(w) for w in data["winners"]),
+        breakdown=tuple({str(k): int(v) for k, v in b.items()} for b in data["breakdown"]),
+    )
+    return result, [bool(r) for r in data.get("resigned", ())]

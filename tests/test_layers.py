@@ -105,3 +105,17 @@ def test_nothing_below_depends_on_the_environments(folder: str) -> None:
     """The environments are an optional extra: the engine, server and clients run without them."""
     for path, names in imported_roots(folder).items():
         assert "kutnahora.envs" not in names, f"{path} imports kutnahora.envs"
+
+
+def test_the_game_authority_is_free_of_the_wire() -> None:
+    """server/game.py and its records speak engine values only: the presenter owns every wire message."""
+    wire = {"grpc", "google", "kutnahora.v1"}
+    found = imported_roots("server")
+    for name in ("server/game.py", "server/records.py"):
+        assert not found[name] & wire, f"{name} imports {sorted(found[name] & wire)}"
+        modules = set()
+        for node in ast.walk(ast.parse((ROOT / name).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules.update(f"{node.module}.{alias.name}" for alias in node.names)
+                modules.add(node.module)
+        assert "kutnahora.server.presenter" not in modules, f"{name} imports the presenter"

@@ -8,7 +8,7 @@ import pytest
 
 from kutnahora.clients.bots.wire_observation import engine_observation
 from kutnahora.engine import GameOptions, apply, legal, new_game, observe
-from kutnahora.server.convert import ObservationEncoder, observation_to_wire
+from kutnahora.server.presenter import ObservationEncoder, observation_to_wire
 from kutnahora.v1 import game_pb2
 
 

@@ -149,8 +149,8 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
     """The server builds the next seat's observation right after a decision, for a waiting Play stream.
     Should that fail, the decision stands and its submitter gets its answer; the error is logged."""
     from kutnahora import engine
-    from kutnahora.server import game as live
-    from kutnahora.v1 import game_pb2
+    from kutnahora.server import presenter
+    from kutnahora.server.records import ListedIndex
 
     server, _ = await start_server()
     game, _ = await server.hub.create(engine.GameOptions(players=2), 5, NO_CLOCK, "")
@@ -159,18 +159,19 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
     pending = game.state.pending
     assert pending is not None
     wakes = [game.subscribe(seat) for seat in (0, 1)]  # as both seats' Play streams do
+    view = presenter.view(game)
 
     def broken(*args: object) -> bytes:
         raise RuntimeError("encoder broke")
 
-    monkeypatch.setattr(live, "encode_observation", broken)
-    record = await game.submit(pending.seat, 0, game_pb2.Answer(option_index=0))
+    monkeypatch.setattr(presenter, "encode_observation", broken)
+    record = await game.submit(pending.seat, 0, ListedIndex(0))
     assert record.version == 0 and game.version == 1
     following = game.state.pending
     assert following is not None and wakes[following.seat].is_set()  # its stream is woken all the same
     lines = [json.loads(line) for line in captured_logs.getvalue().splitlines() if line.strip()]
     assert any(line["event"] == "observation could not be built" for line in lines)
     monkeypatch.undo()
-    assert game.observation_bytes(following.seat)  # the stream builds it when it writes
+    assert view.observation(following.seat)  # the stream builds it when it writes
     for wake in wakes:
         game.unsubscribe(wake)

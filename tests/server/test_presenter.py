@@ -1,4 +1,4 @@
-"""Conversion between engine values and wire messages (server/convert.py)."""
+"""Conversion between engine values and wire messages (server/presenter.py)."""
 
 from __future__ import annotations
 
@@ -11,22 +11,24 @@ from kutnahora.engine import GameOptions
 from kutnahora.engine.components import Action, Arm, Color, Commodity, Deck, Guild, Side
 from kutnahora.engine.options import DecisionKind
 from kutnahora.engine.text import QUESTIONS, describe_option
-from kutnahora.server import convert
-from kutnahora.server.game import encode_observation
+from kutnahora.server import presenter
+from kutnahora.server.presenter import encode_observation
+from kutnahora.server.records import ListedIndex
+from kutnahora.server.store import result_to_json
 from kutnahora.v1 import common_pb2, game_pb2, play_service_pb2
 
 
 @pytest.mark.parametrize(
     ("table", "back", "wire_enum"),
     [
-        (convert.GUILD, convert.GUILD_BACK, common_pb2.Guild),
-        (convert.COMMODITY, convert.COMMODITY_BACK, common_pb2.Commodity),
-        (convert.DECK, convert.DECK_BACK, common_pb2.Deck),
-        (convert.ARM, convert.ARM_BACK, common_pb2.Arm),
-        (convert.COLOR, convert.COLOR_BACK, common_pb2.Color),
-        (convert.ACTION, convert.ACTION_BACK, common_pb2.Action),
-        (convert.SIDE, convert.SIDE_BACK, common_pb2.Side),
-        (convert.DECISION_KIND, convert.DECISION_KIND_BACK, game_pb2.DecisionKind),
+        (presenter.GUILD, presenter.GUILD_BACK, common_pb2.Guild),
+        (presenter.COMMODITY, presenter.COMMODITY_BACK, common_pb2.Commodity),
+        (presenter.DECK, presenter.DECK_BACK, common_pb2.Deck),
+        (presenter.ARM, presenter.ARM_BACK, common_pb2.Arm),
+        (presenter.COLOR, presenter.COLOR_BACK, common_pb2.Color),
+        (presenter.ACTION, presenter.ACTION_BACK, common_pb2.Action),
+        (presenter.SIDE, presenter.SIDE_BACK, common_pb2.Side),
+        (presenter.DECISION_KIND, presenter.DECISION_KIND_BACK, game_pb2.DecisionKind),
     ],
 )
 def test_every_enum_maps_both_ways(table: dict, back: dict, wire_enum: object) -> None:
@@ -37,14 +39,14 @@ def test_every_enum_maps_both_ways(table: dict, back: dict, wire_enum: object) -
 
 def test_engine_enums_are_all_covered() -> None:
     for enum, table in (
-        (Guild, convert.GUILD),
-        (Commodity, convert.COMMODITY),
-        (Deck, convert.DECK),
-        (Arm, convert.ARM),
-        (Color, convert.COLOR),
-        (Action, convert.ACTION),
-        (Side, convert.SIDE),
-        (DecisionKind, convert.DECISION_KIND),
+        (Guild, presenter.GUILD),
+        (Commodity, presenter.COMMODITY),
+        (Deck, presenter.DECK),
+        (Arm, presenter.ARM),
+        (Color, presenter.COLOR),
+        (Action, presenter.ACTION),
+        (Side, presenter.SIDE),
+        (DecisionKind, presenter.DECISION_KIND),
     ):
         assert set(table) == set(enum)
 
@@ -68,20 +70,21 @@ def test_every_legal_option_round_trips_through_its_payload_index_and_text() -> 
             if state.pending is not None:
                 seen_kinds.add(state.pending.kind)
             for index, option in enumerate(options):
-                decision = convert.option_to_decision(option)
-                assert convert.decision_to_option(decision) == option
+                decision = presenter.option_to_decision(option)
+                assert presenter.decision_to_option(decision) == option
                 reparsed = game_pb2.Decision.FromString(decision.SerializeToString())
-                assert convert.decision_to_option(reparsed) == option
-                assert convert.answer_to_option(game_pb2.Answer(option_index=index), options) == option
-                assert convert.answer_to_option(game_pb2.Answer(decision=decision), options) == option
+                assert presenter.decision_to_option(reparsed) == option
+                listed = presenter.answer_from_wire(game_pb2.Answer(option_index=index))
+                assert listed == ListedIndex(index) and options[index] == option
+                assert presenter.answer_from_wire(game_pb2.Answer(decision=decision)) == option
                 text = engine.option_text(option)
-                assert convert.answer_to_option(game_pb2.Answer(option_text=text), options) == option
+                assert presenter.answer_from_wire(game_pb2.Answer(option_text=text)) == option
     assert len(seen_kinds) >= 8
 
 
 def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
     for players in (2, 3, 4):
-        encoder = convert.ObservationEncoder("game-1")  # one per game, as the server has
+        encoder = presenter.ObservationEncoder("game-1")  # one per game, as the server has
         for state in random_states(players, seed=10 + players)[::2]:
             for viewer in [None, *range(players)]:
                 obs = engine.observe(state, viewer)
@@ -96,7 +99,7 @@ def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
                     ) -> str:
                         return describe_option(state, kind, option)
 
-                reference = convert.observation_to_wire(obs, "game-1", question, describe)
+                reference = presenter.observation_to_wire(obs, "game-1", question, describe)
                 fast = game_pb2.Observation.FromString(encoder.encode(obs, question, describe))
                 assert fast == reference
 
@@ -112,7 +115,7 @@ def _reference(state: engine.GameState, viewer: int | None, game_id: str) -> gam
         def describe(option: engine.Option) -> str:
             return describe_option(state, kind, option)
 
-    return convert.observation_to_wire(engine.observe(state, viewer), game_id, question, describe)
+    return presenter.observation_to_wire(engine.observe(state, viewer), game_id, question, describe)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -121,7 +124,7 @@ def test_the_servers_encoder_follows_a_whole_game_exactly(players: int) -> None:
     every decision, for the seat that owes it first and then for everyone else with the same encoder:
     nothing private to the first viewer (its options, the tiles it draws) may reach the next."""
     state = engine.new_game(GameOptions(players=players, events=True), seed=40 + players)
-    encoder = convert.ObservationEncoder("game-9")
+    encoder = presenter.ObservationEncoder("game-9")
     rng = random.Random(players)
     drawing = 0
     while True:
@@ -139,7 +142,7 @@ def test_the_servers_encoder_follows_a_whole_game_exactly(players: int) -> None:
 
 def test_negative_numbers_and_absent_optional_fields_are_written_as_protobuf_writes_them() -> None:
     state = random_states(4, seed=21)[70]
-    encoder = convert.ObservationEncoder("g")
+    encoder = presenter.ObservationEncoder("g")
     for points, reputation in ((-3, -2), (0, 0), (-(2**31), 5)):
         state.players[1].points = points
         state.players[2].reputation = reputation
@@ -153,7 +156,7 @@ def test_negative_numbers_and_absent_optional_fields_are_written_as_protobuf_wri
 
 def test_an_observation_carries_the_whole_visible_game() -> None:
     state = random_states(4, seed=3)[60]
-    wire = convert.observation_to_wire(engine.observe(state, None), "g")
+    wire = presenter.observation_to_wire(engine.observe(state, None), "g")
     assert wire.version == state.version
     assert len(wire.players) == 4
     assert len(wire.prices) == len(Commodity)
@@ -168,12 +171,12 @@ def test_the_observation_lists_what_the_town_built() -> None:
     """002 · The town builds: the discarded tiles are public, in the order the town built them."""
     for state in random_states(4, seed=5):
         if state.town_discards:
-            wire = convert.observation_to_wire(engine.observe(state, None), "g")
+            wire = presenter.observation_to_wire(engine.observe(state, None), "g")
             assert list(wire.town_discards) == state.town_discards
             return
     state = random_states(4, seed=5)[-1]
     state.town_discards.append(state.town_hall[0][0].tiles.pop(0))
-    wire = convert.observation_to_wire(engine.observe(state, None), "g")
+    wire = presenter.observation_to_wire(engine.observe(state, None), "g")
     assert list(wire.town_discards) == state.town_discards
 
 
@@ -191,23 +194,23 @@ def test_malformed_decisions_are_refused_with_a_reason() -> None:
         (game_pb2.Decision(choose_patrician=game_pb2.ChoosePatrician()), "choose_patrician.color"),
     ]
     for decision, words in cases:
-        with pytest.raises(convert.Malformed, match=words.replace(".", r"\.")):
-            convert.decision_to_option(decision)
+        with pytest.raises(presenter.Malformed, match=words.replace(".", r"\.")):
+            presenter.decision_to_option(decision)
 
 
 def test_results_survive_the_store_round_trip() -> None:
     state = random_states(3, seed=8)[-1]
     result = engine.result(state)
     assert result is not None
-    data = convert.result_to_json(result, [False, True, False])
-    wire = convert.result_from_json(data)
-    assert wire == convert.result_to_wire(result, [False, True, False])
+    data = result_to_json(result, [False, True, False])
+    wire = presenter.stored_result_to_wire(data)
+    assert wire == presenter.result_to_wire(result, [False, True, False])
     assert wire.seats[1].resigned
 
 
 def test_components_convert_completely() -> None:
     components = engine.default_components()
-    wire = convert.components_to_wire(components)
+    wire = presenter.components_to_wire(components)
     assert len(wire.buildings) == len(components.buildings)
     assert len(wire.action_cards) == len(components.action_cards)
     assert len(wire.barbara_tiles) == len(components.barbara_tiles)
@@ -223,10 +226,10 @@ def test_components_convert_completely() -> None:
 def test_embedded_bytes_equal_a_built_message() -> None:
     inner = game_pb2.Observation(game_id="x", version=300, scores=[1, 2]).SerializeToString()
     built = game_pb2.DecisionRecord(version=5).SerializeToString()
-    wrapped = convert.embed(1, inner) + game_pb2.Event().SerializeToString()
+    wrapped = presenter.embed(1, inner) + game_pb2.Event().SerializeToString()
     message = play_service_pb2.WatchGameResponse.FromString(wrapped)
     assert message.observation.version == 300
-    assert convert.varint(300) == b"\xac\x02"
+    assert presenter.varint(300) == b"\xac\x02"
     assert built
 
 
@@ -235,7 +238,7 @@ def test_the_cached_header_holds_only_fields_of_its_cache_key() -> None:
     state = random_states(2, seed=8)[-1]  # a finished game: most header fields are set
     obs = engine.observe(state, 0)._replace(current_event=3, building_in_hand=5)
     wire = game_pb2.Observation()
-    convert._stable_header(wire, obs, "g")
+    presenter._stable_header(wire, obs, "g")
     written = {field.name for field, _ in wire.ListFields()}
-    assert written <= {*convert._STABLE_HEADER_FIELDS, "game_id"}
+    assert written <= {*presenter._STABLE_HEADER_FIELDS, "game_id"}
     assert {"phase", "round", "over", "current_event", "building_in_hand"} <= written

@@ -1,27 +1,38 @@
-"""Conversion between the rules engine's values and the ``kutnahora.v1`` wire messages, in one place.
+"""The wire: every ``kutnahora.v1`` message the server sends, and the reading of every request into engine
+values.
 
-Engine to wire: observations, legal options, events, results, game options and the component set.
-Wire to engine: decisions (a typed payload, an option index or an option text) and game options. Every
-enum is mapped by name (``Guild.METALLURGISTS`` is ``GUILD_METALLURGISTS``), and the tables are built once
-at import, so a missing or renamed member fails loudly at start-up rather than mid-game.
+The game (:class:`kutnahora.server.game.LiveGame`) speaks engine values and domain records only; this module
+is the one place where they become wire messages and back.
 
-Building a protobuf message from Python values costs far more than serialising it, so callers build each
-observation once per state version and viewer and reuse it (see :class:`kutnahora.server.game.LiveGame`); this
-module only builds. Malformed wire input raises :class:`Malformed`, which the service answers with
-``INVALID_ARGUMENT``.
+- Wire to engine: an answer becomes an engine option or a :class:`~kutnahora.server.records.ListedIndex`
+  (:func:`answer_from_wire`, the one reading of a submission), a game status, game options.
+- Engine to wire: observations, legal options, events, results, summaries, decision records, clocks, the
+  component set, the Play stream's messages and refusals.
+- The byte caches: :class:`GameView` keeps, per game, the serialised observation of the current version for
+  each viewer, the prepared watch messages and the answers to recent decisions (returned again to an exact
+  retry); :class:`ObservationEncoder` keeps the wire bytes of the parts of an observation.
+
+Every enum is mapped by name (``Guild.METALLURGISTS`` is ``GUILD_METALLURGISTS``), and the tables are built
+once at import, so a missing or renamed member fails loudly at start-up rather than mid-game. Messages that
+embed cached bytes are assembled from the serialised parts with the generated ``*_FIELD_NUMBER`` constants
+(a serialised message is the concatenation of its fields). Malformed wire input raises :class:`Malformed`,
+which the service answers with ``INVALID_ARGUMENT``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from functools import partial
 from operator import itemgetter
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from kutnahora.engine import Event, GameOptions, GameResult, Observation, Option
+from kutnahora.engine import Event, GameOptions, GameResult, GameState, Observation, Option
+from kutnahora.engine import result as engine_result
 from kutnahora.engine.components import (
     Action,
     Arm,
@@ -51,8 +62,24 @@ from kutnahora.engine.options import (
     parse_option,
 )
 from kutnahora.engine.state import Phase
+from kutnahora.engine.text import QUESTIONS, describe_option
 from kutnahora.engine.view import Observer, PendingView, PlayerView
-from kutnahora.v1 import common_pb2, components_pb2, game_pb2
+from kutnahora.server.config import ClockConfig
+from kutnahora.server.errors import ServiceError
+from kutnahora.server.records import (
+    Answer,
+    AppliedDecision,
+    ClockReading,
+    DecisionSource,
+    GameStatus,
+    ListedIndex,
+    canonical_text,
+)
+from kutnahora.server.store import GameRow, SeatRow, result_from_json
+from kutnahora.v1 import common_pb2, components_pb2, game_pb2, game_service_pb2, play_service_pb2
+
+if TYPE_CHECKING:
+    from kutnahora.server.game import LiveGame
 
 E = TypeVar("E", bound=Enum)
 M = TypeVar("M", game_pb2.Observation, game_pb2.PlayerBoard)
@@ -205,12 +232,11 @@ def decision_to_option(decision: game_pb2.Decision) -> Option:
     return SKIP
 
 
-def answer_to_option(answer: game_pb2.Answer, options: Sequence[Option]) -> Option:
-    """The engine option an answer names among ``options`` (the listed legal options).
+def answer_from_wire(answer: game_pb2.Answer) -> Answer:
+    """What a wire answer names: an engine option, or the index of a listed option.
 
-    Raises :class:`Malformed` for an unreadable answer. An answer that is readable but not listed comes
-    back as the option it names (or, for an index out of range, raises :class:`IndexError`), so that the
-    caller can say precisely why it is not legal.
+    Raises :class:`Malformed` for an answer that cannot be read, whatever the options are; whether what it
+    names is listed is the game's to say (:meth:`kutnahora.server.game.LiveGame.submit`).
     """
     which = answer.WhichOneof("answer")
     if which is None:
@@ -219,34 +245,13 @@ def answer_to_option(answer: game_pb2.Answer, options: Sequence[Option]) -> Opti
         index = answer.option_index
         if index < 0:
             raise Malformed(f"option_index must not be negative, got {index}")
-        if index >= len(options):
-            raise IndexError(
-                f"option index {index} is not listed: the pending decision has {len(options)} options"
-                + (f" (0..{len(options) - 1})" if options else "")
-            )
-        return options[index]
+        return ListedIndex(index)
     if which == "decision":
         return decision_to_option(answer.decision)
     try:
         return parse_option(answer.option_text)
     except ValueError as error:
         raise Malformed(str(error)) from None
-
-
-def check_answer(answer: game_pb2.Answer) -> None:
-    """Raise :class:`Malformed` when an answer cannot be read, whatever the options are."""
-    which = answer.WhichOneof("answer")
-    if which is None:
-        raise Malformed("the answer sets none of option_index, decision or option_text")
-    if which == "option_index" and answer.option_index < 0:
-        raise Malformed(f"option_index must not be negative, got {answer.option_index}")
-    if which == "decision":
-        decision_to_option(answer.decision)
-    if which == "option_text":
-        try:
-            parse_option(answer.option_text)
-        except ValueError as error:
-            raise Malformed(str(error)) from None
 
 
 # --- Game options -------------------------------------------------------------------------------------
@@ -272,6 +277,28 @@ def game_options_to_wire(options: GameOptions) -> game_pb2.GameOptions:
     if options.mine_setup_card is not None:
         wire.mine_setup_card = options.mine_setup_card
     return wire
+
+
+def clock_from_wire(wire: game_pb2.ClockSettings, defaults: ClockConfig) -> ClockConfig:
+    """A game's clock from the request, with the server's defaults for what is unset."""
+    if wire.disabled:
+        return ClockConfig(defaults.decision_ms, defaults.bank_ms, defaults.max_strikes, enabled=False)
+    decision_ms = to_ms(wire.decision_time) if wire.HasField("decision_time") else defaults.decision_ms
+    bank_ms = to_ms(wire.time_bank) if wire.HasField("time_bank") else defaults.bank_ms
+    if decision_ms <= 0:
+        raise Malformed(f"clock.decision_time must be positive, got {decision_ms} ms")
+    if bank_ms < 0:
+        raise Malformed(f"clock.time_bank must not be negative, got {bank_ms} ms")
+    day = 86_400_000
+    if decision_ms > day or bank_ms > day:
+        raise Malformed("clock.decision_time and clock.time_bank must each be at most one day")
+    if wire.max_strikes < 0:
+        raise Malformed(f"clock.max_strikes must not be negative, got {wire.max_strikes}")
+    # A game that sets any clock field asks for a clock, even on a server whose games have none by default.
+    asked = wire.HasField("decision_time") or wire.HasField("time_bank") or wire.max_strikes > 0
+    return ClockConfig(
+        decision_ms, bank_ms, wire.max_strikes or defaults.max_strikes, enabled=defaults.enabled or asked
+    )
 
 
 # --- Events and results -------------------------------------------------------------------------------
@@ -311,26 +338,10 @@ def result_to_wire(result: GameResult, resigned: Sequence[bool] = ()) -> game_pb
     return wire
 
 
-def result_to_json(result: GameResult, resigned: Sequence[bool]) -> dict[str, Any]:
-    """The final result as a JSON object, as the store keeps it for listings."""
-    return {
-        "scores": list(result.scores),
-        "groschen": list(result.groschen),
-        "winners": list(result.winners),
-        "breakdown": [dict(b) for b in result.breakdown],
-        "resigned": [bool(r) for r in resigned],
-    }
-
-
-def result_from_json(data: Mapping[str, Any]) -> game_pb2.GameResult:
+def stored_result_to_wire(data: dict[str, Any]) -> game_pb2.GameResult:
     """The wire result of a result kept by the store."""
-    result = GameResult(
-        scores=tuple(int(s) for s in data["scores"]),
-        groschen=tuple(int(g) for g in data["groschen"]),
-        winners=tuple(int(w) for w in data["winners"]),
-        breakdown=tuple({str(k): int(v) for k, v in b.items()} for b in data["breakdown"]),
-    )
-    return result_to_wire(result, [bool(r) for r in data.get("resigned", ())])
+    result, resigned = result_from_json(data)
+    return result_to_wire(result, resigned)
 
 
 def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
@@ -532,7 +543,7 @@ def _add_pending(
     wire_pending.question = question
     add = wire_pending.options.add
     for index, option in enumerate(pending.options):
-        entry = add(index=index, text=cached_option_text(option))
+        entry = add(index=index, text=canonical_text(option))
         if describe is not None:
             entry.description = describe(option)
         entry.decision.CopyFrom(decision_payload(option))
@@ -648,6 +659,11 @@ def _volatile(obs: Observation) -> bytes:
 
 
 _PLAYER_KEY = _key(_N.PLAYERS_FIELD_NUMBER, 2)
+_P = game_pb2.PendingDecision
+_PENDING_SEAT, _PENDING_KIND = _key(_P.SEAT_FIELD_NUMBER, 0), _key(_P.KIND_FIELD_NUMBER, 0)
+_OPTION_KEY = _key(_P.OPTIONS_FIELD_NUMBER, 2)
+_L = game_pb2.LegalOption
+_OPTION_INDEX = _key(_L.INDEX_FIELD_NUMBER, 0)
 
 
 class ObservationEncoder:
@@ -775,12 +791,12 @@ class ObservationEncoder:
         """
         parts = []
         if pending.seat:
-            parts.append(b"\x08" + varint(pending.seat))
-        parts.append(b"\x10" + varint(DECISION_KIND[pending.kind]))
+            parts.append(_PENDING_SEAT + varint(pending.seat))
+        parts.append(_PENDING_KIND + varint(DECISION_KIND[pending.kind]))
         if question:
             encoded = self._questions.get(question)
             if encoded is None:
-                encoded = self._questions[question] = _string_field(3, question)
+                encoded = self._questions[question] = _string_field(_P.QUESTION_FIELD_NUMBER, question)
             parts.append(encoded)
         entries = self._option_entries
         bodies = self._option_bodies
@@ -798,17 +814,17 @@ class ObservationEncoder:
                 body_key = (kind, option, described)
                 body = bodies.get(body_key)
                 if body is None:
-                    body = embed(2, decision_payload(option).SerializeToString()) + _string_field(
-                        3, cached_option_text(option)
-                    )
+                    body = embed(
+                        _L.DECISION_FIELD_NUMBER, decision_payload(option).SerializeToString()
+                    ) + _string_field(_L.TEXT_FIELD_NUMBER, canonical_text(option))
                     if describe is not None:
-                        body += _string_field(4, describe(option))
+                        body += _string_field(_L.DESCRIPTION_FIELD_NUMBER, describe(option))
                     bodies[body_key] = body
                 if index:
-                    body = b"\x08" + varint(index) + body
-                entry = entries[key] = b"\x22" + varint(len(body)) + body
+                    body = _OPTION_INDEX + varint(index) + body
+                entry = entries[key] = _OPTION_KEY + varint(len(body)) + body
             parts.append(entry)
-        return embed(35, b"".join(parts))
+        return embed(_N.PENDING_FIELD_NUMBER, b"".join(parts))
 
 
 def _string_field(field_number: int, text: str) -> bytes:
@@ -834,18 +850,6 @@ def decision_payload(option: Option) -> game_pb2.Decision:
             _DECISIONS.clear()
         decision = _DECISIONS[option] = option_to_decision(option)
     return decision
-
-
-def cached_option_text(option: Option) -> str:
-    """The canonical text of an option, computed once per distinct option."""
-    text = _TEXTS.get(option)
-    if text is None:
-        from kutnahora.engine import option_text
-
-        if len(_TEXTS) >= _CACHE_LIMIT:
-            _TEXTS.clear()
-        text = _TEXTS[option] = option_text(option)
-    return text
 
 
 # --- The component set --------------------------------------------------------------------------------
@@ -982,3 +986,386 @@ def components_to_wire(components: ComponentSet) -> components_pb2.ComponentSet:
     for scoring in components.mine_row_scoring:
         wire.mine_row_scoring.add(min_stars=scoring.min_stars, points=scoring.points)
     return wire
+
+
+# --- Statuses, sources and refusals ---------------------------------------------------------------------
+
+STATUS, STATUS_BACK = _enum_table(GameStatus, game_pb2.GameStatus, "GAME_STATUS_")
+SOURCE = _enum_table(DecisionSource, game_pb2.DecisionSource, "DECISION_SOURCE_")[0]
+
+REJECT_REASONS: dict[str, Any] = {
+    "stale_version": game_pb2.REJECT_REASON_STALE_VERSION,
+    "not_your_turn": game_pb2.REJECT_REASON_NOT_YOUR_TURN,
+    "not_an_option": game_pb2.REJECT_REASON_NOT_AN_OPTION,
+    "game_not_active": game_pb2.REJECT_REASON_GAME_NOT_ACTIVE,
+    "malformed": game_pb2.REJECT_REASON_MALFORMED,
+    "rate_limited": game_pb2.REJECT_REASON_RATE_LIMITED,
+}
+
+
+def status_from_wire(number: int) -> GameStatus | None:
+    """The game status a listing filter names (None: any); raises :class:`Malformed` for an unknown one."""
+    if number == game_pb2.GAME_STATUS_UNSPECIFIED:
+        return None
+    return _wire_enum(STATUS_BACK, number, "status")
+
+
+def reject_reason(error: ServiceError) -> Any:
+    """The ``RejectReason`` of a refusal sent on the Play stream."""
+    return REJECT_REASONS.get(error.reason, game_pb2.REJECT_REASON_UNSPECIFIED)
+
+
+def rejected_message(error: ServiceError, version: int) -> bytes:
+    """A Play stream's ``DecisionRejected`` for a refusal, at the game's current version."""
+    rejected = play_service_pb2.DecisionRejected(
+        reason=reject_reason(error), code=error.code.value[0], message=error.message, version=version
+    )
+    return play_service_pb2.PlayResponse(rejected=rejected).SerializeToString()
+
+
+def accepted_message(record: AppliedDecision) -> bytes:
+    """A Play stream's ``DecisionAccepted`` for an applied decision."""
+    accepted = play_service_pb2.DecisionAccepted(version=record.version, next_version=record.version + 1)
+    return play_service_pb2.PlayResponse(accepted=accepted).SerializeToString()
+
+
+# --- Games: summaries, records, clocks and results -------------------------------------------------------
+
+
+def encode_observation(state: GameState, viewer: int | None, encoder: ObservationEncoder) -> bytes:
+    """The serialised wire observation of ``state`` for a seat or a spectator (None).
+
+    The engine decides what the viewer may see (the encoder's :class:`kutnahora.engine.Observer` gives what
+    :func:`kutnahora.engine.observe` gives, rebuilding only what changed); this only words the pending
+    decision and, for the seat that owes it, describes each legal option.
+    """
+    obs = encoder.observer.observe(state, viewer)
+    pending = state.pending
+    if pending is None:
+        return encoder.encode(obs)
+    question = QUESTIONS.get(pending.kind, "")
+    if viewer != pending.seat:
+        return encoder.encode(obs, question)
+    kind = pending.kind
+
+    def describe(option: Option) -> str:
+        return describe_option(state, kind, option)
+
+    return encoder.encode(obs, question, describe)
+
+
+def clock_settings(clock: ClockConfig) -> game_pb2.ClockSettings:
+    """A game's clock as wire settings."""
+    return game_pb2.ClockSettings(
+        decision_time=duration_ms(clock.decision_ms),
+        time_bank=duration_ms(clock.bank_ms),
+        max_strikes=clock.max_strikes,
+        disabled=not clock.enabled,
+    )
+
+
+def clock_message(reading: ClockReading) -> game_pb2.Clock:
+    """The running clock of the pending decision."""
+    return game_pb2.Clock(
+        seat=reading.seat,
+        deadline=timestamp(reading.deadline),
+        time_bank_left=duration_ms(reading.bank_ms),
+        decision_time=duration_ms(reading.decision_ms),
+    )
+
+
+def result_message(game: LiveGame) -> game_pb2.GameResult | None:
+    """A game's final result, once finished."""
+    result = game.result()
+    return None if result is None else result_to_wire(result, game.resigned())
+
+
+def summary(game: LiveGame) -> game_pb2.GameSummary:
+    """A loaded game's summary. It never holds the seed."""
+    wire = game_pb2.GameSummary(
+        game_id=game.game_id,
+        options=game_options_to_wire(game.options),
+        clock=clock_settings(game.clock),
+        status=STATUS[game.status],
+        version=game.state.version,
+        created_at=timestamp(game.created_at),
+        updated_at=timestamp(game.updated_at),
+        rules_version=game.rules_version,
+        label=game.label,
+        abandon_reason=game.abandon_reason,
+    )
+    for seat in game.seats:
+        wire.seats.add(
+            seat=seat.seat,
+            joined=seat.joined,
+            name=seat.name,
+            resigned=seat.resigned,
+            strikes=seat.strikes,
+            replaced=game.replaced(seat.seat),
+            time_bank_left=duration_ms(seat.bank_ms),
+        )
+    pending = game.state.pending
+    if pending is not None and not game.ended:
+        wire.pending_seat = pending.seat
+        wire.pending_kind = DECISION_KIND[pending.kind]
+    result = result_message(game)
+    if result is not None:
+        wire.result.CopyFrom(result)
+    return wire
+
+
+def row_summary(row: GameRow, seats: Sequence[SeatRow]) -> game_pb2.GameSummary:
+    """The summary of a game that is not loaded, from its store record."""
+    clock = ClockConfig.from_json(row.clock)
+    status = STATUS.get(GameStatus(row.status), game_pb2.GAME_STATUS_UNSPECIFIED)
+    wire = game_pb2.GameSummary(
+        game_id=row.game_id,
+        options=game_options_to_wire(
+            GameOptions(row.players, row.events, row.guild_setup_card, row.mine_setup_card)
+        ),
+        clock=clock_settings(clock),
+        status=status,
+        version=row.version,
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at or row.created_at),
+        rules_version=row.rules_version,
+        label=row.label,
+        abandon_reason=row.abandon_reason,
+    )
+    by_seat = {s.seat: s for s in seats}
+    for index in range(row.players):
+        seat = by_seat.get(index, SeatRow(index))
+        wire.seats.add(seat=index, joined=seat.joined, name=seat.name, resigned=seat.resigned)
+    if row.result is not None:
+        wire.result.CopyFrom(stored_result_to_wire(row.result))
+    return wire
+
+
+def record_message(record: AppliedDecision) -> game_pb2.DecisionRecord:
+    """One decision of a game's history as a wire record."""
+    return game_pb2.DecisionRecord(
+        version=record.version,
+        seat=record.seat,
+        decision=decision_payload(record.option),
+        text=record.text,
+        source=SOURCE[record.source],
+        applied_at=timestamp(record.applied_at),
+        think_time=duration_ms(record.think_ms),
+        kind=DECISION_KIND[record.kind] if record.kind is not None else game_pb2.DECISION_KIND_UNSPECIFIED,
+    )
+
+
+def components_response(components: ComponentSet, rules_version: int) -> bytes:
+    """The serialised ``GetComponentsResponse`` (built once by the server and reused)."""
+    tail = game_service_pb2.GetComponentsResponse(rules_version=rules_version).SerializeToString()
+    body = components_to_wire(components).SerializeToString()
+    return embed(game_service_pb2.GetComponentsResponse.COMPONENTS_FIELD_NUMBER, body) + tail
+
+
+# --- One game's messages and their byte caches ----------------------------------------------------------
+
+SPECTATOR = -1
+"""The viewer key of a spectator in caches (seats are 0..3)."""
+
+WATCH_WINDOW = 64
+"""How many recent versions keep their prepared watch messages."""
+
+RESPONSE_WINDOW = 256
+"""How many recent decisions keep their serialised ``SubmitDecisionResponse`` (for exact retries)."""
+
+_GET_OBSERVATION = play_service_pb2.GetObservationResponse.OBSERVATION_FIELD_NUMBER
+_WATCH_OBSERVATION = play_service_pb2.WatchGameResponse.OBSERVATION_FIELD_NUMBER
+_YOUR_TURN = play_service_pb2.PlayResponse.YOUR_TURN_FIELD_NUMBER
+_TURN_OBSERVATION = play_service_pb2.YourTurn.OBSERVATION_FIELD_NUMBER
+_TURN_CLOCK = play_service_pb2.YourTurn.CLOCK_FIELD_NUMBER
+_GAME_ENDED = play_service_pb2.PlayResponse.GAME_ENDED_FIELD_NUMBER
+_ENDED_OBSERVATION = play_service_pb2.GameEnded.OBSERVATION_FIELD_NUMBER
+
+
+class GameView:
+    """The wire side of one loaded game: every message about it, and the caches of their bytes.
+
+    It listens to its game (:class:`kutnahora.server.game.GameListener`): after each change it prepares the
+    new version's watch messages for the open watch streams and the observation of the seat whose Play
+    stream waits for it, while the game's data is still in the processor's caches.
+    """
+
+    def __init__(self, game: LiveGame) -> None:
+        self.game = game
+        self.encoder = ObservationEncoder(game.game_id)
+        self._observations: dict[int, tuple[int, bytes]] = {}
+        self._watch_cache: dict[tuple[int, int], bytes] = {}
+        self._watchers: dict[int, int] = {}  # viewer key -> open watch streams
+        self._responses: dict[int, bytes] = {}  # version -> SubmitDecisionResponse
+
+    # --- the listener ------------------------------------------------------------------------------------
+
+    def changed(self, new_version: bool, waiting_seat: int | None) -> None:
+        """Prepare the new version's messages (see :class:`kutnahora.server.game.GameListener`)."""
+        if new_version:
+            self._prepare_watch_messages()
+        if waiting_seat is not None:
+            self.observation(waiting_seat)
+
+    def ended(self) -> None:
+        """An ended game changes no more: its few last observations need none of the parts and option
+        entries cached during play, which would otherwise stay loaded with it."""
+        self.encoder = ObservationEncoder(self.game.game_id)
+
+    # --- observations ------------------------------------------------------------------------------------
+
+    def observation(self, viewer: int | None) -> bytes:
+        """The serialised observation of the current version for a seat or a spectator (built once)."""
+        key = SPECTATOR if viewer is None else viewer
+        game = self.game
+        version = game.state.version
+        cached = self._observations.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        started = time.perf_counter()
+        data = encode_observation(game.state, viewer, self.encoder)
+        game.services.metrics.observation_build.observe(time.perf_counter() - started)
+        self._observations[key] = (version, data)
+        return data
+
+    def get_observation_response(self, viewer: int | None) -> bytes:
+        """The serialised ``GetObservationResponse`` of the current version."""
+        tail = play_service_pb2.GetObservationResponse(status=STATUS[self.game.status])
+        reading = self.game.clock_reading()
+        if reading is not None:
+            tail.clock.CopyFrom(clock_message(reading))
+        return embed(_GET_OBSERVATION, self.observation(viewer)) + tail.SerializeToString()
+
+    def your_turn(self, seat: int) -> bytes:
+        """A Play stream's ``YourTurn`` for the current version."""
+        turn = embed(_TURN_OBSERVATION, self.observation(seat))
+        reading = self.game.clock_reading()
+        if reading is not None:
+            turn += embed(_TURN_CLOCK, clock_message(reading).SerializeToString())
+        return embed(_YOUR_TURN, turn)
+
+    def game_ended(self, seat: int) -> bytes:
+        """A Play stream's ``GameEnded``, with the seat's last observation."""
+        ended = play_service_pb2.GameEnded(status=STATUS[self.game.status])
+        result = result_message(self.game)
+        if result is not None:
+            ended.result.CopyFrom(result)
+        body = ended.SerializeToString() + embed(_ENDED_OBSERVATION, self.observation(seat))
+        return embed(_GAME_ENDED, body)
+
+    # --- answers to decisions ----------------------------------------------------------------------------
+
+    async def response(self, record: AppliedDecision) -> bytes:
+        """The serialised ``SubmitDecisionResponse`` of a decision: the same bytes for every retry."""
+        cached = self._responses.get(record.version)
+        if cached is not None:
+            return cached
+        events = record.events
+        if events is None:
+            events = await asyncio.to_thread(self.game.replay_events, record.version)
+        response = play_service_pb2.SubmitDecisionResponse(
+            decision=record_message(record), version=record.version + 1, game_over=record.game_over
+        )
+        add_events(response.events, events)
+        data = response.SerializeToString()
+        if record.events is not None:
+            responses = self._responses
+            responses[record.version] = data
+            if len(responses) > RESPONSE_WINDOW:
+                oldest = self.game.version - RESPONSE_WINDOW
+                for version in [v for v in responses if v < oldest]:
+                    del responses[version]
+        return data
+
+    # --- watch messages ----------------------------------------------------------------------------------
+
+    def add_watcher(self, viewer: int | None) -> None:
+        """Count a watch stream, so that each new version's message is prepared for its viewer."""
+        key = SPECTATOR if viewer is None else viewer
+        self._watchers[key] = self._watchers.get(key, 0) + 1
+
+    def remove_watcher(self, viewer: int | None) -> None:
+        """Forget a watch stream."""
+        key = SPECTATOR if viewer is None else viewer
+        left = self._watchers.get(key, 0) - 1
+        if left > 0:
+            self._watchers[key] = left
+        else:
+            self._watchers.pop(key, None)
+
+    def watch_message(self, version: int, viewer: int | None) -> bytes | None:
+        """The prepared watch message of ``version`` for a viewer, or None (then replay it)."""
+        key = SPECTATOR if viewer is None else viewer
+        cached = self._watch_cache.get((version, key))
+        if cached is not None:
+            return cached
+        if version != self.game.state.version:
+            return None
+        message = self._build_watch_message(version, viewer)
+        self._watch_cache[(version, key)] = message
+        return message
+
+    def abandoned_message(self, viewer: int | None) -> bytes:
+        """The last message of a watch stream on an abandoned game: the current version again."""
+        tail = play_service_pb2.WatchGameResponse(status=game_pb2.GAME_STATUS_ABANDONED).SerializeToString()
+        return embed(_WATCH_OBSERVATION, self.observation(viewer)) + tail
+
+    def _build_watch_message(self, version: int, viewer: int | None) -> bytes:
+        game = self.game
+        message = play_service_pb2.WatchGameResponse(status=STATUS[game.status])
+        if version > 0:
+            record = game.history[version - 1]
+            message.decision.CopyFrom(record_message(record))
+            add_events(message.events, record.events or ())
+        result = result_message(game)
+        if result is not None:
+            message.result.CopyFrom(result)
+        return embed(_WATCH_OBSERVATION, self.observation(viewer)) + message.SerializeToString()
+
+    def _prepare_watch_messages(self) -> None:
+        if not self._watchers:
+            if self._watch_cache:
+                self._watch_cache.clear()
+            return
+        version = self.game.state.version
+        for key in self._watchers:
+            viewer = None if key == SPECTATOR else key
+            self._watch_cache[(version, key)] = self._build_watch_message(version, viewer)
+        oldest = version - WATCH_WINDOW
+        for stale_key in [k for k in self._watch_cache if k[0] < oldest]:
+            del self._watch_cache[stale_key]
+
+    def replay_watch_messages(self, viewer: int | None, start: int, stop: int) -> list[bytes]:
+        """Watch messages of versions ``start`` .. ``stop - 1``, rebuilt by replaying the log (run in a
+        worker thread)."""
+        game = self.game
+        encoder = ObservationEncoder(game.game_id)
+        resigned = game.resigned()
+        waiting = game.status is GameStatus.WAITING
+        messages = []
+        for state, record, events in game.replay_versions(start, stop):
+            if state.over:
+                status = GameStatus.FINISHED
+            else:
+                status = GameStatus.WAITING if waiting else GameStatus.ACTIVE
+            tail = play_service_pb2.WatchGameResponse(status=STATUS[status])
+            if record is not None:
+                tail.decision.CopyFrom(record_message(record))
+                add_events(tail.events, events)
+            if state.over:
+                result = engine_result(state)
+                if result is not None:
+                    tail.result.CopyFrom(result_to_wire(result, resigned))
+            observation = encode_observation(state, viewer, encoder)
+            messages.append(embed(_WATCH_OBSERVATION, observation) + tail.SerializeToString())
+        return messages
+
+
+def view(game: LiveGame) -> GameView:
+    """The wire side of a loaded game, made (and made its game's listener) on first use."""
+    listener = game.listener
+    if isinstance(listener, GameView):
+        return listener
+    made = GameView(game)
+    game.listener = made
+    return made
