@@ -9,11 +9,27 @@ from __future__ import annotations
 
 import grpc
 
+ECHO_LIMIT = 100
+"""How many characters of a client's value a refusal or a log line repeats."""
+
+MESSAGE_LIMIT = 1000
+"""The longest refusal sentence sent: far below gRPC's metadata limits, whatever went into it."""
+
+
+def clip(value: str, limit: int = ECHO_LIMIT) -> str:
+    """A client's value as a refusal or a log line may repeat it: cut to ``limit`` characters, saying how
+    long it was."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}… ({len(value)} characters)"
+
 
 class ServiceError(Exception):
-    """A refusal: ``code`` is the gRPC status, ``message`` a sentence naming what was wrong."""
+    """A refusal: ``code`` is the gRPC status, ``message`` a sentence naming what was wrong (cut to
+    :data:`MESSAGE_LIMIT` characters; values it quotes from the request are cut with :func:`clip`)."""
 
     def __init__(self, code: grpc.StatusCode, message: str, reason: str) -> None:
+        message = clip(message, MESSAGE_LIMIT)
         super().__init__(message)
         self.code = code
         self.message = message
@@ -27,7 +43,7 @@ def invalid(message: str) -> ServiceError:
 
 def not_found(game_id: str) -> ServiceError:
     """An unknown game (NOT_FOUND)."""
-    return ServiceError(grpc.StatusCode.NOT_FOUND, f"there is no game {game_id!r}", "not_found")
+    return ServiceError(grpc.StatusCode.NOT_FOUND, f"there is no game {clip(game_id)!r}", "not_found")
 
 
 def precondition(message: str, reason: str) -> ServiceError:

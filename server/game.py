@@ -37,6 +37,7 @@ from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.errors import (
     ServiceError,
+    clip,
     conflict,
     denied,
     engine_failed,
@@ -519,7 +520,7 @@ class LiveGame:
             listed = ", ".join(canonical_text(o) for o in options[:12])
             more = ", …" if len(options) > 12 else ""
             raise precondition(
-                f"{canonical_text(answer)!r} is not a legal answer to the {pending.kind} decision; "
+                f"{clip(canonical_text(answer))!r} is not a legal answer to the {pending.kind} decision; "
                 f"the {len(options)} legal options are: {listed}{more}",
                 "not_an_option",
             )

@@ -21,7 +21,7 @@ from kutnahora.engine import GameOptions
 from kutnahora.engine.components import ComponentSet
 from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.errors import ServiceError, exhausted, invalid, not_found
+from kutnahora.server.errors import ServiceError, clip, exhausted, invalid, not_found
 from kutnahora.server.game import GameServices, LiveGame, rebuild
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import GameStatus, SeatState
@@ -174,7 +174,7 @@ class GameHub:
         if not game_id:
             raise invalid("game_id must be set")
         if len(game_id) > MAX_GAME_ID:
-            raise not_found(game_id[:MAX_GAME_ID] + "…")
+            raise not_found(game_id)
         loading = self._loading.get(game_id)
         if loading is not None:
             return await asyncio.shield(loading)
@@ -261,9 +261,9 @@ class GameHub:
             try:
                 before = (float(created), game_id)
             except ValueError:
-                raise invalid(f"page_token {page_token!r} is not one this server returned") from None
+                raise invalid(f"page_token {clip(page_token)!r} is not one this server returned") from None
             if not game_id:
-                raise invalid(f"page_token {page_token!r} is not one this server returned")
+                raise invalid(f"page_token {clip(page_token)!r} is not one this server returned")
         try:
             rows = await self.store.list_games(GameQuery(status, label, limit + 1, before))
         except StoreError as error:

@@ -7,18 +7,25 @@ logged: no handler binds one, and :func:`drop_secrets` removes any key that look
 
 Libraries that log through the standard :mod:`logging` module (the PostgreSQL pool, asyncio) are
 rendered the same way, with their logger's name, so every line of the stream parses alike.
+
+A client cannot make the log large: :func:`clip_values` cuts every text field of a line (a traceback
+excepted) to :data:`FIELD_LIMIT` characters, and :class:`LineBudget` lets the servicers log at most a few
+refusals of one kind per interval, saying how many it left out.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import MutableMapping
+import time
+from collections.abc import Callable, Hashable, MutableMapping
 from typing import Any, TextIO
 
 import structlog
 
 SECRET_KEYS = ("token", "authorization", "secret", "password")
+FIELD_LIMIT = 300
+"""The longest text field of a log line (a traceback excepted)."""
 
 _handler: logging.Handler | None = None  # the one this module put on the root logger
 
@@ -28,6 +35,47 @@ def drop_secrets(_logger: Any, _method: str, event: MutableMapping[str, Any]) ->
     for key in [k for k in event if any(word in k.lower() for word in SECRET_KEYS)]:
         del event[key]
     return event
+
+
+def clip_values(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """A processor that cuts every text field longer than :data:`FIELD_LIMIT` (a traceback excepted)."""
+    for key, value in event.items():
+        if isinstance(value, str) and len(value) > FIELD_LIMIT and key != "exception":
+            event[key] = f"{value[:FIELD_LIMIT]}… ({len(value)} characters)"
+    return event
+
+
+class LineBudget:
+    """At most ``burst`` lines of each kind per ``interval`` seconds.
+
+    :meth:`take` says whether a line of a kind may be written now, and how many of that kind were left out
+    since the last one written, so that the next line written can say so.
+    """
+
+    def __init__(
+        self, burst: int = 10, interval: float = 10.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.burst = burst
+        self.interval = interval
+        self.clock = clock
+        self._kinds: dict[Hashable, list[float | int]] = {}  # kind -> [window start, written, left out]
+
+    def take(self, kind: Hashable) -> int | None:
+        """None when a line of ``kind`` must be left out now; else how many were left out before it."""
+        now = self.clock()
+        entry = self._kinds.get(kind)
+        if entry is None or now - entry[0] >= self.interval:
+            left_out = int(entry[2]) if entry is not None else 0
+            if len(self._kinds) >= 1000:  # many kinds: forget the old windows rather than grow
+                self._kinds.clear()
+            self._kinds[kind] = [now, 1, 0]
+            return left_out
+        if entry[1] < self.burst:
+            entry[1] += 1
+            left_out, entry[2] = int(entry[2]), 0
+            return left_out
+        entry[2] += 1
+        return None
 
 
 def configure(log_format: str = "json", level: str = "info", stream: TextIO | None = None) -> None:
@@ -47,6 +95,7 @@ def configure(log_format: str = "json", level: str = "info", stream: TextIO | No
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         drop_secrets,
+        clip_values,
         structlog.processors.format_exc_info,
     ]
     structlog.configure(

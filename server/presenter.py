@@ -65,7 +65,7 @@ from kutnahora.engine.state import Phase
 from kutnahora.engine.text import QUESTIONS, describe_option
 from kutnahora.engine.view import Observer, PendingView, PlayerView
 from kutnahora.server.config import ClockConfig
-from kutnahora.server.errors import ServiceError
+from kutnahora.server.errors import ServiceError, clip
 from kutnahora.server.records import (
     Answer,
     AppliedDecision,
@@ -248,10 +248,11 @@ def answer_from_wire(answer: game_pb2.Answer) -> Answer:
         return ListedIndex(index)
     if which == "decision":
         return decision_to_option(answer.decision)
+    text = answer.option_text
     try:
-        return parse_option(answer.option_text)
+        return parse_option(text)
     except ValueError as error:
-        raise Malformed(str(error)) from None
+        raise Malformed(f"option_text {clip(text)!r} is not an option's text ({clip(str(error))})") from None
 
 
 # --- Game options -------------------------------------------------------------------------------------

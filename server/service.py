@@ -18,7 +18,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
@@ -29,10 +29,11 @@ from google.protobuf.message import Message
 from kutnahora import engine
 from kutnahora.server import auth, presenter
 from kutnahora.server.config import ServerConfig
-from kutnahora.server.errors import ServiceError, exhausted, invalid, precondition
+from kutnahora.server.errors import ServiceError, clip, exhausted, invalid, precondition
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.limits import RateLimiter
+from kutnahora.server.logs import LineBudget
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.presenter import GameView
 from kutnahora.server.records import Answer, GameStatus
@@ -52,6 +53,7 @@ MAX_NAME = 100
 REQUEST_ID_KEY = "x-request-id"
 REPLAY_CHUNK = 128  # versions rebuilt per step when a watcher is behind the prepared messages
 
+M = TypeVar("M", bound=Message)
 Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
 
 
@@ -83,6 +85,7 @@ class KutnaHoraService:
         self.metrics = metrics
         self.log = log
         self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
+        self.refusal_lines = LineBudget()
         self.components = presenter.components_response(hub.services.components, engine.RULES_VERSION)
         self.watchers = 0
         self.players = 0
@@ -92,64 +95,73 @@ class KutnaHoraService:
     # --- registration --------------------------------------------------------------------------------
 
     def handlers(self) -> list[grpc.GenericRpcHandler[Any, Any]]:
-        """The generic handlers of the four services, built from their descriptors."""
-        services = (
+        """The generic handlers of the four services, built from their descriptors.
+
+        Requests arrive as the raw bytes gRPC received (no deserialiser is registered): each handler decodes
+        its request itself, so a body that does not decode is answered INVALID_ARGUMENT with a sentence,
+        like any other malformed request, instead of failing inside gRPC before the handler runs.
+        """
+        return [self._service_handler(service) for service in self.services()]
+
+    @staticmethod
+    def services() -> tuple[descriptor.ServiceDescriptor, ...]:
+        """The descriptors of the four services."""
+        return (
             game_service_pb2.DESCRIPTOR.services_by_name["GameService"],
             play_service_pb2.DESCRIPTOR.services_by_name["PlayService"],
             replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"],
             admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"],
         )
-        return [self._service_handler(service) for service in services]
 
-    @staticmethod
-    def service_names() -> list[str]:
+    @classmethod
+    def service_names(cls) -> list[str]:
         """The full names of the four services."""
-        return [
-            game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name,
-            play_service_pb2.DESCRIPTOR.services_by_name["PlayService"].full_name,
-            replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"].full_name,
-            admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
-        ]
+        return [service.full_name for service in cls.services()]
 
     def _service_handler(self, service: descriptor.ServiceDescriptor) -> grpc.GenericRpcHandler[Any, Any]:
         methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
         for method in service.methods:
             request_class = message_factory.GetMessageClass(method.input_type)
             behaviour = getattr(self, method.name)
-            deserialize = request_class.FromString
             if method.client_streaming and method.server_streaming:
                 methods[method.name] = grpc.stream_stream_rpc_method_handler(
-                    self._wrap_stream(method.name, behaviour), deserialize, serialize
+                    self._wrap_unary(method.name, behaviour, None, "stream"), None, serialize
                 )
             elif method.server_streaming:
                 methods[method.name] = grpc.unary_stream_rpc_method_handler(
-                    self._wrap_stream(method.name, behaviour), deserialize, serialize
+                    self._wrap_unary(method.name, behaviour, request_class, "stream"), None, serialize
                 )
             else:
                 methods[method.name] = grpc.unary_unary_rpc_method_handler(
-                    self._wrap_unary(method.name, behaviour), deserialize, serialize
+                    self._wrap_unary(method.name, behaviour, request_class), None, serialize
                 )
         return grpc.method_handlers_generic_handler(service.full_name, methods)
 
-    def _bind(self, rpc: str, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        fields: dict[str, Any] = {"rpc": rpc, "request_id": _request_id(context)}
-        if isinstance(request, Message):
-            game_id = getattr(request, "game_id", None)
-            if game_id:
-                fields["game_id"] = game_id
-            if hasattr(request, "seat") and (
-                request.DESCRIPTOR.fields_by_name["seat"].has_presence is False or request.HasField("seat")
-            ):
-                fields["seat"] = request.seat
+    def _bind_request(self, request: Message) -> None:
+        fields: dict[str, Any] = {}
+        game_id = getattr(request, "game_id", None)
+        if game_id:
+            fields["game_id"] = clip(game_id)
+        if hasattr(request, "seat") and (
+            request.DESCRIPTOR.fields_by_name["seat"].has_presence is False or request.HasField("seat")
+        ):
+            fields["seat"] = request.seat
         structlog.contextvars.bind_contextvars(**fields)
 
-    def _wrap_unary(self, rpc: str, behaviour: Handler, what: str = "request") -> Handler:
-        """Bind the log context, apply the rate limit, map errors to statuses and count the outcome."""
+    def _wrap_unary(
+        self, rpc: str, behaviour: Handler, request_class: type[Message] | None, what: str = "request"
+    ) -> Handler:
+        """Decode the request (unless the method streams its requests), bind the log context, apply the
+        rate limit, map errors to statuses and count the outcome."""
 
-        async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            self._bind(rpc, request, context)
+        async def handle(body: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            structlog.contextvars.bind_contextvars(rpc=rpc, request_id=_request_id(context))
             code = "OK"
             try:
+                request = body
+                if request_class is not None:
+                    request = decode(request_class, body)
+                    self._bind_request(request)
                 if not self.limiter.allow(context.peer()):
                     self.metrics.refused.labels(limit="rate").inc()
                     raise exhausted(
@@ -185,18 +197,21 @@ class KutnaHoraService:
 
         return handle
 
-    def _wrap_stream(self, rpc: str, behaviour: Handler) -> Handler:
-        """As :meth:`_wrap_unary`, for a streaming RPC (its behaviour returns nothing)."""
-        return self._wrap_unary(rpc, behaviour, "stream")
-
     def _log_refusal(self, rpc: str, error: ServiceError) -> None:
-        if rpc in ("SubmitDecision", "Play"):
+        """Count a refusal, and log it unless this kind of refusal was logged often just now."""
+        submission = rpc in ("SubmitDecision", "Play")
+        if submission:
             self.metrics.rejected.labels(reason=error.reason).inc()
-            self.log.warning(
-                "submission refused", reason=error.reason, code=error.code.name, detail=error.message
-            )
+        left_out = self.refusal_lines.take((rpc, error.reason))
+        if left_out is None:
+            return
+        fields: dict[str, Any] = {"reason": error.reason, "code": error.code.name, "detail": error.message}
+        if left_out:
+            fields["left_out"] = left_out  # refusals of this kind not logged since the last line
+        if submission:
+            self.log.warning("submission refused", **fields)
         else:
-            self.log.info("request refused", reason=error.reason, code=error.code.name, detail=error.message)
+            self.log.info("request refused", **fields)
 
     async def _game(self, game_id: str) -> LiveGame:
         if not game_id:
@@ -390,13 +405,14 @@ class KutnaHoraService:
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         """Play one seat over a bidirectional stream."""
-        first = await context.read()
-        if first is EOF:
+        body = await context.read()
+        if body is EOF:
             return
-        if not isinstance(first, play_service_pb2.PlayRequest) or first.WhichOneof("message") != "start":
+        first = decode(play_service_pb2.PlayRequest, body)
+        if first.WhichOneof("message") != "start":
             raise invalid("the first message of a Play stream must be a PlayStart")
         start = first.start
-        structlog.contextvars.bind_contextvars(game_id=start.game_id, seat=start.seat)
+        structlog.contextvars.bind_contextvars(game_id=clip(start.game_id), seat=start.seat)
         game = await self._game(start.game_id)
         await game.authorize_current(start.seat, _token(context))
         if self.players >= self.config.limits.max_players:
@@ -462,6 +478,17 @@ class KutnaHoraService:
         for status, count in self.hub.counts().items():
             response.games.add(status=presenter.STATUS[status], count=count)
         return response
+
+
+def decode(request_class: type[M], body: bytes) -> M:
+    """A request decoded from the bytes received; INVALID_ARGUMENT when they are not one."""
+    try:
+        return request_class.FromString(body)
+    except Exception:  # protobuf's DecodeError, or whatever else a hostile body provokes while parsing
+        name = request_class.DESCRIPTOR.full_name
+        raise invalid(
+            f"the request ({len(body)} bytes) is not a {name} message: it cannot be decoded"
+        ) from None
 
 
 def _answer(answer: game_pb2.Answer) -> Answer:
@@ -536,11 +563,12 @@ class _PlayStream:
         service, game, context = self.service, self.game, self.context
         try:
             while True:
-                request = await context.read()
-                if request is EOF:
+                body = await context.read()
+                if body is EOF:
                     return
                 started = time.perf_counter()
                 try:
+                    request = decode(play_service_pb2.PlayRequest, body)
                     if not service.limiter.allow(self.peer):
                         service.metrics.refused.labels(limit="rate").inc()
                         raise exhausted(
