@@ -6,7 +6,8 @@ length depends only on the component set, not on the number of players: games of
 one layout, and seats absent from a smaller game are zeros.
 
 Seats are **relative to the viewer**: "seat +0" is the viewer itself, "seat +1" the next seat in turn
-order, and so on. Numbers are the game's own integers (groschen, points, reputation, sizes), not scaled;
+order, and so on (a spectator's observation, which holds nothing private, is written relative to seat 0).
+Numbers are the game's own integers (groschen, points, reputation, sizes), not scaled;
 one-hot blocks and flags are 0 or 1. :meth:`ObservationLayout.sections` lists every slice with its
 meaning, and ``python -m kutnahora.envs`` prints the table for the default component set.
 
@@ -209,10 +210,8 @@ class ObservationLayout:
         raise KeyError(f"no section {name!r}")
 
     def encode(self, obs: Observation) -> npt.NDArray[np.float32]:
-        """The vector of an observation made for a seat (``observe(state, seat)``)."""
-        viewer = obs.viewer
-        if viewer is None:
-            raise ValueError("the vector is made for a seat; a spectator's observation has no viewer")
+        """The vector of an observation (``observe(state, seat)``); a spectator's is relative to seat 0."""
+        viewer = 0 if obs.viewer is None else obs.viewer
         n = len(obs.players)
         ones: list[int] = []
         at: list[int] = []

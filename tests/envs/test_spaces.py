@@ -156,7 +156,14 @@ def test_the_vector_holds_nothing_hidden(players: int) -> None:
     assert drawn_seen > 0
 
 
-def test_a_spectator_has_no_vector() -> None:
-    state = new_game(GameOptions(players=2), 1)
-    with pytest.raises(ValueError, match="spectator"):
-        LAYOUT.encode(observe(state, None))
+def test_a_spectator_sees_what_seat_0_sees_but_nothing_private() -> None:
+    """A spectator's vector is seat 0's without the private parts: equal while seat 0 owes nothing."""
+    for state in random_games(2, 1, seed=8)[::5]:
+        spectator = LAYOUT.encode(observe(state, None))
+        seat0 = LAYOUT.encode(observe(state, 0))
+        private = [LAYOUT.section(name) for name in ("private.drawn", "private.kept", "private.discarded")]
+        for part in private:
+            assert not spectator[part.start : part.stop].any() or part.name == "private.kept"
+        for part in private:
+            seat0[part.start : part.stop] = spectator[part.start : part.stop]
+        assert np.array_equal(spectator, seat0)

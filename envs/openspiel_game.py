@@ -1,0 +1,328 @@
+"""Kutná Hora as an OpenSpiel game, registered with pyspiel's Python game API.
+
+Importing this module registers ``python_kutna_hora``::
+
+    import pyspiel
+    import kutnahora.envs.openspiel_game  # registers the game
+    game = pyspiel.load_game("python_kutna_hora(players=3,events=True,seed=7)")
+
+Parameters: ``players`` (2–4, default 4), ``events`` (use event cards with 3 or 4 players; 2 players
+always do), ``seed`` (the seed of the games this game object deals: each ``new_initial_state`` takes the
+next seed from a generator seeded with it, so a game string reproduces its sequence of games).
+
+**Sampled stochastic.** The engine draws its own randomness (the setup, the mine tiles, the town hall's
+refills, the events) from a seeded generator inside the state while it applies a decision; it never poses
+a chance decision with a list of outcomes and probabilities. Exposing those draws as explicit chance nodes
+would mean re-writing every shuffle of the rules as a decision of a chance player. So the game is
+``SAMPLED_STOCHASTIC``: there are no chance nodes, a state's future draws are fixed by its generator
+(cloning a state clones them), and ``resample_from_infostate`` draws a fresh world, hidden parts and
+generator included, from what a seat has seen (:func:`kutnahora.engine.resample`).
+
+**Players and actions.** The current player is the seat owing the pending decision (the setup draft
+included). Actions are the ids of :class:`~kutnahora.envs.actions.ActionSpace`; the legal ones are the
+ids of the decision's options, in ascending order.
+
+**Observations.** ``observation_tensor`` is the seat's :class:`~kutnahora.envs.encoding.ObservationLayout`
+vector and ``observation_string`` the seat's :class:`~kutnahora.engine.Observation` written out; with
+public information only (``IIGObservationType(private_info=NONE)``), the spectator's view, seats relative
+to seat 0. ``information_state_string`` is the seat's observation string, the mine tiles it has been
+shown, and every action taken so far (the options chosen in this game are all public, and every seat sees
+them). ``information_state_tensor`` is the observation vector followed by flags of the mine tiles the seat
+has been shown (drawn for it to choose from) during the game: a fixed-size summary, not the whole history.
+
+**Returns** are the terminal, zero-sum returns of :func:`kutnahora.envs.outcome.returns`, in [−1, 1].
+
+**Game length.** OpenSpiel needs a bound on the number of decisions: 2 per seat for the draft and 16 per
+action card played (rounds × 5 cards × seats). The most decisions seen between two cards in 450 random
+games of 2–4 players is 8.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from kutnahora.engine import (
+    GameOptions,
+    GameState,
+    Observation,
+    apply,
+    clone,
+    default_components,
+    new_game,
+    observe,
+    option_text,
+    resample,
+)
+from kutnahora.engine.options import DecisionKind
+from kutnahora.envs.actions import ActionSpace
+from kutnahora.envs.encoding import ObservationLayout
+from kutnahora.envs.outcome import position_text, returns
+
+SHORT_NAME = "python_kutna_hora"
+DECISIONS_PER_CARD = 16
+CARDS_PER_ROUND = 5
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Kutná Hora: The City of Silver",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=4,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    provides_factored_observation_string=False,
+    parameter_specification={"players": 4, "events": False, "seed": 0},
+)
+
+
+def max_game_length(players: int) -> int:
+    """The bound OpenSpiel is given: the draft, and 16 decisions per action card played."""
+    rounds = default_components().rounds_tracks[players].rounds
+    return 2 * players + DECISIONS_PER_CARD * rounds * CARDS_PER_ROUND * players
+
+
+class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
+    """The game for one number of players; deals a new seeded game for every initial state.
+
+    Made by :func:`make_game` (what ``pyspiel.load_game`` calls), which checks the parameters first.
+    """
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        players = int(params.get("players", 4))
+        self.layout = ObservationLayout()
+        self.space = ActionSpace(self.layout.components)
+        self.options = GameOptions(players=players, events=bool(params.get("events", False)))
+        self._seeds = random.Random(int(params.get("seed", 0)))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.space.size,
+            max_chance_outcomes=0,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=max_game_length(players),
+        )
+        super().__init__(GAME_TYPE, info, params)
+
+    def new_initial_state(self) -> KutnaHoraState:
+        """A new game, set up from the next seed when it is first used."""
+        return KutnaHoraState(self)
+
+    def deal(self) -> GameState:
+        """The engine's state of a new game, from the next seed of this game's sequence."""
+        return new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
+    ) -> KutnaHoraObserver:
+        """The observer of observations (default) or information states (``perfect_recall``)."""
+        return KutnaHoraObserver(self, iig_obs_type, params)
+
+
+class Play:
+    """The Python side of a state: the engine's state, the actions taken, and what each seat was shown.
+
+    OpenSpiel clones a Python state by making a new initial state and deep-copying each attribute of the
+    original into it, so this one attribute holds everything and copies itself with the engine's fast
+    :func:`~kutnahora.engine.clone`. A new initial state sets its game up only when first used: a state made
+    to receive a clone never deals a game, nor takes a seed from the game's sequence.
+    """
+
+    __slots__ = ("_engine", "actions", "game", "legal", "shown", "views")
+
+    def __init__(
+        self,
+        game: KutnaHoraGame,
+        engine: GameState | None = None,
+        actions: list[int] | None = None,
+        shown: list[set[int]] | None = None,
+    ) -> None:
+        self.game = game
+        self._engine = engine
+        self.actions: list[int] = actions if actions is not None else []
+        """Every action taken so far, in order (the options chosen are public)."""
+        self.shown: list[set[int]] = (
+            shown if shown is not None else [set() for _ in range(game.num_players())]
+        )
+        """Per seat, the mine tiles it has been shown to choose from."""
+        self.legal: dict[int, int] | None = None
+        """The pending decision's legal action ids with their options' indexes, once worked out."""
+        self.views: dict[int | None, Observation] = {}
+        """Observations made of the current position, by seat (None: public), for the tensors and strings."""
+
+    def view(self, seat: int | None) -> Observation:
+        """The observation of the current position for a seat (None: the public one)."""
+        found = self.views.get(seat)
+        if found is None:
+            found = self.views[seat] = observe(self.engine, seat)
+        return found
+
+    @property
+    def engine(self) -> GameState:
+        """The engine's state, dealt from the game's next seed on first use."""
+        if self._engine is None:
+            self._engine = self.game.deal()
+        return self._engine
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Play:
+        copied = Play(self.game, clone(self.engine), self.actions.copy(), [s.copy() for s in self.shown])
+        copied.legal = self.legal  # never changed in place: replaced after each action
+        copied.views = self.views.copy()  # observations are immutable
+        return copied
+
+
+class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
+    """One game in progress."""
+
+    def __init__(self, game: KutnaHoraGame, play: Play | None = None) -> None:
+        super().__init__(game)
+        self.play = play if play is not None else Play(game)
+
+    @property
+    def engine(self) -> GameState:
+        """The engine's state of this game."""
+        return self.play.engine
+
+    @property
+    def game(self) -> KutnaHoraGame:
+        """The game this state belongs to."""
+        return self.play.game
+
+    def current_player(self) -> int:
+        """The seat owing the pending decision, or TERMINAL."""
+        pending = self.engine.pending
+        return int(pyspiel.PlayerId.TERMINAL) if pending is None else pending.seat
+
+    def _ids(self) -> dict[int, int]:
+        """The legal action ids of the pending decision, each with its option's index."""
+        play = self.play
+        if play.legal is None:
+            pending = play.engine.pending
+            ids = play.game.space.ids(pending.options) if pending is not None else []
+            play.legal = {action: index for index, action in enumerate(ids)}
+        return play.legal
+
+    def _legal_actions(self, player: int) -> list[int]:
+        pending = self.engine.pending
+        if pending is None or player != pending.seat:
+            return []
+        return sorted(self._ids())
+
+    def _apply_action(self, action: int) -> None:
+        engine = self.engine
+        pending = engine.pending
+        if pending is None:
+            raise ValueError("the game is over; no action is accepted")
+        index = self._ids().get(int(action))
+        if index is None:
+            raise ValueError(self.game.space.refusal(action, pending))
+        if pending.kind is DecisionKind.MINE_TILE:
+            self.play.shown[pending.seat].update(engine.drawn)
+        apply(engine, pending.options[index])
+        self.play.actions.append(int(action))
+        self.play.legal = None
+        self.play.views = {}
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return f"seat {player}: {option_text(self.game.space.option_of(action))}"
+
+    def is_terminal(self) -> bool:
+        return self.engine.over
+
+    def returns(self) -> list[float]:
+        return returns(self.engine)
+
+    def resample_from_infostate(
+        self, player_id: int, probability_sampler: Callable[[], float]
+    ) -> KutnaHoraState:
+        """A state the seat cannot tell from this one, its hidden parts drawn afresh.
+
+        The hidden parts (stack orders, other seats' drawn tiles, future events, the generator) come from
+        :func:`kutnahora.engine.resample` of the seat's observation, seeded by ``probability_sampler``;
+        the actions so far and what the seat was shown are kept, what other seats were shown is not known
+        to it and starts empty.
+        """
+        seed = int(probability_sampler() * 2**53)
+        engine = resample(observe(self.engine, player_id), random.Random(seed), self.engine.components)
+        shown: list[set[int]] = [set() for _ in self.engine.players]
+        shown[player_id] = self.play.shown[player_id].copy()
+        return KutnaHoraState(self.game, Play(self.game, engine, self.play.actions.copy(), shown))
+
+    def __str__(self) -> str:
+        return position_text(self.engine)
+
+
+class KutnaHoraObserver:
+    """Fills the observation or information-state tensor and string of a state for one seat."""
+
+    def __init__(
+        self,
+        game: KutnaHoraGame,
+        iig_obs_type: pyspiel.IIGObservationType | None,
+        params: dict[str, Any] | None,
+    ) -> None:
+        if params:
+            raise ValueError(f"the Kutná Hora observer takes no parameters, not {params}")
+        self.perfect_recall = bool(iig_obs_type.perfect_recall) if iig_obs_type is not None else False
+        private = (
+            iig_obs_type.private_info if iig_obs_type is not None else pyspiel.PrivateInfoType.SINGLE_PLAYER
+        )
+        if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("a Kutná Hora observation shows one seat's private information, not all seats'")
+        if iig_obs_type is not None and not iig_obs_type.public_info:
+            raise ValueError("a Kutná Hora observation always includes the public information")
+        self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.layout = game.layout
+        tiles = game.layout.mine_tiles
+        size = self.layout.size + (tiles if self.perfect_recall else 0)
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor[: self.layout.size]}
+        if self.perfect_recall:
+            self.dict["shown"] = self.tensor[self.layout.size :]
+
+    def set_from(self, state: KutnaHoraState, player: int) -> None:
+        """Write ``player``'s view of ``state`` into :attr:`tensor`."""
+        observation = state.play.view(player if self.private else None)
+        self.tensor[: self.layout.size] = self.layout.encode(observation)
+        if self.perfect_recall:
+            shown = self.dict["shown"]
+            shown.fill(0.0)
+            if self.private:
+                shown[list(state.play.shown[player])] = 1.0
+
+    def string_from(self, state: KutnaHoraState, player: int) -> str:
+        """``player``'s view of ``state`` as text (with the history, for an information state)."""
+        observation = repr(state.play.view(player if self.private else None))
+        if not self.perfect_recall:
+            return observation
+        shown = sorted(state.play.shown[player]) if self.private else []
+        return f"{observation}\nshown {shown}\nactions {state.play.actions}"
+
+
+def make_game(params: dict[str, Any] | None = None) -> KutnaHoraGame:
+    """The game for these parameters; a bad parameter is refused before any game object exists."""
+    params = dict(params or {})
+    players = int(params.get("players", 4))
+    if players not in (2, 3, 4):
+        raise ValueError(f"Kutná Hora is played by 2, 3 or 4 players, not {players}")
+    unknown = sorted(set(params) - set(GAME_TYPE.parameter_specification))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter {', '.join(unknown)}; the parameters are players, events and seed"
+        )
+    return KutnaHoraGame(params)
+
+
+pyspiel.register_game(GAME_TYPE, make_game)
