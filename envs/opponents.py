@@ -3,10 +3,10 @@
 ``random`` chooses uniformly among the legal options straight from the engine (what the ``random`` bot
 does, without building a wire observation). Every other name is a bot of
 :data:`kutnahora.clients.bots.BOTS` (``greedy``, ``mcts`` or ``mcts:200`` with a budget, and any bot
-added there later): those bots read only the
-wire observation, so :class:`BotOpponent` builds it from the engine's observation with the server's own
-conversion (:func:`kutnahora.server.convert.observation_to_wire`) and gives the bot the component set as
-the server's ``GetComponents`` would. The bot's answer is an index into the listed options, which are the
+added there later): those bots read only the wire observation, so :class:`BotOpponent` builds it from
+the engine's observation with the server's own presenter
+(:func:`kutnahora.server.presenter.observation_to_wire`) and gives the bot the component set as the
+server's ``GetComponents`` would. The bot's answer is an index into the listed options, which are the
 engine's options in the same order.
 """
 
@@ -22,7 +22,7 @@ from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, GameInfo, to_answer
 from kutnahora.engine import RULES_VERSION, GameState, Option, legal, observe
 from kutnahora.engine.components import ComponentSet
-from kutnahora.server.convert import components_to_wire, observation_to_wire
+from kutnahora.server.presenter import components_to_wire, observation_to_wire
 from kutnahora.v1 import components_pb2, game_pb2
 
 

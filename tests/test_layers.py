@@ -85,7 +85,7 @@ ENVS_MAY_IMPORT = {
 
 
 # The project's bots read wire observations: envs/opponents.py plays them in process, through the
-# server's engine-to-wire conversion.
+# server's engine-to-wire presenter.
 OPPONENTS_MAY_IMPORT = {"kutnahora.clients", "kutnahora.server", "kutnahora.v1"}
 
 
