@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kutnahora.engine.barbara import REPUTATION_LOSS
-from kutnahora.engine.components import Action, Commodity
+from kutnahora.engine.components import Action, Commodity, Square
 from kutnahora.engine.economy import POINTS_PER_STEP_BEYOND_TRACK, REPUTATION_MIN, price
 from kutnahora.engine.flow import joker_cost
 from kutnahora.engine.mine import mine_square_costs
@@ -134,6 +134,17 @@ def option_costs(state: GameState) -> tuple[Cost, ...]:
     if pending is None:
         return ()
     return tuple(option_cost(state, option, pending) for option in pending.options)
+
+
+def mine_squares(state: GameState) -> list[tuple[Square, int]]:
+    """Every square a new mine may use now with its wood cost, in row-major order."""
+    return sorted(mine_square_costs(state).items())
+
+
+def plot_squares(state: GameState, seat: int | None) -> list[tuple[Square, int]]:
+    """Every square a Plot action may claim now with its cost in groschen for ``seat`` (None: before the
+    reputation discount), in row-major order."""
+    return sorted(plot_costs(state, seat, free=False).items())
 
 
 def _rights_cost(state: GameState, tile: int) -> Cost:

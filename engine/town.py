@@ -151,8 +151,11 @@ def resolve_rights(state: GameState, seat: int, option: Option, events: list[Eve
 # ---- Plot ---------------------------------------------------------------------------------------------
 
 
-def plot_costs(state: GameState, seat: int, *, free: bool) -> dict[Square, int]:
-    """Every square the seat may claim and its cost in groschen (003 · The Plot action · step 1)."""
+def plot_costs(state: GameState, seat: int | None, *, free: bool) -> dict[Square, int]:
+    """Every square the seat may claim and its cost in groschen (003 · The Plot action · step 1).
+
+    ``seat`` None gives the costs before the reputation discount (what a spectator is shown).
+    """
     components = state.components
     board = components.board_for(state.options.players)
     city, plots = state.city, state.plots
@@ -169,7 +172,7 @@ def plot_costs(state: GameState, seat: int, *, free: bool) -> dict[Square, int]:
         costs = {sq: base for sq in board_squares(board) if sq not in city and sq not in plots}
         if free:
             return costs
-    if state.players[seat].reputation >= 3:
+    if seat is not None and state.players[seat].reputation >= 3:
         costs = dict.fromkeys(costs, 1)
     return costs
 

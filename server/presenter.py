@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from kutnahora.engine import Event, GameOptions, GameResult, GameState, Observation, Option
+from kutnahora.engine import Cost, Event, GameOptions, GameResult, GameState, Observation, Option
 from kutnahora.engine import result as engine_result
 from kutnahora.engine.components import (
     Action,
@@ -45,7 +45,9 @@ from kutnahora.engine.components import (
     Guild,
     HouseRewardKind,
     Side,
+    Square,
 )
+from kutnahora.engine.costs import mine_squares, option_cost, plot_squares
 from kutnahora.engine.options import (
     SKIP,
     ArrangeGuilds,
@@ -370,17 +372,25 @@ def _square(target: object, square: tuple[int, int]) -> None:
     target.col = col  # type: ignore[attr-defined]
 
 
+SquareCosts = tuple[Sequence[tuple[Square, int]], Sequence[tuple[Square, int]]]
+"""The open mine squares with their wood cost and the claimable plots with their groschen, row-major."""
+
+
 def observation_to_wire(
     obs: Observation,
     game_id: str,
     question: str = "",
     describe: Callable[[Option], str] | None = None,
+    cost: Callable[[Option], Cost] | None = None,
+    squares: SquareCosts | None = None,
 ) -> game_pb2.Observation:
     """Build the wire observation from the engine's (already redacted) one.
 
-    ``question`` words the pending decision, and ``describe`` gives each legal option a readable
-    description; both are optional. The server itself uses :class:`ObservationEncoder`, which produces
-    the same message, serialised, several times faster; this function is the plain reference.
+    ``question`` words the pending decision, ``describe`` gives each legal option a readable
+    description and ``cost`` its cost (:func:`kutnahora.engine.option_cost`); ``squares`` are the open
+    mine squares and plots with their costs (:func:`kutnahora.engine.costs.mine_squares`, ``plot_squares``).
+    All are optional. The server itself uses :class:`ObservationEncoder`, which produces the same message,
+    serialised, several times faster; this function is the plain reference.
     """
     wire = _header(obs, game_id)
     _add_market(wire, obs)
@@ -390,8 +400,45 @@ def observation_to_wire(
     for player in obs.players:
         _add_player(wire, player)
     if obs.pending is not None:
-        _add_pending(wire, obs.pending, question, describe)
+        _add_pending(wire, obs.pending, question, describe, cost)
+    if squares is not None:
+        _add_square_costs(wire, obs, squares)
     return wire
+
+
+def _add_square_costs(wire: game_pb2.Observation, obs: Observation, squares: SquareCosts) -> None:
+    mines, plots = squares
+    wood = dict(obs.prices)[Commodity.WOOD]
+    for square, amount in mines:
+        entry = wire.mine_squares.add(wood=amount, groschen=amount * wood)
+        _square(entry.square, square)
+    for square, groschen in plots:
+        _square(wire.plot_squares.add(groschen=groschen).square, square)
+
+
+def option_cost_to_wire(cost: Cost) -> game_pb2.OptionCost:
+    """The wire form of an option's cost."""
+    return game_pb2.OptionCost(
+        groschen=cost.groschen,
+        permits=cost.permits,
+        wood=cost.wood,
+        reputation=cost.reputation,
+        points=cost.points,
+        pelicans=cost.pelicans,
+    )
+
+
+_COST_BYTES: dict[Cost, bytes] = {}
+
+
+def _cost_field(cost: Cost) -> bytes:
+    """LegalOption field 5 (``cost``) as wire bytes; nothing for an option that costs nothing."""
+    encoded = _COST_BYTES.get(cost)
+    if encoded is None:
+        if len(_COST_BYTES) >= _CACHE_LIMIT:
+            _COST_BYTES.clear()
+        encoded = _COST_BYTES[cost] = embed(5, option_cost_to_wire(cost).SerializeToString()) if cost else b""
+    return encoded
 
 
 def _header(obs: Observation, game_id: str) -> game_pb2.Observation:
@@ -537,6 +584,7 @@ def _add_pending(
     pending: PendingView,
     question: str,
     describe: Callable[[Option], str] | None,
+    cost: Callable[[Option], Cost] | None = None,
 ) -> None:
     wire_pending = wire.pending
     wire_pending.seat = pending.seat
@@ -548,6 +596,10 @@ def _add_pending(
         if describe is not None:
             entry.description = describe(option)
         entry.decision.CopyFrom(decision_payload(option))
+        if cost is not None:
+            option_cost = cost(option)
+            if option_cost:
+                entry.cost.CopyFrom(option_cost_to_wire(option_cost))
 
 
 class _PartCache(Generic[M]):
@@ -689,6 +741,7 @@ class ObservationEncoder:
         "_patricians",
         "_player_seldom",
         "_questions",
+        "_squares",
         "_town_hall",
         "game_id",
         "observer",
@@ -705,17 +758,23 @@ class ObservationEncoder:
         self._patricians = _PartCache(limit, observation)
         self._player_seldom = _PartCache(limit * 4, game_pb2.PlayerBoard)
         self._last_players: dict[int, tuple[PlayerView, bytes]] = {}
-        self._option_entries: dict[tuple[DecisionKind, Option, bool, int], bytes] = {}
+        self._option_entries: dict[tuple[DecisionKind, Option, bool, int, Cost | None], bytes] = {}
         self._option_bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
         self._questions: dict[str, bytes] = {}
+        self._squares = _PartCache(limit, observation)
 
     def encode(
         self,
         obs: Observation,
         question: str = "",
         describe: Callable[[Option], str] | None = None,
+        cost: Callable[[Option], Cost] | None = None,
+        squares: Callable[[], SquareCosts] | None = None,
     ) -> bytes:
-        """The serialised wire observation of ``obs``."""
+        """The serialised wire observation of ``obs``.
+
+        ``squares`` is called only when the boards, the prices or the viewer's reputation changed.
+        """
         game_id = self.game_id
         parts = [
             self._headers.part(_stable_header_key(obs), lambda w: _stable_header(w, obs, game_id)),
@@ -747,7 +806,17 @@ class ObservationEncoder:
             parts.append(encoded)
         pending = obs.pending
         if pending is not None:
-            parts.append(self._encode_pending(pending, question, describe))
+            parts.append(self._encode_pending(pending, question, describe, cost))
+        if squares is not None:
+            viewer = obs.viewer
+            # plot costs depend on the viewer's reputation (the discount), the rest on the boards and prices
+            reputation = None if viewer is None else obs.players[viewer].reputation
+            parts.append(
+                self._squares.part_of(
+                    (obs.city, obs.plots, obs.mines, obs.rocks, obs.prices, reputation),
+                    lambda w: _add_square_costs(w, obs, squares()),
+                )
+            )
         return b"".join(parts)
 
     def _player(self, player: PlayerView) -> bytes:
@@ -780,7 +849,11 @@ class ObservationEncoder:
         return _PLAYER_KEY + varint(len(body)) + body
 
     def _encode_pending(
-        self, pending: PendingView, question: str, describe: Callable[[Option], str] | None
+        self,
+        pending: PendingView,
+        question: str,
+        describe: Callable[[Option], str] | None,
+        cost: Callable[[Option], Cost] | None = None,
     ) -> bytes:
         """Observation field 35 (``pending``), written directly as wire bytes.
 
@@ -788,7 +861,8 @@ class ObservationEncoder:
         ``LegalOption`` entry (index, payload, text, description) is serialised once per game, decision
         kind and position, and reused; the entry's body without its index once per game, decision kind
         and option. A description is assumed to depend only on the game, the decision
-        kind and the option, which holds for :func:`kutnahora.engine.text.describe_option`.
+        kind and the option, which holds for :func:`kutnahora.engine.text.describe_option`; the cost
+        depends on the state, so it is part of the entry's key.
         """
         parts = []
         if pending.seat:
@@ -808,7 +882,8 @@ class ObservationEncoder:
         kind = pending.kind
         described = describe is not None
         for index, option in enumerate(pending.options):
-            key = (kind, option, described, index)
+            option_cost = cost(option) if cost is not None else None
+            key = (kind, option, described, index, option_cost)
             entry = entries.get(key)
             if entry is None:
                 # The same option is often listed again at another position: its body is kept apart.
@@ -823,6 +898,8 @@ class ObservationEncoder:
                     bodies[body_key] = body
                 if index:
                     body = _OPTION_INDEX + varint(index) + body
+                if option_cost:
+                    body += _cost_field(option_cost)
                 entry = entries[key] = _OPTION_KEY + varint(len(body)) + body
             parts.append(entry)
         return embed(_N.PENDING_FIELD_NUMBER, b"".join(parts))
@@ -1038,21 +1115,29 @@ def encode_observation(state: GameState, viewer: int | None, encoder: Observatio
 
     The engine decides what the viewer may see (the encoder's :class:`kutnahora.engine.Observer` gives what
     :func:`kutnahora.engine.observe` gives, rebuilding only what changed); this only words the pending
-    decision and, for the seat that owes it, describes each legal option.
+    decision, adds the open mine squares and plots with their costs, and, for the seat that owes the
+    decision, describes each legal option and gives its cost.
     """
     obs = encoder.observer.observe(state, viewer)
+
+    def squares() -> SquareCosts:
+        return mine_squares(state), plot_squares(state, viewer)
+
     pending = state.pending
     if pending is None:
-        return encoder.encode(obs)
+        return encoder.encode(obs, squares=squares)
     question = QUESTIONS.get(pending.kind, "")
     if viewer != pending.seat:
-        return encoder.encode(obs, question)
+        return encoder.encode(obs, question, squares=squares)
     kind = pending.kind
 
     def describe(option: Option) -> str:
         return describe_option(state, kind, option)
 
-    return encoder.encode(obs, question, describe)
+    def cost(option: Option) -> Cost:
+        return option_cost(state, option, pending)
+
+    return encoder.encode(obs, question, describe, cost, squares)
 
 
 def clock_settings(clock: ClockConfig) -> game_pb2.ClockSettings:

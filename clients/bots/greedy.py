@@ -2,7 +2,10 @@
 
 It reads only what the server sends: the observation (prices, boards, town hall, city, mines, ...) and
 the component set (``GameService.GetComponents``: building costs and effects, mine tiles, price decks,
-board geometry, house rewards, tracks). It never simulates the rules; it estimates.
+board geometry, house rewards, tracks). It never simulates the rules; it estimates. Prices come from the
+server too: each listed option's cost (``LegalOption.cost``, as the engine charges it) and the open mine
+squares and plots with their prices (``Observation.mine_squares``, ``Observation.plot_squares``), so the bot
+keeps no copy of the pricing rules of plots and mines.
 
 The heuristic, in points
 ------------------------
@@ -138,7 +141,6 @@ class Tables:
         self.edge_dots = {
             ((d.square.row, d.square.col), SIDE_ENUM.get(d.side, "")) for d in self.board.edge_dots
         }
-        self.track = next((t for t in components.rounds_tracks if t.players == players), None)
         self.tier_tiles: dict[int, list[components_pb2.MineTile]] = {}
         for tile in components.mine_tiles:
             self.tier_tiles.setdefault(tile.tier, []).append(tile)
@@ -297,26 +299,12 @@ class Position:
 
     @_memoized
     def plot_squares(self) -> dict[Square, int]:
-        """Squares a Plot action may claim now, with their cost (from the public rules of the board)."""
-        costs: dict[Square, int] = {}
-        for square, tile in self.city.items():
-            cost = self.tables.buildings[tile.building].plot_cost
-            row, col = square
-            for dr, dc in SIDES.values():
-                other = (row + dr, col + dc)
-                if self.tables.on_board(other) and other not in self.city and other not in self.plots:
-                    costs[other] = max(costs.get(other, -1), cost)
-        if not costs:
-            base = self.tables.components.default_plot_cost
-            costs = {
-                (r, c): base
-                for r in range(self.tables.board.rows)
-                for c in range(self.tables.board.columns)
-                if self.tables.on_board((r, c)) and (r, c) not in self.city and (r, c) not in self.plots
-            }
-        if self.me.reputation >= 3:
-            costs = dict.fromkeys(costs, 1)
-        return costs
+        """Squares a Plot action may claim now, with our cost in groschen (as the server lists them)."""
+        return {(e.square.row, e.square.col): e.groschen for e in self.obs.plot_squares}
+
+    def empty_squares(self) -> list[Square]:
+        """Every usable city square without a building or a plot (a free plot may go on any of them)."""
+        return sorted(sq for sq in self.tables.squares if sq not in self.city and sq not in self.plots)
 
     # Buildings.
 
@@ -506,7 +494,8 @@ class Position:
             groschen = cost.amount * self.price(common_pb2.COMMODITY_PERMITS)
         return float(groschen * self.money)
 
-    def rights_tile_value(self, building_id: int, *, free: bool = False) -> float:
+    def rights_tile_value(self, building_id: int, *, free: bool = False, cost: int | None = None) -> float:
+        """Taking the rights to a top tile; ``cost`` is its listed price in groschen when known."""
         column = next(
             (
                 col
@@ -519,9 +508,8 @@ class Position:
         b = self.tables.buildings[building_id]
         if b.guild != common_pb2.GUILD_UNSPECIFIED and b.guild not in self.me.guilds:
             return -1.0
-        return float(
-            1.0 * self.left + self.rights_share_value(building_id) - self.column_cost(column, free=free)
-        )
+        price = self.column_cost(column, free=free) if cost is None else cost * self.money
+        return float(1.0 * self.left + self.rights_share_value(building_id) - price)
 
     def takeable_tiles(self) -> list[int]:
         tiles = []
@@ -554,23 +542,8 @@ class Position:
 
     @_memoized
     def mine_squares(self) -> dict[Square, int]:
-        """Squares a new mine may use, with their wood cost."""
-        area = self.tables.components.mine_area
-        mines = {(m.square.row, m.square.col): m for m in self.obs.mines}
-        rocks = {(r.square.row, r.square.col) for r in self.obs.rocks}
-        costs: dict[Square, int] = {}
-        for s in area.entrances:
-            square = (s.row, s.col)
-            if square not in mines and square not in rocks:
-                costs[square] = area.entrance_cost
-        for (row, col), placed in mines.items():
-            wood = self.tables.mine_tiles[placed.tile].wood_cost
-            for other in ((row, col - 1), (row, col + 1), (row + 1, col)):
-                r, c = other
-                if not (0 <= r < area.rows and 0 <= c < area.columns) or other in mines or other in rocks:
-                    continue
-                costs[other] = max(costs.get(other, -1), wood)
-        return costs
+        """Squares a new mine may use now, with their price in groschen (as the server lists them)."""
+        return {(e.square.row, e.square.col): e.groschen for e in self.obs.mine_squares}
 
     @_memoized
     def mine_row_points(self, row: int, extra: int) -> float:
@@ -600,7 +573,8 @@ class Position:
         place = sum(1 for seat, stars in by_seat.items() if seat != self.seat and stars > mine)
         return float(table.points[place]) if place < len(table.points) else 0.0
 
-    def mine_value(self, tile: components_pb2.MineTile, square: Square, wood_cost: int) -> float:
+    def mine_value(self, tile: components_pb2.MineTile, square: Square, groschen: int) -> float:
+        """A mine tile on ``square`` for ``groschen`` of wood."""
         row = square[0]
         value = self.production_value(common_pb2.COMMODITY_ORE, tile.ore) + tile.points
         value += 0.05 * tile.population
@@ -617,7 +591,7 @@ class Position:
             before = _yellow(per_row)
             per_row[row] += 1
             value += (_yellow(per_row) - before) * yellow * self.scorings_left
-        value -= wood_cost * self.price(common_pb2.COMMODITY_WOOD) * self.money
+        value -= groschen * self.money
         return float(value)
 
     def best_mine_value(self, tile: components_pb2.MineTile, *, free: bool = False) -> float:
@@ -786,7 +760,7 @@ class Position:
         elif effect == components_pb2.BARBARA_EFFECT_FREE_PLOT:
             plot = 0.0
             if len(me.plots) < self.tables.components.plot_markers:
-                plot = max((self.plot_value(sq, 0) for sq in self.plot_squares()), default=0.0)
+                plot = max((self.plot_value(sq, 0) for sq in self.empty_squares()), default=0.0)
             value = rep(1) + plot
         elif effect == components_pb2.BARBARA_EFFECT_DOUBLE_INCOME:
             value = rep(-2) + 2 * me.income * self.money
@@ -941,7 +915,7 @@ def _score_refill(p: Position, option: LegalOption) -> float:
     if not option.decision.confirm.yes:
         return 0.0
     wants_more = p.me.groschen > 30 and p.left > 0.3
-    return float((1.0 if wants_more else -1.0) - p.price(common_pb2.COMMODITY_PERMITS) * p.money)
+    return float((1.0 if wants_more else -1.0) - option.cost.groschen * p.money)
 
 
 def _score_mine_tile(p: Position, option: LegalOption) -> float:
@@ -954,9 +928,9 @@ def _score_mine_tile(p: Position, option: LegalOption) -> float:
 def _score_mine_square(p: Position, option: LegalOption) -> float:
     square = _square(option)
     tile_id = p.obs.kept_tile if p.obs.HasField("kept_tile") else None
-    cost = p.mine_squares().get(square, 0)
+    cost = option.cost.groschen
     if tile_id is None or tile_id not in p.tables.mine_tiles:
-        return -cost
+        return -cost * p.money
     return p.mine_value(p.tables.mine_tiles[tile_id], square, cost)
 
 
@@ -971,26 +945,28 @@ def _score_tech_square(p: Position, option: LegalOption) -> float:
 
 
 def _score_rights_tile(p: Position, option: LegalOption) -> float:
-    return p.rights_tile_value(option.decision.choose_tile.tile)
+    return p.rights_tile_value(option.decision.choose_tile.tile, cost=option.cost.groschen)
 
 
 def _score_plot_square(p: Position, option: LegalOption) -> float:
-    square = _square(option)
-    cost = p.plot_squares().get(square, 0)
-    return p.plot_value(square, cost)
+    return p.plot_value(_square(option), option.cost.groschen)
 
 
 def _score_build_tile(p: Position, option: LegalOption) -> float:
     tile = option.decision.choose_tile.tile
     squares = [(q.row, q.col) for q in p.me.plots]
-    return max((p.building_value(tile, sq) for sq in squares), default=p.building_value(tile, None))
+    value = max(
+        (p.building_value(tile, sq, wood=False) for sq in squares),
+        default=p.building_value(tile, None, wood=False),
+    )
+    return value - option.cost.groschen * p.money
 
 
 def _score_build_square(p: Position, option: LegalOption) -> float:
     tile = p.obs.building_in_hand if p.obs.HasField("building_in_hand") else None
     if tile is None:
         return 0.0
-    return p.building_value(tile, _square(option))
+    return p.building_value(tile, _square(option), wood=False) - option.cost.groschen * p.money
 
 
 def _score_remove_house(p: Position, option: LegalOption) -> float:
@@ -1013,8 +989,7 @@ def _score_public_reward(p: Position, option: LegalOption) -> float:
 def _score_seat_patrician(p: Position, option: LegalOption) -> float:
     if option.decision.WhichOneof("choice") == "skip":
         return 0.0
-    cost = p.tables.components.patrician_seat_cost * p.money
-    return float(p.patrician_value(option.decision.choose_patrician.color) - cost)
+    return float(p.patrician_value(option.decision.choose_patrician.color) - option.cost.groschen * p.money)
 
 
 def _score_barbara_patrician(p: Position, option: LegalOption) -> float:
@@ -1024,12 +999,10 @@ def _score_barbara_patrician(p: Position, option: LegalOption) -> float:
 
 
 def _score_tax(p: Position, option: LegalOption) -> float:
+    cost = option.cost
     if option.decision.confirm.yes:
-        return float(-p.me.tax_due * p.money)
-    track = p.tables.track
-    index = max(0, p.obs.round - 1)
-    penalty = track.reputation_penalty[index] if track and index < len(track.reputation_penalty) else 1
-    return p.reputation_value(-penalty)
+        return float(-cost.groschen * p.money)
+    return p.reputation_value(-cost.reputation) - cost.points
 
 
 def _score_score_building(p: Position, option: LegalOption) -> float:

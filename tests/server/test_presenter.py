@@ -9,6 +9,7 @@ import pytest
 from kutnahora import engine
 from kutnahora.engine import GameOptions
 from kutnahora.engine.components import Action, Arm, Color, Commodity, Deck, Guild, Side
+from kutnahora.engine.costs import mine_squares, option_cost, plot_squares
 from kutnahora.engine.options import DecisionKind
 from kutnahora.engine.text import QUESTIONS, describe_option
 from kutnahora.server import presenter
@@ -90,7 +91,7 @@ def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
                 obs = engine.observe(state, viewer)
                 pending = state.pending
                 question = QUESTIONS[pending.kind] if pending is not None else ""
-                describe = None
+                describe = cost = None
                 if pending is not None and viewer == pending.seat:
                     kind = pending.kind
 
@@ -99,8 +100,14 @@ def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
                     ) -> str:
                         return describe_option(state, kind, option)
 
-                reference = presenter.observation_to_wire(obs, "game-1", question, describe)
-                fast = game_pb2.Observation.FromString(encoder.encode(obs, question, describe))
+                    def cost(option: engine.Option, state: engine.GameState = state) -> engine.Cost:
+                        return option_cost(state, option)
+
+                squares = (mine_squares(state), plot_squares(state, viewer))
+                reference = presenter.observation_to_wire(obs, "game-1", question, describe, cost, squares)
+                fast = game_pb2.Observation.FromString(
+                    encoder.encode(obs, question, describe, cost, lambda squares=squares: squares)
+                )
                 assert fast == reference
 
 
@@ -108,14 +115,46 @@ def _reference(state: engine.GameState, viewer: int | None, game_id: str) -> gam
     """The plain observation: a fresh engine view, built into a message field by field."""
     pending = state.pending
     question = QUESTIONS[pending.kind] if pending is not None else ""
-    describe = None
+    describe = cost = None
     if pending is not None and viewer == pending.seat:
         kind = pending.kind
 
         def describe(option: engine.Option) -> str:
             return describe_option(state, kind, option)
 
-    return presenter.observation_to_wire(engine.observe(state, viewer), game_id, question, describe)
+        def cost(option: engine.Option) -> engine.Cost:
+            return option_cost(state, option)
+
+    squares = (mine_squares(state), plot_squares(state, viewer))
+    return presenter.observation_to_wire(
+        engine.observe(state, viewer), game_id, question, describe, cost, squares
+    )
+
+
+def test_options_carry_their_cost_and_the_observation_the_open_squares() -> None:
+    """Every listed option carries the engine's cost (a bot never recomputes a price); the observation
+    lists the open mine squares (wood at the wood price) and the plots with the viewer's cost."""
+    priced = set()
+    for state in random_states(4, seed=17)[::3]:
+        pending = state.pending
+        if pending is None:
+            continue
+        wire = game_pb2.Observation.FromString(
+            encode_observation(state, pending.seat, presenter.ObservationEncoder("g"))
+        )
+        for option, listed in zip(pending.options, wire.pending.options, strict=True):
+            cost = option_cost(state, option)
+            assert listed.cost == presenter.option_cost_to_wire(cost)
+            if cost.groschen:
+                priced.add(pending.kind)
+        wood = dict(engine.observe(state, None).prices)[Commodity.WOOD]
+        assert [((e.square.row, e.square.col), e.wood, e.groschen) for e in wire.mine_squares] == [
+            (square, amount, amount * wood) for square, amount in mine_squares(state)
+        ]
+        assert [((e.square.row, e.square.col), e.groschen) for e in wire.plot_squares] == plot_squares(
+            state, pending.seat
+        )
+    assert {DecisionKind.PLOT_SQUARE, DecisionKind.RIGHTS_TILE} <= priced
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -232,16 +232,44 @@ class Answer(_message.Message):
     def __init__(self, option_index: _Optional[int] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., option_text: _Optional[str] = ...) -> None: ...
 
 class LegalOption(_message.Message):
-    __slots__ = ("index", "decision", "text", "description")
+    __slots__ = ("index", "decision", "text", "description", "cost")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    COST_FIELD_NUMBER: _ClassVar[int]
     index: int
     decision: Decision
     text: str
     description: str
-    def __init__(self, index: _Optional[int] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., text: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+    cost: OptionCost
+    def __init__(self, index: _Optional[int] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., text: _Optional[str] = ..., description: _Optional[str] = ..., cost: _Optional[_Union[OptionCost, _Mapping]] = ...) -> None: ...
+
+class OptionCost(_message.Message):
+    __slots__ = ("groschen", "permits", "wood", "reputation", "points", "pelicans")
+    GROSCHEN_FIELD_NUMBER: _ClassVar[int]
+    PERMITS_FIELD_NUMBER: _ClassVar[int]
+    WOOD_FIELD_NUMBER: _ClassVar[int]
+    REPUTATION_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    PELICANS_FIELD_NUMBER: _ClassVar[int]
+    groschen: int
+    permits: int
+    wood: int
+    reputation: int
+    points: int
+    pelicans: int
+    def __init__(self, groschen: _Optional[int] = ..., permits: _Optional[int] = ..., wood: _Optional[int] = ..., reputation: _Optional[int] = ..., points: _Optional[int] = ..., pelicans: _Optional[int] = ...) -> None: ...
+
+class SquareCost(_message.Message):
+    __slots__ = ("square", "wood", "groschen")
+    SQUARE_FIELD_NUMBER: _ClassVar[int]
+    WOOD_FIELD_NUMBER: _ClassVar[int]
+    GROSCHEN_FIELD_NUMBER: _ClassVar[int]
+    square: _common_pb2.Square
+    wood: int
+    groschen: int
+    def __init__(self, square: _Optional[_Union[_common_pb2.Square, _Mapping]] = ..., wood: _Optional[int] = ..., groschen: _Optional[int] = ...) -> None: ...
 
 class PendingDecision(_message.Message):
     __slots__ = ("seat", "kind", "question", "options")
@@ -394,7 +422,7 @@ class PatricianCount(_message.Message):
     def __init__(self, color: _Optional[_Union[_common_pb2.Color, str]] = ..., count: _Optional[int] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("game_id", "version", "viewer", "phase", "round", "rounds", "start_seat", "turn", "cards_left_in_turn", "deck_positions", "arms", "prices", "tax", "town_hall", "red_stack_size", "city", "plots", "mines", "rocks", "mine_stack_size", "mine_discard_size", "technology_taken", "mine_draws", "barbara_next", "patrician_bank", "patrician_pool", "council", "revealed_events", "current_event", "guild_setup_card", "mine_setup_card", "guild_sets_left", "building_in_hand", "players", "pending", "drawn", "kept_tile", "over", "scores", "town_discards", "uses_events", "free_action", "work", "mine_reshuffles", "mine_discard_seen")
+    __slots__ = ("game_id", "version", "viewer", "phase", "round", "rounds", "start_seat", "turn", "cards_left_in_turn", "deck_positions", "arms", "prices", "tax", "town_hall", "red_stack_size", "city", "plots", "mines", "rocks", "mine_stack_size", "mine_discard_size", "technology_taken", "mine_draws", "barbara_next", "patrician_bank", "patrician_pool", "council", "revealed_events", "current_event", "guild_setup_card", "mine_setup_card", "guild_sets_left", "building_in_hand", "players", "pending", "drawn", "kept_tile", "over", "scores", "town_discards", "uses_events", "free_action", "work", "mine_reshuffles", "mine_discard_seen", "mine_squares", "plot_squares")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VIEWER_FIELD_NUMBER: _ClassVar[int]
@@ -440,6 +468,8 @@ class Observation(_message.Message):
     WORK_FIELD_NUMBER: _ClassVar[int]
     MINE_RESHUFFLES_FIELD_NUMBER: _ClassVar[int]
     MINE_DISCARD_SEEN_FIELD_NUMBER: _ClassVar[int]
+    MINE_SQUARES_FIELD_NUMBER: _ClassVar[int]
+    PLOT_SQUARES_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     version: int
     viewer: int
@@ -485,7 +515,9 @@ class Observation(_message.Message):
     work: _containers.RepeatedCompositeFieldContainer[WorkStep]
     mine_reshuffles: int
     mine_discard_seen: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., viewer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., start_seat: _Optional[int] = ..., turn: _Optional[int] = ..., cards_left_in_turn: _Optional[int] = ..., deck_positions: _Optional[_Iterable[_Union[DeckPosition, _Mapping]]] = ..., arms: _Optional[_Iterable[_Union[ArmPosition, _Mapping]]] = ..., prices: _Optional[_Iterable[_Union[CommodityPrice, _Mapping]]] = ..., tax: _Optional[int] = ..., town_hall: _Optional[_Iterable[_Union[TownHallRow, _Mapping]]] = ..., red_stack_size: _Optional[int] = ..., city: _Optional[_Iterable[_Union[CityTile, _Mapping]]] = ..., plots: _Optional[_Iterable[_Union[Plot, _Mapping]]] = ..., mines: _Optional[_Iterable[_Union[MinePlacement, _Mapping]]] = ..., rocks: _Optional[_Iterable[_Union[Rock, _Mapping]]] = ..., mine_stack_size: _Optional[int] = ..., mine_discard_size: _Optional[int] = ..., technology_taken: _Optional[int] = ..., mine_draws: _Optional[int] = ..., barbara_next: _Optional[int] = ..., patrician_bank: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., patrician_pool: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., council: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., revealed_events: _Optional[_Iterable[int]] = ..., current_event: _Optional[int] = ..., guild_setup_card: _Optional[int] = ..., mine_setup_card: _Optional[int] = ..., guild_sets_left: _Optional[_Iterable[int]] = ..., building_in_hand: _Optional[int] = ..., players: _Optional[_Iterable[_Union[PlayerBoard, _Mapping]]] = ..., pending: _Optional[_Union[PendingDecision, _Mapping]] = ..., drawn: _Optional[_Iterable[int]] = ..., kept_tile: _Optional[int] = ..., over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., town_discards: _Optional[_Iterable[int]] = ..., uses_events: _Optional[bool] = ..., free_action: _Optional[bool] = ..., work: _Optional[_Iterable[_Union[WorkStep, _Mapping]]] = ..., mine_reshuffles: _Optional[int] = ..., mine_discard_seen: _Optional[_Iterable[int]] = ...) -> None: ...
+    mine_squares: _containers.RepeatedCompositeFieldContainer[SquareCost]
+    plot_squares: _containers.RepeatedCompositeFieldContainer[SquareCost]
+    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., viewer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., start_seat: _Optional[int] = ..., turn: _Optional[int] = ..., cards_left_in_turn: _Optional[int] = ..., deck_positions: _Optional[_Iterable[_Union[DeckPosition, _Mapping]]] = ..., arms: _Optional[_Iterable[_Union[ArmPosition, _Mapping]]] = ..., prices: _Optional[_Iterable[_Union[CommodityPrice, _Mapping]]] = ..., tax: _Optional[int] = ..., town_hall: _Optional[_Iterable[_Union[TownHallRow, _Mapping]]] = ..., red_stack_size: _Optional[int] = ..., city: _Optional[_Iterable[_Union[CityTile, _Mapping]]] = ..., plots: _Optional[_Iterable[_Union[Plot, _Mapping]]] = ..., mines: _Optional[_Iterable[_Union[MinePlacement, _Mapping]]] = ..., rocks: _Optional[_Iterable[_Union[Rock, _Mapping]]] = ..., mine_stack_size: _Optional[int] = ..., mine_discard_size: _Optional[int] = ..., technology_taken: _Optional[int] = ..., mine_draws: _Optional[int] = ..., barbara_next: _Optional[int] = ..., patrician_bank: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., patrician_pool: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., council: _Optional[_Iterable[_Union[PatricianCount, _Mapping]]] = ..., revealed_events: _Optional[_Iterable[int]] = ..., current_event: _Optional[int] = ..., guild_setup_card: _Optional[int] = ..., mine_setup_card: _Optional[int] = ..., guild_sets_left: _Optional[_Iterable[int]] = ..., building_in_hand: _Optional[int] = ..., players: _Optional[_Iterable[_Union[PlayerBoard, _Mapping]]] = ..., pending: _Optional[_Union[PendingDecision, _Mapping]] = ..., drawn: _Optional[_Iterable[int]] = ..., kept_tile: _Optional[int] = ..., over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., town_discards: _Optional[_Iterable[int]] = ..., uses_events: _Optional[bool] = ..., free_action: _Optional[bool] = ..., work: _Optional[_Iterable[_Union[WorkStep, _Mapping]]] = ..., mine_reshuffles: _Optional[int] = ..., mine_discard_seen: _Optional[_Iterable[int]] = ..., mine_squares: _Optional[_Iterable[_Union[SquareCost, _Mapping]]] = ..., plot_squares: _Optional[_Iterable[_Union[SquareCost, _Mapping]]] = ...) -> None: ...
 
 class WorkStep(_message.Message):
     __slots__ = ("kind", "seat", "args")
@@ -578,7 +610,7 @@ class SeatInfo(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., joined: _Optional[bool] = ..., name: _Optional[str] = ..., resigned: _Optional[bool] = ..., strikes: _Optional[int] = ..., replaced: _Optional[bool] = ..., time_bank_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class GameSummary(_message.Message):
-    __slots__ = ("game_id", "options", "clock", "status", "version", "seats", "pending_seat", "pending_kind", "created_at", "updated_at", "result", "rules_version", "label", "abandon_reason")
+    __slots__ = ("game_id", "options", "clock", "status", "version", "seats", "pending_seat", "pending_kind", "created_at", "updated_at", "result", "rules_version", "label", "abandon_reason", "components_hash")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
@@ -593,6 +625,7 @@ class GameSummary(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     ABANDON_REASON_FIELD_NUMBER: _ClassVar[int]
+    COMPONENTS_HASH_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     options: GameOptions
     clock: ClockSettings
@@ -607,7 +640,8 @@ class GameSummary(_message.Message):
     rules_version: int
     label: str
     abandon_reason: str
-    def __init__(self, game_id: _Optional[str] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., pending_seat: _Optional[int] = ..., pending_kind: _Optional[_Union[DecisionKind, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., rules_version: _Optional[int] = ..., label: _Optional[str] = ..., abandon_reason: _Optional[str] = ...) -> None: ...
+    components_hash: str
+    def __init__(self, game_id: _Optional[str] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., pending_seat: _Optional[int] = ..., pending_kind: _Optional[_Union[DecisionKind, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., rules_version: _Optional[int] = ..., label: _Optional[str] = ..., abandon_reason: _Optional[str] = ..., components_hash: _Optional[str] = ...) -> None: ...
 
 class Clock(_message.Message):
     __slots__ = ("seat", "deadline", "time_bank_left", "decision_time")

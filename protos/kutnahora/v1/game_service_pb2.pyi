@@ -85,12 +85,14 @@ class GetComponentsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetComponentsResponse(_message.Message):
-    __slots__ = ("components", "rules_version")
+    __slots__ = ("components", "rules_version", "components_hash")
     COMPONENTS_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
+    COMPONENTS_HASH_FIELD_NUMBER: _ClassVar[int]
     components: _components_pb2.ComponentSet
     rules_version: int
-    def __init__(self, components: _Optional[_Union[_components_pb2.ComponentSet, _Mapping]] = ..., rules_version: _Optional[int] = ...) -> None: ...
+    components_hash: str
+    def __init__(self, components: _Optional[_Union[_components_pb2.ComponentSet, _Mapping]] = ..., rules_version: _Optional[int] = ..., components_hash: _Optional[str] = ...) -> None: ...
 
 class ResignSeatRequest(_message.Message):
     __slots__ = ("game_id", "seat")
