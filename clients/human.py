@@ -9,8 +9,11 @@ Examples::
 
 On each of your decisions the client draws the whole visible game (prices, town hall, the city, the
 mines, St. Barbara and the council, every player's board), lists what the other seats did since your
-last decision, and numbers your legal options; type a number. Type ``b`` to draw the board again, ``?``
-for help, ``q`` to resign and leave. A refused input is explained and asked again; nothing is lost.
+last decision, and numbers your legal options with what each costs; the round, the turn and who is to
+play are repeated just above the question, so they stay on screen. Type a number. Type ``b`` to draw
+the board again, ``?`` for help, ``q`` to resign and leave. A refused input is explained and asked again;
+nothing is lost. A decision with a single legal option is taken for you and said so in the log, unless
+you pass ``--confirm-forced``.
 
 The game is played through the same protocol as the bots (WatchGame for what happens, SubmitDecision for
 your answers); the opponents started by ``--opponents`` are reference bots in this process. A game you
@@ -31,11 +34,21 @@ from collections.abc import Sequence
 
 import grpc
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
 from kutnahora.clients.bots import BOTS, make_bot
-from kutnahora.clients.render import Names, game_view, move_line, options_table, result_table
+from kutnahora.clients.render import (
+    Names,
+    describe_option,
+    game_view,
+    move_line,
+    options_table,
+    result_table,
+    status_line,
+    unavailable_note,
+)
 from kutnahora.clients.sdk import Client, ClientError, ConnectError, SeatCredentials, status_name
 from kutnahora.v1 import game_pb2, play_service_pb2
 from kutnahora.v1.game_pb2 import Observation
@@ -45,6 +58,11 @@ HELP = """Type the number in front of an option and press Enter.
   ? or help    this help
   q or quit    resign (the server plays your seat to the end) and leave
 You may also type an option's short form, such as "play 2 mine"."""
+
+
+SHORT_FORM_HEADS = frozenset(
+    ("play", "action", "set", "rows", "tile", "square", "guild", "patrician", "yes", "no", "skip")
+)
 
 
 class Quit(Exception):
@@ -86,11 +104,21 @@ def _settle(future: asyncio.Future[str], line: str | None, error: BaseException 
 class HumanSeat:
     """One person playing one seat: watch the game, draw it, ask for numbers, submit them."""
 
-    def __init__(self, client: Client, seat: SeatCredentials, console: Console, names: Names) -> None:
+    def __init__(
+        self,
+        client: Client,
+        seat: SeatCredentials,
+        console: Console,
+        names: Names,
+        *,
+        confirm_forced: bool = False,
+    ) -> None:
         self.client = client
         self.seat = seat
         self.console = console
         self.names = names
+        self.confirm_forced = confirm_forced
+        self._moved_on = False
         self.moves: list[Text] = []
         self.last_kind = game_pb2.DECISION_KIND_UNSPECIFIED  # what the previous version asked
 
@@ -100,8 +128,10 @@ class HumanSeat:
         last: play_service_pb2.WatchGameResponse | None = None
         async for message in self.client.watch(self.seat.game_id, self.seat):
             last = message
-            self._record(message)
             obs = message.observation
+            if not self.names.guild_sets:
+                self.names.set_game(obs)
+            self._record(message)
             if message.status in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED) or obs.over:
                 break
             if message.status == game_pb2.GAME_STATUS_WAITING:
@@ -136,11 +166,25 @@ class HumanSeat:
         self.console.print(Panel(body, title=title, title_align="left"))
         self.moves.clear()
 
+    def _show_question(self, obs: Observation) -> None:
+        """The options with their costs, why an action is missing, and the header line just above the
+        prompt (so round, turn and who is to play stay on a small screen)."""
+        self.console.print(options_table(obs, self.names))
+        note = unavailable_note(obs, self.names)
+        if note is not None:
+            self.console.print(note)
+        self.console.print(status_line(obs, self.names))
+
     async def _take_turn(self, obs: Observation) -> None:
+        options = obs.pending.options
+        if len(options) == 1 and not self.confirm_forced:
+            if await self._submit(obs, 0):
+                only = describe_option(options[0], obs.pending.kind, self.names)
+                self.moves.append(Text(f"Only one choice, taken for you: {only}", style="italic"))
+            return
         self._show_moves()
         self.console.print(game_view(obs, self.names))
-        self.console.print(options_table(obs, self.names))
-        options = obs.pending.options
+        self._show_question(obs)
         while True:
             try:
                 answer = await ask(self.console, f"[bold cyan]Your choice (1-{len(options)}):[/] ")
@@ -153,10 +197,10 @@ class HumanSeat:
                 continue
             if lowered in ("b", "board"):
                 self.console.print(game_view(obs, self.names))
-                self.console.print(options_table(obs, self.names))
+                self._show_question(obs)
                 continue
             if lowered in ("q", "quit", "exit"):
-                confirm = await ask(self.console, "Resign this game and leave? [y/N] ")
+                confirm = await ask(self.console, escape("Resign this game and leave? [y/N] "))
                 if confirm.strip().lower() in ("y", "yes"):
                     await self.client.resign(self.seat)
                     raise Quit("resigned")
@@ -164,17 +208,25 @@ class HumanSeat:
             index = self._parse(words, obs)
             if index is None:
                 continue
-            try:
-                await self.client.submit(self.seat, obs, index)
-            except ClientError as error:
-                self.console.print(f"[red]The server refused that:[/] {error}")
-                if error.code == grpc.StatusCode.ABORTED:
-                    self.console.print("The game moved on; here is where it stands now.")
-                    return
-                continue
-            chosen = options[index]
-            self.console.print(f"[green]You chose:[/] {chosen.description or chosen.text}")
-            return
+            if await self._submit(obs, index):
+                chosen = describe_option(options[index], obs.pending.kind, self.names)
+                self.console.print(f"[green]You chose:[/] {escape(chosen)}")
+                return
+            if self._moved_on:
+                return
+
+    async def _submit(self, obs: Observation, index: int) -> bool:
+        """Submit an option; False (and said why) when the server refused it."""
+        self._moved_on = False
+        try:
+            await self.client.submit(self.seat, obs, index)
+        except ClientError as error:
+            self.console.print(f"[red]The server refused that:[/] {escape(str(error))}")
+            if error.code == grpc.StatusCode.ABORTED:
+                self.console.print("The game moved on; here is where it stands now.")
+                self._moved_on = True
+            return False
+        return True
 
     def _parse(self, words: str, obs: Observation) -> int | None:
         """The option index a person's input names, or None after explaining what is wrong."""
@@ -193,11 +245,34 @@ class HumanSeat:
         for option in options:
             if option.text == words.lower():
                 return int(option.index)
-        self.console.print(
-            f"[yellow]{words!r} is not a number.[/] Type the number in front of an option "
-            f"(1 to {len(options)}), or ? for help."
-        )
+        self.console.print(f"[yellow]{escape(self._not_an_option(words, obs))}[/] {self._hint(len(options))}")
         return None
+
+    def _hint(self, count: int) -> str:
+        return f"Type the number in front of an option (1 to {count}), or ? for help."
+
+    def _not_an_option(self, words: str, obs: Observation) -> str:
+        """Why typed words name none of the listed options, as precisely as they allow."""
+        parts = words.lower().split()
+        if parts and parts[0] == "play" and len(parts) == 3 and parts[1].isdigit():
+            card = int(parts[1])
+            hand = list(obs.players[self.seat.seat].hand) if self.seat.seat < len(obs.players) else []
+            if card not in self.names.cards:
+                cards = ", ".join(str(n) for n in sorted(self.names.cards))
+                return f"There is no card {card}; the action cards are {cards}."
+            if obs.pending.kind != game_pb2.DECISION_KIND_PLAY_CARD:
+                return f"{words!r} plays a card, but this decision is not about playing a card."
+            if card not in hand:
+                return f"Card {card} is not in your hand (you hold {', '.join(map(str, hand)) or 'none'})."
+            prefix = f"play {card} "
+            listed = {o.text.removeprefix(prefix) for o in obs.pending.options if o.text.startswith(prefix)}
+            halves = " or ".join(sorted(listed - {"none"}))
+            if not halves:
+                return f"Card {card} can only be played for no effect now (play {card} none)."
+            return f"Card {card} cannot be played as {parts[2]!r} now; it can be played as {halves}."
+        if parts and parts[0] in SHORT_FORM_HEADS:
+            return f"{words!r} is not one of the options listed now."
+        return f"{words!r} is not a number or the short form of a listed option."
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,6 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--name", default="human", help="your name, shown to the others")
     parser.add_argument("--watch", metavar="GAME", help="watch a game as a spectator instead of playing")
+    parser.add_argument(
+        "--confirm-forced",
+        action="store_true",
+        help="ask even when a decision has a single legal option (by default it is taken for you)",
+    )
     parser.add_argument("--tls", action="store_true", help="use TLS")
     parser.add_argument("--ca-cert", help="PEM file of the CA to trust (TLS)")
     return parser
@@ -244,7 +324,7 @@ async def run(args: argparse.Namespace, console: Console) -> int:
                 return 0
             summary = await client.get_game(seat.game_id)
             names = Names(components, [s.name for s in summary.seats], viewer=seat.seat)
-            session = HumanSeat(client, seat, console, names)
+            session = HumanSeat(client, seat, console, names, confirm_forced=args.confirm_forced)
             try:
                 last = await session.run()
             except Quit as reason:
@@ -358,6 +438,8 @@ async def watch(client: Client, game_id: str, console: Console, names: Names) ->
     kind = game_pb2.DECISION_KIND_UNSPECIFIED
     async for message in client.watch(game_id):
         last = message.observation
+        if not names.guild_sets:
+            names.set_game(last)
         if message.HasField("decision"):
             console.print(move_line(message.decision, message.events, names, kind))
         kind = last.pending.kind

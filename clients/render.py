@@ -74,6 +74,13 @@ class Names:
         self.buildings = {b.id: b for b in components.buildings}
         self.mine_tiles = {t.id: t for t in (*components.mine_tiles, *components.technology_tiles)}
         self.cards = {c.number: (c.top, c.bottom) for c in components.action_cards}
+        self.guild_sets: list[tuple[int, ...]] = []
+
+    def set_game(self, obs: Observation) -> None:
+        """Learn the game's guild sets (its guild setup card and player count), to name them."""
+        card = next((c for c in self.components.guild_setup_cards if c.id == obs.guild_setup_card), None)
+        row = next((r for r in card.rows if r.players == len(obs.players)), None) if card else None
+        self.guild_sets = [tuple(s.guilds) for s in row.sets] if row else []
 
     def seat(self, seat: int) -> Text:
         """``Seat 2 (greedy)``, coloured by seat, or ``You`` for the viewer."""
@@ -112,7 +119,9 @@ class Names:
             return f"building {building}"
         sides = (b.dots.north, b.dots.east, b.dots.south, b.dots.west)
         dots = "".join(s for s, on in zip("NESW", sides, strict=True) if on)
-        production = f", +{b.production} {label(common_pb2.Commodity, b.commodity)}" if b.production else ""
+        production = (
+            f", +{b.production} {label(common_pb2.Commodity, b.commodity).lower()}" if b.production else ""
+        )
         return (
             f"{b.name} ({self.building_kind(building)}{production}; wood {b.wood_cost}, "
             f"plot {b.plot_cost}, dots {dots or '-'})"
@@ -122,7 +131,22 @@ class Names:
         t = self.mine_tiles.get(tile)
         if t is None:
             return f"tile {tile}"
-        return f"{t.stars}★ ore {t.ore} pop +{t.population} pts {t.points} wood {t.wood_cost}"
+        return f"{t.stars}★ ore {t.ore} population +{t.population} points {t.points} wood {t.wood_cost}"
+
+
+SKIP_TEXTS: dict[int, str] = {
+    game_pb2.DECISION_KIND_MINE_TILE: "Discard them all",
+    game_pb2.DECISION_KIND_TECH_SQUARE: "Remove the tile from the game",
+    game_pb2.DECISION_KIND_RIGHTS_TILE: "Take no building",
+    game_pb2.DECISION_KIND_PLOT_SQUARE: "Claim no plot",
+    game_pb2.DECISION_KIND_BUILD_TILE: "Build nothing",
+    game_pb2.DECISION_KIND_REMOVE_HOUSE: "Remove no house",
+    game_pb2.DECISION_KIND_PUBLIC_REWARD: "Take no public building",
+    game_pb2.DECISION_KIND_SEAT_PATRICIAN: "Seat no patrician",
+    game_pb2.DECISION_KIND_BARBARA_HOUSE: "Remove no house",
+    game_pb2.DECISION_KIND_BARBARA_PATRICIAN: "Seat no patrician",
+    game_pb2.DECISION_KIND_SCORE_BUILDING: "Score no building",
+}
 
 
 def describe_option(option: LegalOption, kind: int, names: Names) -> str:
@@ -132,8 +156,32 @@ def describe_option(option: LegalOption, kind: int, names: Names) -> str:
     return describe_decision(option.decision, kind, names) or option.text
 
 
+def _plural(amount: int, noun: str) -> str:
+    return f"{amount} {noun}" if amount == 1 else f"{amount} {noun}s"
+
+
+def cost_text(cost: game_pb2.OptionCost) -> str:
+    """An option's cost in words, worded as the engine's ``describe_cost``: ``12 groschen (4 wood)``."""
+    parts: list[str] = []
+    if cost.groschen:
+        bought = [_plural(cost.permits, "permit")] if cost.permits else []
+        bought += [f"{cost.wood} wood"] if cost.wood else []
+        parts.append(f"{cost.groschen} groschen" + (f" ({', '.join(bought)})" if bought else ""))
+    if cost.reputation:
+        parts.append(f"{cost.reputation} reputation")
+    if cost.points:
+        parts.append(_plural(cost.points, "point"))
+    if cost.pelicans:
+        parts.append(_plural(cost.pelicans, "pelican"))
+    return ", ".join(parts) or "free"
+
+
 def describe_decision(decision: game_pb2.Decision, kind: int, names: Names) -> str:
-    """A decision payload in words, using the component set for names."""
+    """A decision payload in words, using the component set for names.
+
+    It words an option exactly as the engine's ``describe_option`` does (the server sends that wording
+    with each option; this one serves where only the payload is known, such as the log of moves).
+    """
     which = decision.WhichOneof("choice")
     if which == "play_card":
         play = decision.play_card
@@ -143,7 +191,10 @@ def describe_decision(decision: game_pb2.Decision, kind: int, names: Names) -> s
     if which == "choose_action":
         return f"Joker as {label(common_pb2.Action, decision.choose_action.action)}"
     if which == "choose_guild_set":
-        return f"Guild set {decision.choose_guild_set.index}"
+        index = decision.choose_guild_set.index
+        if index < len(names.guild_sets):
+            return "Guilds " + ", ".join(label(common_pb2.Guild, g) for g in names.guild_sets[index])
+        return f"Guild set {index}"
     if which == "arrange_guilds":
         return "Rows: " + " / ".join(label(common_pb2.Guild, g) for g in decision.arrange_guilds.guilds)
     if which == "choose_tile":
@@ -171,7 +222,7 @@ def describe_decision(decision: game_pb2.Decision, kind: int, names: Names) -> s
             return "Buy a permit to refill the miner pool" if yes else "Do not refill the miner pool"
         return "Yes" if yes else "No"
     if which == "skip":
-        return "Skip"
+        return SKIP_TEXTS.get(kind, "Skip")
     return ""
 
 
@@ -428,10 +479,48 @@ def options_table(obs: Observation, names: Names) -> Table:
     table.title = obs.pending.question or label(game_pb2.DecisionKind, obs.pending.kind)
     table.add_column("#", justify="right", style="bold cyan")
     table.add_column("Option")
+    table.add_column("Cost", style="yellow")
     table.add_column("Short form", style="dim")
     for number, option in enumerate(obs.pending.options, start=1):
-        table.add_row(str(number), describe_option(option, obs.pending.kind, names), option.text)
+        cost = cost_text(option.cost)
+        table.add_row(
+            str(number),
+            describe_option(option, obs.pending.kind, names),
+            "" if cost == "free" else cost,
+            option.text,
+        )
     return table
+
+
+def status_line(obs: Observation, names: Names) -> Text:
+    """The header in two short lines, printed just above the question so it stays on a small screen."""
+    text = Text()
+    text.append(f"Round {obs.round}/{obs.rounds} · Turn {obs.turn}", style="bold")
+    if obs.phase == game_pb2.PHASE_TURNS:
+        text.append(f" ({obs.cards_left_in_turn} card{'s' if obs.cards_left_in_turn != 1 else ''} left)")
+    text.append(f" · Tax {obs.tax}")
+    if obs.HasField("viewer") and obs.viewer < len(obs.players):
+        me = obs.players[obs.viewer]
+        text.append(f" · {me.groschen} groschen, reputation {me.reputation}")
+    if obs.HasField("pending") and not obs.over:
+        text.append("\nTo play: ")
+        text.append_text(names.seat(obs.pending.seat))
+        question = obs.pending.question or label(game_pb2.DecisionKind, obs.pending.kind)
+        text.append(f" — {question}")
+    return text
+
+
+def unavailable_note(obs: Observation, names: Names) -> Text | None:
+    """Why card halves in the hand are not offered with effect, one line each; None when all are."""
+    missing = obs.pending.unavailable
+    if not missing:
+        return None
+    text = Text("Not offered: ", style="dim")
+    text.append(
+        "; ".join(f"card {m.card} {label(common_pb2.Action, m.action)} ({m.reason})" for m in missing),
+        style="dim",
+    )
+    return text
 
 
 def move_line(
@@ -459,8 +548,36 @@ def move_line(
     elif message.source == game_pb2.DECISION_SOURCE_POLICY:
         text.append(" (played by the server)", style="yellow")
     for event in events:
-        text.append(f"\n    {event.text}", style="dim")
+        text.append("\n    ")
+        text.append_text(event_line(event, names))
     return text
+
+
+IRREGULAR_VERBS = {"has": "have", "does": "do", "is": "are"}
+
+
+def _second_person(verb: str) -> str:
+    """``moves`` is ``move``: the engine's sentences speak of a seat; the viewer is addressed as you."""
+    if verb in IRREGULAR_VERBS:
+        return IRREGULAR_VERBS[verb]
+    return verb[:-1] if verb.endswith("s") else verb
+
+
+def event_line(event: game_pb2.Event, names: Names) -> Text:
+    """An event's sentence, its seat named as the headings name it (``You (seat 0)``, ``Seat 1 (greedy)``)."""
+    words = event.text
+    line = Text(style="dim")
+    prefix = f"seat {event.seat} "
+    if event.HasField("seat") and words.startswith(prefix):
+        rest = words[len(prefix) :]
+        if event.seat == names.viewer:
+            verb, _, tail = rest.partition(" ")
+            rest = f"{_second_person(verb)} {tail}".replace(" its guilds", " your guilds")
+        line.append_text(names.seat(event.seat))
+        line.append(" " + rest)
+        return line
+    line.append(words[:1].upper() + words[1:])
+    return line
 
 
 def result_table(result: game_pb2.GameResult, names: Names) -> Table:

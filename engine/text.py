@@ -6,8 +6,9 @@ names and context from the component set and the pending decision.
 
 from __future__ import annotations
 
-from kutnahora.engine.components import Action, Building, MineTile, Side
+from kutnahora.engine.components import Action, Building, Commodity, MineTile, Side
 from kutnahora.engine.costs import Cost
+from kutnahora.engine.economy import price
 from kutnahora.engine.events import action_words, plural
 from kutnahora.engine.options import (
     ArrangeGuilds,
@@ -25,6 +26,7 @@ from kutnahora.engine.options import (
 )
 from kutnahora.engine.setup import guild_sets
 from kutnahora.engine.state import GameState
+from kutnahora.engine.town import plot_costs
 
 QUESTIONS: dict[DecisionKind, str] = {
     DecisionKind.GUILD_SET: "Choose your set of three guilds",
@@ -140,3 +142,61 @@ def describe_cost(cost: Cost) -> str:
     if cost.pelicans:
         parts.append(plural(cost.pelicans, "pelican"))
     return ", ".join(parts) or "free"
+
+
+def why_unavailable(state: GameState, seat: int, action: Action) -> str:
+    """Why a paid ``action`` cannot have effect for ``seat`` now (RULINGS 4), in words for the seat."""
+    player = state.players[seat]
+    components = state.components
+    match action:
+        case Action.ST_BARBARA:
+            return "you have no pelican token"
+        case Action.MINE:
+            if player.miners_pool + player.miners_reserve == 0:
+                return "you have no miner left"
+            if player.miners_pool == 0:
+                permit = price(state, Commodity.PERMITS)
+                return f"your miner pool is empty and a permit to refill it costs {permit} groschen"
+            return "no mine tile is left to draw"
+        case Action.RIGHTS:
+            if len(player.slots) >= components.building_slots:
+                return f"your {components.building_slots} building slots are full"
+            return "no top tile of your guilds, nor a public one, is affordable"
+        case Action.PLOT:
+            if len(player.plots) >= components.plot_markers:
+                return "all your plot markers are in town"
+            cheapest = min(plot_costs(state, seat, free=False).values(), default=None)
+            if cheapest is None:
+                return "no square is free"
+            return f"the cheapest plot costs {cheapest} groschen"
+        case Action.BUILDING:
+            if not player.plots:
+                return "you have no plot to build on"
+            if not player.slots:
+                return "you hold no building rights"
+            return "none of your buildings can be built now (wood, a market or a house is missing)"
+        case Action.JOKER:
+            return "no other action could have effect after the Joker's reputation cost"
+        case Action.INCOME:
+            return "income can always be taken"
+    raise AssertionError(action)
+
+
+def unavailable_actions(state: GameState) -> list[tuple[int, Action, str]]:
+    """For a pending card play: every card half in the seat's hand not offered with effect, and why."""
+    pending = state.pending
+    if pending is None or pending.kind is not DecisionKind.PLAY_CARD:
+        return []
+    offered = {(o.card, o.action) for o in pending.options if isinstance(o, PlayCard)}
+    hand = state.players[pending.seat].hand
+    missing: list[tuple[int, Action, str]] = []
+    reasons: dict[Action, str] = {}
+    for card in state.components.action_cards:
+        if card.number not in hand:
+            continue
+        for action in dict.fromkeys((card.top, card.bottom)):
+            if (card.number, action) not in offered:
+                if action not in reasons:
+                    reasons[action] = why_unavailable(state, pending.seat, action)
+                missing.append((card.number, action, reasons[action]))
+    return missing

@@ -64,7 +64,7 @@ from kutnahora.engine.options import (
     parse_option,
 )
 from kutnahora.engine.state import Phase
-from kutnahora.engine.text import QUESTIONS, describe_option
+from kutnahora.engine.text import QUESTIONS, describe_option, unavailable_actions
 from kutnahora.engine.view import Observer, PendingView, PlayerView
 from kutnahora.server.config import ClockConfig
 from kutnahora.server.errors import ServiceError, clip
@@ -372,6 +372,9 @@ def _square(target: object, square: tuple[int, int]) -> None:
     target.col = col  # type: ignore[attr-defined]
 
 
+Unavailable = tuple[int, Action, str]
+"""A card half not offered with effect: its card, its action, and why (``text.unavailable_actions``)."""
+
 SquareCosts = tuple[Sequence[tuple[Square, int]], Sequence[tuple[Square, int]]]
 """The open mine squares with their wood cost and the claimable plots with their groschen, row-major."""
 
@@ -383,14 +386,16 @@ def observation_to_wire(
     describe: Callable[[Option], str] | None = None,
     cost: Callable[[Option], Cost] | None = None,
     squares: SquareCosts | None = None,
+    unavailable: Sequence[Unavailable] = (),
 ) -> game_pb2.Observation:
     """Build the wire observation from the engine's (already redacted) one.
 
     ``question`` words the pending decision, ``describe`` gives each legal option a readable
     description and ``cost`` its cost (:func:`kutnahora.engine.option_cost`); ``squares`` are the open
     mine squares and plots with their costs (:func:`kutnahora.engine.costs.mine_squares`, ``plot_squares``).
-    All are optional. The server itself uses :class:`ObservationEncoder`, which produces the same message,
-    serialised, several times faster; this function is the plain reference.
+    ``unavailable`` lists the card halves not offered with effect, and why (for the seat that owes a card
+    play). All are optional. The server itself uses :class:`ObservationEncoder`, which produces the same
+    message, serialised, several times faster; this function is the plain reference.
     """
     wire = _header(obs, game_id)
     _add_market(wire, obs)
@@ -401,6 +406,8 @@ def observation_to_wire(
         _add_player(wire, player)
     if obs.pending is not None:
         _add_pending(wire, obs.pending, question, describe, cost)
+        for card, action, reason in unavailable:
+            wire.pending.unavailable.add(card=card, action=ACTION[action], reason=reason)
     if squares is not None:
         _add_square_costs(wire, obs, squares)
     return wire
@@ -770,6 +777,7 @@ class ObservationEncoder:
         describe: Callable[[Option], str] | None = None,
         cost: Callable[[Option], Cost] | None = None,
         squares: Callable[[], SquareCosts] | None = None,
+        unavailable: Sequence[Unavailable] = (),
     ) -> bytes:
         """The serialised wire observation of ``obs``.
 
@@ -806,7 +814,7 @@ class ObservationEncoder:
             parts.append(encoded)
         pending = obs.pending
         if pending is not None:
-            parts.append(self._encode_pending(pending, question, describe, cost))
+            parts.append(self._encode_pending(pending, question, describe, cost, unavailable))
         if squares is not None:
             viewer = obs.viewer
             # plot costs depend on the viewer's reputation (the discount), the rest on the boards and prices
@@ -854,6 +862,7 @@ class ObservationEncoder:
         question: str,
         describe: Callable[[Option], str] | None,
         cost: Callable[[Option], Cost] | None = None,
+        unavailable: Sequence[Unavailable] = (),
     ) -> bytes:
         """Observation field 35 (``pending``), written directly as wire bytes.
 
@@ -902,6 +911,9 @@ class ObservationEncoder:
                     body += _cost_field(option_cost)
                 entry = entries[key] = _OPTION_KEY + varint(len(body)) + body
             parts.append(entry)
+        for card, action, reason in unavailable:
+            missing = game_pb2.UnavailableAction(card=card, action=ACTION[action], reason=reason)
+            parts.append(embed(_P.UNAVAILABLE_FIELD_NUMBER, missing.SerializeToString()))
         return embed(_N.PENDING_FIELD_NUMBER, b"".join(parts))
 
 
@@ -1137,7 +1149,7 @@ def encode_observation(state: GameState, viewer: int | None, encoder: Observatio
     def cost(option: Option) -> Cost:
         return option_cost(state, option, pending)
 
-    return encoder.encode(obs, question, describe, cost, squares)
+    return encoder.encode(obs, question, describe, cost, squares, unavailable_actions(state))
 
 
 def clock_settings(clock: ClockConfig) -> game_pb2.ClockSettings:

@@ -43,7 +43,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(server_address: str) -> None:
 
         # Refused input is explained, and the question is asked again.
         child.sendline("abc")
-        child.expect("'abc' is not a number")
+        child.expect("'abc' is not a number or the short form of a listed option")
         child.expect(PROMPT)
         child.sendline(str(count + 5))
         child.expect(f"There is no option {count + 5}")
@@ -52,6 +52,15 @@ def test_a_person_plays_a_whole_game_against_a_bot(server_address: str) -> None:
         child.expect("Type a number from 1 to")
         child.sendline("?")
         child.expect("draw the whole game again")
+        child.expect(PROMPT)
+        # A short form naming a card that does not exist is answered with what is wrong.
+        child.sendline("play 9 mine")
+        child.expect("There is no card 9; the action cards are 1, 2, 3, 4, 5, 6")
+        child.expect(PROMPT)
+        # The resign question shows its [y/N] (once eaten as markup); no keeps the game going.
+        child.sendline("q")
+        child.expect(re.escape("Resign this game and leave? [y/N]"))
+        child.sendline("n")
         child.expect(PROMPT)
 
         decisions = 0
@@ -69,12 +78,89 @@ def test_a_person_plays_a_whole_game_against_a_bot(server_address: str) -> None:
     finally:
         child.close(force=True)
     text = ANSI.sub("", "".join(screen))
+    # Seat 0 of two chooses its guild set last, from the one set left: taken for it, and said so.
+    assert "Only one choice, taken for you: Guilds " in text
+    # Options show their price, as the engine charges it.
+    assert "Cost" in text and re.search(r"\d+ groschen", text)
+    # Round, turn and who is to play are printed just above every question, so a 50-row screen shows them.
+    blocks = [block for block in text.split("Your choice (1-")[:-1] if "Short form" in block]
+    assert len(blocks) > 10
+    for block in blocks:
+        last_lines = " ".join([line for line in block.splitlines() if line.strip()][-3:])
+        assert "Round " in last_lines and "To play: You (seat 0)" in last_lines, last_lines
     assert saw_opponent, "the opponent's moves were never shown"
     assert "What happened since your last decision" in text
     assert "You chose:" in text
     assert "Final result" in text and ("You won with" in text or "You finished" in text)
     assert child.exitstatus == 0
     assert decisions > 20
+
+
+def test_a_person_who_asks_to_confirm_forced_choices_is_asked(server_address: str) -> None:
+    """--confirm-forced: a decision with a single option is asked like any other (seat 0 of two has one
+    guild set left to take), and a card half that cannot be played is explained under the options."""
+    child = _spawn(
+        "--server",
+        server_address,
+        "--create",
+        "--players",
+        "2",
+        "--opponents",
+        "random",
+        "--seed",
+        "4",
+        "--confirm-forced",
+    )
+    screen: list[str] = []
+    child.logfile_read = _Collector(screen)
+    try:
+        if child.expect([r"Your choice \(1-1\):", pexpect.EOF]) == 1:
+            pytest.fail("kutnahora-play ended early:\n" + ANSI.sub("", "".join(screen)))
+        child.sendline("1")
+        while child.expect([PROMPT, pexpect.TIMEOUT], timeout=30) == 0:
+            text = ANSI.sub("", "".join(screen))
+            if "Play an action card" in text.split("Your choice")[-2]:
+                break
+            child.sendline("1")
+        text = ANSI.sub("", "".join(screen)).split("Your choice")[-2]
+        # nobody holds a pelican at the start: card 6's St. Barbara half is not offered, and why
+        assert "Not offered: " in text and "card 6 St. Barbara (you have no pelican token)" in text
+    finally:
+        child.close(force=True)
+
+
+def test_the_client_words_options_and_costs_as_the_engine_does() -> None:
+    """One wording of options: for every option met in random games, the client's wording of its payload
+    (used where only the payload is known) is the engine's description, and its cost reads the same."""
+    import random
+
+    from kutnahora import engine
+    from kutnahora.clients.render import cost_text, describe_decision
+    from kutnahora.engine.costs import option_cost
+    from kutnahora.engine.text import describe_cost, describe_option
+    from kutnahora.server import presenter
+
+    components = presenter.components_to_wire(engine.default_components())
+    kinds = set()
+    for players in (2, 3, 4):
+        state = engine.new_game(engine.GameOptions(players=players), players)
+        rng = random.Random(players)
+        names = Names(components)
+        while state.pending is not None:
+            if not names.guild_sets:
+                names.set_game(presenter.observation_to_wire(engine.observe(state, None), "g"))
+            pending = state.pending
+            wire_kind = presenter.DECISION_KIND[pending.kind]
+            for option in pending.options:
+                payload = presenter.option_to_decision(option)
+                assert describe_decision(payload, wire_kind, names) == describe_option(
+                    state, pending.kind, option
+                )
+                cost = option_cost(state, option)
+                assert cost_text(presenter.option_cost_to_wire(cost)) == describe_cost(cost)
+            kinds.add(pending.kind)
+            engine.apply(state, rng.choice(pending.options))
+    assert len(kinds) >= 12
 
 
 def test_a_person_leaves_and_comes_back_to_the_same_seat(server_address: str) -> None:

@@ -11,7 +11,7 @@ from kutnahora.engine import GameOptions
 from kutnahora.engine.components import Action, Arm, Color, Commodity, Deck, Guild, Side
 from kutnahora.engine.costs import mine_squares, option_cost, plot_squares
 from kutnahora.engine.options import DecisionKind
-from kutnahora.engine.text import QUESTIONS, describe_option
+from kutnahora.engine.text import QUESTIONS, describe_option, unavailable_actions
 from kutnahora.server import presenter
 from kutnahora.server.presenter import encode_observation
 from kutnahora.server.records import ListedIndex
@@ -104,9 +104,12 @@ def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
                         return option_cost(state, option)
 
                 squares = (mine_squares(state), plot_squares(state, viewer))
-                reference = presenter.observation_to_wire(obs, "game-1", question, describe, cost, squares)
+                missing = unavailable_actions(state) if cost is not None else []
+                reference = presenter.observation_to_wire(
+                    obs, "game-1", question, describe, cost, squares, missing
+                )
                 fast = game_pb2.Observation.FromString(
-                    encoder.encode(obs, question, describe, cost, lambda squares=squares: squares)
+                    encoder.encode(obs, question, describe, cost, lambda squares=squares: squares, missing)
                 )
                 assert fast == reference
 
@@ -126,8 +129,9 @@ def _reference(state: engine.GameState, viewer: int | None, game_id: str) -> gam
             return option_cost(state, option)
 
     squares = (mine_squares(state), plot_squares(state, viewer))
+    unavailable = unavailable_actions(state) if cost is not None else []
     return presenter.observation_to_wire(
-        engine.observe(state, viewer), game_id, question, describe, cost, squares
+        engine.observe(state, viewer), game_id, question, describe, cost, squares, unavailable
     )
 
 

@@ -272,16 +272,28 @@ class SquareCost(_message.Message):
     def __init__(self, square: _Optional[_Union[_common_pb2.Square, _Mapping]] = ..., wood: _Optional[int] = ..., groschen: _Optional[int] = ...) -> None: ...
 
 class PendingDecision(_message.Message):
-    __slots__ = ("seat", "kind", "question", "options")
+    __slots__ = ("seat", "kind", "question", "options", "unavailable")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    UNAVAILABLE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: DecisionKind
     question: str
     options: _containers.RepeatedCompositeFieldContainer[LegalOption]
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., question: _Optional[str] = ..., options: _Optional[_Iterable[_Union[LegalOption, _Mapping]]] = ...) -> None: ...
+    unavailable: _containers.RepeatedCompositeFieldContainer[UnavailableAction]
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., question: _Optional[str] = ..., options: _Optional[_Iterable[_Union[LegalOption, _Mapping]]] = ..., unavailable: _Optional[_Iterable[_Union[UnavailableAction, _Mapping]]] = ...) -> None: ...
+
+class UnavailableAction(_message.Message):
+    __slots__ = ("card", "action", "reason")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    card: int
+    action: _common_pb2.Action
+    reason: str
+    def __init__(self, card: _Optional[int] = ..., action: _Optional[_Union[_common_pb2.Action, str]] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class DeckPosition(_message.Message):
     __slots__ = ("deck", "position")
