@@ -128,6 +128,8 @@ def _canonical(value: object) -> object:
         return value
     if isinstance(value, list | tuple):
         return [_canonical(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((_canonical(v) for v in value), key=json.dumps)
     if isinstance(value, dict):
         pairs = [[_canonical(k), _canonical(v)] for k, v in value.items()]
         return sorted(pairs, key=lambda pair: json.dumps(pair[0]))
@@ -160,3 +162,28 @@ def state_hash(state: GameState) -> str:
             parts[f.name] = _canonical(getattr(state, f.name))
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+_COMPONENT_HASHES: dict[int, tuple[ComponentSet, str]] = {}
+_COMPONENT_NOTES = frozenset({"name", "reconstructed"})  # what a set says about itself, not rules values
+
+
+def components_hash(components: ComponentSet) -> str:
+    """A SHA-256 of the values of a component set (its name and notes aside): equal values, however their
+    file was laid out, give equal hashes.
+
+    A game is defined by its options, seed and decisions *and* the component set it was played with; a
+    server records this hash with every game, so that a replay is checked against the right data.
+    """
+    known = _COMPONENT_HASHES.get(id(components))
+    if known is not None and known[0] is components:
+        return known[1]
+    values = {
+        f.name: _canonical(getattr(components, f.name))
+        for f in fields(components)
+        if f.name not in _COMPONENT_NOTES
+    }
+    text = json.dumps(values, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    _COMPONENT_HASHES[id(components)] = (components, digest)
+    return digest

@@ -134,3 +134,22 @@ def test_event_texts_are_correct_english() -> None:
     assert any(t.startswith("seat 0 places a grocers house; its space shows ") for t in texts)
     texts = [e.text for e in play(state, "play 6 st_barbara")]
     assert "seat 0 plays card 6 for St. Barbara" in texts
+
+
+def test_a_card_half_not_offered_says_why() -> None:
+    """RULINGS 4: an action that could have no effect is offered only for no effect; the seat is told why
+    (003 · The St. Barbara action needs a pelican; 001 · Running out of pieces: no plot marker left)."""
+    from kutnahora.engine.components import Action
+    from kutnahora.engine.text import unavailable_actions
+    from tests.engine.conftest import claim, repose, started
+
+    state = started(4)
+    assert (6, Action.ST_BARBARA, "you have no pelican token") in unavailable_actions(state)
+    claim(state, 0, (0, 0), (0, 1), (0, 2))
+    repose(state)
+    missing = unavailable_actions(state)
+    assert (2, Action.PLOT, "all your plot markers are in town") in missing
+    assert (3, Action.PLOT, "all your plot markers are in town") in missing
+    state.players[0].pelicans = 1
+    repose(state)
+    assert not [m for m in unavailable_actions(state) if m[1] is Action.ST_BARBARA]

@@ -735,3 +735,20 @@ def test_missing_file_raises_os_error(tmp_path: Path) -> None:
     """A path that does not exist raises the usual FileNotFoundError, not a ComponentError."""
     with pytest.raises(FileNotFoundError):
         load_components(tmp_path / "absent.json")
+
+
+def test_the_content_hash_follows_the_values_not_the_layout(tmp_path: Path) -> None:
+    """A game records the hash of the component set it is played with: the same values laid out another
+    way hash alike, and one changed printed value changes the hash."""
+    from kutnahora.engine import components_hash
+
+    raw = json.loads(resources.files("kutnahora.engine").joinpath("data/components.json").read_text())
+    default = components_hash(default_components())
+    assert len(default) == 64
+    relaid = tmp_path / "relaid.json"
+    relaid.write_text(json.dumps(raw, indent=4, sort_keys=True))
+    assert components_hash(load_components(relaid)) == default
+    raw["buildings"][0]["name"] = "Printed Smelting Works"
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(raw))
+    assert components_hash(load_components(changed)) != default
