@@ -46,7 +46,9 @@ The sections, in order:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +57,7 @@ from kutnahora.engine import Observation, default_components
 from kutnahora.engine.components import Arm, Color, Commodity, ComponentSet, Deck, Guild
 from kutnahora.engine.options import DecisionKind
 from kutnahora.engine.state import Phase
+from kutnahora.engine.view import PlayerView, StackView
 
 MAX_SEATS = 4
 PLAYER_COUNTS = (2, 3, 4)
@@ -93,6 +96,9 @@ SEAT_COUNTERS = (
     "buildings owned",
 )
 STACK_LABELS: tuple[str, ...] = tuple(g.value for g in Guild) + tuple(c.value for c in Color)
+_ARMS: tuple[Arm, ...] = tuple(Arm)
+_COMMODITIES: tuple[Commodity, ...] = tuple(Commodity)
+_COLORS: tuple[Color, ...] = tuple(Color)
 LOW, HIGH = -1024.0, 1024.0
 """Bounds of every entry (the game's numbers stay far inside them), for a declared observation space."""
 
@@ -126,7 +132,19 @@ class ObservationLayout:
         self.mine_rows = c.mine_area.rows
         self.mine_cols = c.mine_area.columns
         self.guild_sets = max(len(row) for card in c.guild_setup_cards for row in card.rows.values())
-        self._usable = {n: c.board_for(n).squares() for n in PLAYER_COUNTS}
+        self._usable = {
+            n: [
+                (r * self.city_cols + col) * (1 + MAX_SEATS + len(c.buildings) + MAX_SEATS + 1)
+                for r, col in c.board_for(n).squares()
+            ]
+            for n in PLAYER_COUNTS
+        }
+        self._label_index = {label: i for i, label in enumerate(STACK_LABELS)}
+        self._guild_index = {g: i for i, g in enumerate(Guild)}
+        self._commodity_index = {commodity: i for i, commodity in enumerate(Commodity)}
+        self._phase_index = {phase: i for i, phase in enumerate(PHASES)}
+        self._kind_index = {kind: i for i, kind in enumerate(KINDS)}
+        self._memo: dict[object, tuple[Any, npt.NDArray[np.float32]]] = {}
 
         sections: list[Section] = []
         at = 0
@@ -200,6 +218,19 @@ class ObservationLayout:
             )
         self.size = at
         """The length of the vector."""
+        self._numbers = np.array(
+            [
+                *range(self._counters, self._counters + len(COUNTERS)),
+                self._decks,
+                self._decks + 1,
+                *range(self._arms, self._arms + len(_ARMS)),
+                *range(self._prices, self._prices + len(_COMMODITIES)),
+                *range(self._bank, self._bank + len(_COLORS)),
+                *range(self._pool, self._pool + len(_COLORS)),
+                *range(self._council, self._council + len(_COLORS)),
+            ]
+        )
+        """Where the numbers of the small sections go, in the order :meth:`_small_parts` gives them."""
         self.sections: tuple[Section, ...] = tuple(sections)
 
     def section(self, name: str) -> Section:
@@ -210,148 +241,177 @@ class ObservationLayout:
         raise KeyError(f"no section {name!r}")
 
     def encode(self, obs: Observation) -> npt.NDArray[np.float32]:
-        """The vector of an observation (``observe(state, seat)``); a spectator's is relative to seat 0."""
+        """The vector of an observation (``observe(state, seat)``); a spectator's is relative to seat 0.
+
+        The large sections (town hall, city, mines, each seat) are kept with the parts of the observation
+        they were built from and built again only when those parts change (compared by identity first, as
+        an :class:`~kutnahora.engine.Observer` hands back unchanged parts, then by value).
+        """
         viewer = 0 if obs.viewer is None else obs.viewer
         n = len(obs.players)
-        ones: list[int] = []
-        at: list[int] = []
-        values: list[int] = []
+        vector = np.zeros(self.size, dtype=np.float32)
+        hall = self._part("hall", obs.town_hall, self._encode_hall)
+        vector[self._hall : self._hall + hall.size] = hall
+        city = self._part("city", (obs.city, obs.plots, viewer, n), self._encode_city)
+        vector[self._city : self._city + city.size] = city
+        mines = self._part("mines", (obs.mines, obs.rocks, viewer, n), self._encode_mines)
+        vector[self._mines : self._mines + mines.size] = mines
+        for player in obs.players:
+            block = self._part(player.seat, player, self._encode_player)
+            base = self._seats[(player.seat - viewer) % n]
+            vector[base : base + block.size] = block
+        ones, values = self._small_parts(obs, viewer, n)
+        vector[ones] = 1.0
+        vector[self._numbers] = values
+        return vector
 
-        def rel(seat: int) -> int:
-            return (seat - viewer) % n
+    def _part(
+        self, slot: object, key: Any, build: Callable[[Any], npt.NDArray[np.float32]]
+    ) -> npt.NDArray[np.float32]:
+        """The section built from ``key``: the one kept for this slot while ``key`` is unchanged."""
+        kept = self._memo.get(slot)
+        if kept is not None and (kept[0] is key or kept[0] == key):
+            return kept[1]
+        section = build(key)
+        self._memo[slot] = (key, section)
+        return section
 
-        ones.append(self._players + n - 2)
-        ones.append(self._phase + PHASES.index(obs.phase))
-        at.extend(range(self._counters, self._counters + len(COUNTERS)))
-        values.extend(
-            (
-                obs.round,
-                obs.rounds,
-                obs.turn,
-                obs.cards_left_in_turn,
-                obs.tax,
-                obs.red_stack_size,
-                obs.mine_stack_size,
-                obs.mine_discard_size,
-                obs.technology_taken,
-                obs.mine_draws,
-                obs.barbara_next,
-                int(obs.over),
-                int(obs.uses_events),
-                int(obs.free_action),
-                obs.mine_reshuffles,
-            )
-        )
-        ones.append(self._start_seat + rel(obs.start_seat))
-        decks = dict(obs.deck_positions)
-        at.extend((self._decks, self._decks + 1))
-        values.extend((decks.get(Deck.POPULATION, 0), decks.get(Deck.ORE, 0)))
-        at.extend(range(self._arms, self._arms + len(obs.arms)))
-        values.extend(v for _, v in obs.arms)
-        prices = dict(obs.prices)
-        for i, commodity in enumerate(Commodity):
-            at.append(self._prices + i)
-            values.append(prices.get(commodity, 0))
-            if commodity in obs.no_market:
-                ones.append(self._no_market + i)
-
-        b = self.buildings
-        for r, places in enumerate(obs.town_hall):
+    def _encode_hall(self, town_hall: tuple[tuple[StackView, ...], ...]) -> npt.NDArray[np.float32]:
+        section = np.zeros(self.hall_rows * self.hall_cols * self._stack, dtype=np.float32)
+        labels = len(STACK_LABELS)
+        for r, places in enumerate(town_hall):
             for place, stack in enumerate(places):
-                base = self._hall + (r * self.hall_cols + place) * self._stack
-                ones.append(base)
-                ones.append(base + 1 + STACK_LABELS.index(stack.label))
-                at.append(base + 1 + len(STACK_LABELS))
-                values.append(stack.size)
-                ones.append(base + 2 + len(STACK_LABELS) + stack.top)
-        ones.extend(self._discards + tile for tile in obs.town_discards)
+                base = (r * self.hall_cols + place) * self._stack
+                section[base] = 1.0
+                section[base + 1 + self._label_index[stack.label]] = 1.0
+                section[base + 1 + labels] = stack.size
+                section[base + 2 + labels + stack.top] = 1.0
+        return section
+
+    def _encode_city(self, key: tuple[Any, Any, int, int]) -> npt.NDArray[np.float32]:
+        city, plots, viewer, n = key
+        section = np.zeros(self.city_rows * self.city_cols * self._square, dtype=np.float32)
+        section[self._usable[n]] = 1.0
+        width, square, b = self.city_cols, self._square, self.buildings
+        for (row, col), seat in plots:
+            section[(row * width + col) * square + 1 + (seat - viewer) % n] = 1.0
+        for tile in city:
+            row, col = tile.square
+            base = (row * width + col) * square + 1 + MAX_SEATS
+            section[base + tile.building] = 1.0
+            section[base + b + (MAX_SEATS if tile.owner is None else (tile.owner - viewer) % n)] = 1.0
+        return section
+
+    def _encode_mines(self, key: tuple[Any, Any, int, int]) -> npt.NDArray[np.float32]:
+        mines, rocks, viewer, n = key
+        section = np.zeros(self.mine_rows * self.mine_cols * self._mine_square, dtype=np.float32)
+        width, square = self.mine_cols, self._mine_square
+        for (row, col), _rock in rocks:
+            section[(row * width + col) * square] = 1.0
+        for placed in mines:
+            row, col = placed.square
+            base = (row * width + col) * square
+            section[base + 1 + placed.tile] = 1.0
+            section[base + 1 + self.mine_tiles + (placed.owner - viewer) % n] = 1.0
+        return section
+
+    def _encode_player(self, player: PlayerView) -> npt.NDArray[np.float32]:
+        section = np.zeros(self._seat, dtype=np.float32)
+        counters = len(SEAT_COUNTERS)
+        section[:counters] = (
+            1,
+            player.groschen,
+            player.reputation,
+            player.points,
+            player.mine_ore,
+            player.income,
+            player.tax_due,
+            player.pelicans,
+            player.pelicans_used,
+            player.miners_pool,
+            player.miners_reserve,
+            len(player.plots),
+            len(player.buildings),
+        )
+        base = counters
+        guild = self._guild_index
+        guilds = len(guild)
+        for g in player.guild_set:
+            section[base + guild[g]] = 1.0
+        base += guilds
+        for r, g in enumerate(player.guilds):
+            section[base + r * guilds + guild[g]] = 1.0
+        base += 3 * guilds
+        production = dict(player.production)
+        section[base : base + len(_COMMODITIES)] = [production.get(c, 0) for c in _COMMODITIES]
+        base += len(Commodity)
+        section[base : base + 3] = player.houses_removed[:3]
+        base += 3
+        for card in player.hand:
+            section[base + self._card_index[card]] = 1.0
+        base += self.cards
+        section[[base + tile for tile in player.slots]] = 1.0
+        return section
+
+    def _small_parts(self, obs: Observation, viewer: int, n: int) -> tuple[list[int], list[int]]:
+        """The indexes set to 1, and the values of the numbers at :attr:`_numbers`, of the small sections."""
+        ones = [
+            self._players + n - 2,
+            self._phase + self._phase_index[obs.phase],
+            self._start_seat + (obs.start_seat - viewer) % n,
+            self._guild_card + obs.guild_setup_card - 1,
+            self._mine_card + obs.mine_setup_card - 1,
+        ]
+        decks = dict(obs.deck_positions)
+        arms = dict(obs.arms)
+        prices = dict(obs.prices)
+        bank, pool, council = dict(obs.patrician_bank), dict(obs.patrician_pool), dict(obs.council)
+        values = [
+            obs.round,
+            obs.rounds,
+            obs.turn,
+            obs.cards_left_in_turn,
+            obs.tax,
+            obs.red_stack_size,
+            obs.mine_stack_size,
+            obs.mine_discard_size,
+            obs.technology_taken,
+            obs.mine_draws,
+            obs.barbara_next,
+            int(obs.over),
+            int(obs.uses_events),
+            int(obs.free_action),
+            obs.mine_reshuffles,
+            decks.get(Deck.POPULATION, 0),
+            decks.get(Deck.ORE, 0),
+            *[arms.get(a, 0) for a in _ARMS],
+            *[prices.get(c, 0) for c in _COMMODITIES],
+            *[bank.get(c, 0) for c in _COLORS],
+            *[pool.get(c, 0) for c in _COLORS],
+            *[council.get(c, 0) for c in _COLORS],
+        ]
+        if obs.no_market:
+            ones.extend([self._no_market + self._commodity_index[c] for c in obs.no_market])
+        if obs.town_discards:
+            ones.extend([self._discards + tile for tile in obs.town_discards])
         if obs.building_in_hand is not None:
             ones.append(self._in_hand + obs.building_in_hand)
-
-        width = self.city_cols
-        for row, col in self._usable[n]:
-            ones.append(self._city + (row * width + col) * self._square)
-        for (row, col), seat in obs.plots:
-            ones.append(self._city + (row * width + col) * self._square + 1 + rel(seat))
-        for tile in obs.city:
-            row, col = tile.square
-            base = self._city + (row * width + col) * self._square + 1 + MAX_SEATS
-            ones.append(base + tile.building)
-            ones.append(base + b + (MAX_SEATS if tile.owner is None else rel(tile.owner)))
-
-        mwidth = self.mine_cols
-        for (row, col), _rock in obs.rocks:
-            ones.append(self._mines + (row * mwidth + col) * self._mine_square)
-        for placed in obs.mines:
-            row, col = placed.square
-            base = self._mines + (row * mwidth + col) * self._mine_square
-            ones.append(base + 1 + placed.tile)
-            ones.append(base + 1 + self.mine_tiles + rel(placed.owner))
-
-        for offset, counts in ((self._bank, obs.patrician_bank), (self._pool, obs.patrician_pool)):
-            held = dict(counts)
-            at.extend(range(offset, offset + len(Color)))
-            values.extend(held.get(color, 0) for color in Color)
-        council = dict(obs.council)
-        at.extend(range(self._council, self._council + len(Color)))
-        values.extend(council.get(color, 0) for color in Color)
-        ones.extend(self._revealed + self._event_index[e] for e in obs.revealed_events)
+        if obs.revealed_events:
+            ones.extend([self._revealed + self._event_index[e] for e in obs.revealed_events])
         if obs.current_event is not None:
             ones.append(self._event + self._event_index[obs.current_event])
-        ones.append(self._guild_card + obs.guild_setup_card - 1)
-        ones.append(self._mine_card + obs.mine_setup_card - 1)
-        ones.extend(self._sets_left + i for i in obs.guild_sets_left)
-
+        if obs.guild_sets_left:
+            ones.extend([self._sets_left + i for i in obs.guild_sets_left])
         if obs.pending is not None:
-            ones.append(self._kind + KINDS.index(obs.pending.kind))
-            ones.append(self._owes + rel(obs.pending.seat))
-        ones.extend(self._drawn + tile for tile in obs.drawn)
+            ones.append(self._kind + self._kind_index[obs.pending.kind])
+            ones.append(self._owes + (obs.pending.seat - viewer) % n)
+        if obs.drawn:
+            ones.extend([self._drawn + tile for tile in obs.drawn])
         if obs.kept_tile is not None:
             ones.append(self._kept + obs.kept_tile)
-        ones.extend(self._seen + tile for tile in obs.mine_discard_seen)
-
-        guild_count = len(Guild)
-        guilds = tuple(Guild)
-        for player in obs.players:
-            base = self._seats[rel(player.seat)]
-            at.extend(range(base, base + len(SEAT_COUNTERS)))
-            values.extend(
-                (
-                    1,
-                    player.groschen,
-                    player.reputation,
-                    player.points,
-                    player.mine_ore,
-                    player.income,
-                    player.tax_due,
-                    player.pelicans,
-                    player.pelicans_used,
-                    player.miners_pool,
-                    player.miners_reserve,
-                    len(player.plots),
-                    len(player.buildings),
-                )
-            )
-            base += len(SEAT_COUNTERS)
-            ones.extend(base + guilds.index(g) for g in player.guild_set)
-            base += guild_count
-            ones.extend(base + r * guild_count + guilds.index(g) for r, g in enumerate(player.guilds))
-            base += 3 * guild_count
-            production = dict(player.production)
-            at.extend(range(base, base + len(Commodity)))
-            values.extend(production.get(commodity, 0) for commodity in Commodity)
-            base += len(Commodity)
-            at.extend(range(base, base + 3))
-            values.extend(player.houses_removed[:3])
-            base += 3
-            ones.extend(base + self._card_index[card] for card in player.hand)
-            base += self.cards
-            ones.extend(base + tile for tile in player.slots)
-
-        vector = np.zeros(self.size, dtype=np.float32)
-        vector[ones] = 1.0
-        vector[at] = values
-        return vector
+        if obs.mine_discard_seen:
+            ones.extend([self._seen + tile for tile in obs.mine_discard_seen])
+        return ones, values
 
     def describe(self) -> list[str]:
         """One line per section: its slice and meaning."""

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from kutnahora.engine import GameOptions, GameState, apply, new_game, observe
+from kutnahora.engine import GameOptions, GameState, Observer, apply, new_game
 from kutnahora.engine.components import ComponentSet
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import HIGH, LOW, ObservationLayout
@@ -91,6 +91,7 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         )
         self.action_space = spaces.Discrete(self.space.size)
         self._seeds = random.Random()
+        self._observer = Observer()
         self.state: GameState | None = None
         self._ids: list[int] = []
 
@@ -156,7 +157,7 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
 
     def _observation(self) -> Observation:
         return {
-            "observation": self.layout.encode(observe(self._game(), self.seat)),
+            "observation": self.layout.encode(self._observer.observe(self._game(), self.seat)),
             "action_mask": self.action_masks(),
         }
 

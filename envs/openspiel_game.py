@@ -7,8 +7,11 @@ Importing this module registers ``python_kutna_hora``::
     game = pyspiel.load_game("python_kutna_hora(players=3,events=True,seed=7)")
 
 Parameters: ``players`` (2–4, default 4), ``events`` (use event cards with 3 or 4 players; 2 players
-always do), ``seed`` (the seed of the games this game object deals: each ``new_initial_state`` takes the
-next seed from a generator seeded with it, so a game string reproduces its sequence of games).
+always do), ``seed`` (the seed of the sequence of games this game object deals). An initial state deals
+its game, from the next seed of the sequence, when it is first used; a clone never deals. pyspiel's C++
+side makes and observes an initial state whenever it needs a tensor's size, which deals a game too, so
+a game string reproduces its sequence of games for the same sequence of calls. (The state's own
+``observation_tensor`` and ``information_state_tensor`` are written in Python and skip that.)
 
 **Sampled stochastic.** The engine draws its own randomness (the setup, the mine tiles, the town hall's
 refills, the events) from a seeded generator inside the state while it applies a decision; it never poses
@@ -50,6 +53,7 @@ from kutnahora.engine import (
     GameOptions,
     GameState,
     Observation,
+    Observer,
     apply,
     clone,
     default_components,
@@ -105,6 +109,8 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         self.space = ActionSpace(self.layout.components)
         self.options = GameOptions(players=players, events=bool(params.get("events", False)))
         self._seeds = random.Random(int(params.get("seed", 0)))
+        self.observer = Observer()
+        """Observes this game's states, rebuilding only the parts of a view that changed."""
         info = pyspiel.GameInfo(
             num_distinct_actions=self.space.size,
             max_chance_outcomes=0,
@@ -115,6 +121,10 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
             max_game_length=max_game_length(players),
         )
         super().__init__(GAME_TYPE, info, params)
+        self.observation_observer = KutnaHoraObserver(self, None, None)
+        self.information_observer = KutnaHoraObserver(
+            self, pyspiel.IIGObservationType(perfect_recall=True), None
+        )
 
     def new_initial_state(self) -> KutnaHoraState:
         """A new game, set up from the next seed when it is first used."""
@@ -166,7 +176,7 @@ class Play:
         """The observation of the current position for a seat (None: the public one)."""
         found = self.views.get(seat)
         if found is None:
-            found = self.views[seat] = observe(self.engine, seat)
+            found = self.views[seat] = self.game.observer.observe(self.engine, seat)
         return found
 
     @property
@@ -259,6 +269,26 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         shown: list[set[int]] = [set() for _ in self.engine.players]
         shown[player_id] = self.play.shown[player_id].copy()
         return KutnaHoraState(self.game, Play(self.game, engine, self.play.actions.copy(), shown))
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """The seat's observation vector (default: the current player's), as pyspiel gives it: a list.
+
+        Written here rather than inherited: pyspiel's own works out the tensor's size from a fresh initial
+        state on every call, which costs a whole game setup each time.
+        """
+        return self._tensor(self.game.observation_observer, player)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """The seat's information-state vector (default: the current player's), as a list."""
+        return self._tensor(self.game.information_observer, player)
+
+    def _tensor(self, observer: KutnaHoraObserver, player: int | None) -> list[float]:
+        seat = self.current_player() if player is None else player
+        if not 0 <= seat < self.game.num_players():
+            raise ValueError(f"player must be 0..{self.game.num_players() - 1}, not {seat}")
+        observer.set_from(self, seat)
+        values: list[float] = observer.tensor.tolist()
+        return values
 
     def __str__(self) -> str:
         return position_text(self.engine)

@@ -32,7 +32,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from kutnahora.engine import GameOptions, GameState, apply, new_game, observe
+from kutnahora.engine import GameOptions, GameState, Observer, apply, new_game
 from kutnahora.engine.components import ComponentSet
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import HIGH, LOW, ObservationLayout
@@ -75,6 +75,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
         self.action_spaces = {agent: spaces.Discrete(self.space.size) for agent in self.possible_agents}
         self._seeds = random.Random()
+        self._observer = Observer()
         self.state: GameState | None = None
         self._ids: list[int] = []
 
@@ -115,7 +116,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         mask = np.zeros(self.space.size, dtype=np.int8)
         if state.pending is not None and state.pending.seat == seat:
             mask[self._ids] = 1
-        return {"observation": self.layout.encode(observe(state, seat)), "action_mask": mask}
+        return {"observation": self.layout.encode(self._observer.observe(state, seat)), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

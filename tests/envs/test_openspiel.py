@@ -80,6 +80,9 @@ def test_tensors_are_the_seats_vectors() -> None:
     for player in range(4):
         vector = LAYOUT.encode(observe(state.engine, player))
         assert np.array_equal(np.asarray(state.observation_tensor(player), np.float32), vector)
+        # pyspiel's own path (through the registered observer) gives the same numbers.
+        assert pyspiel.State.observation_tensor(state, player) == state.observation_tensor(player)
+        assert pyspiel.State.information_state_tensor(state, player) == state.information_state_tensor(player)
         info = np.asarray(state.information_state_tensor(player), np.float32)
         assert np.array_equal(info[: LAYOUT.size], vector)
         assert info[LAYOUT.size :].sum() == len(state.play.shown[player])

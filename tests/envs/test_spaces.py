@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
+from kutnahora.engine import GameOptions, GameState, Observer, apply, legal, new_game, observe
 from kutnahora.engine.options import DecisionKind
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import HIGH, LOW, MAX_SEATS, ObservationLayout
@@ -154,6 +154,21 @@ def test_the_vector_holds_nothing_hidden(players: int) -> None:
                 drawn_seen += 1
                 assert LAYOUT.encode(observe(state, seat))[drawn.start : drawn.stop].sum() == len(state.drawn)
     assert drawn_seen > 0
+
+
+def test_kept_sections_never_go_stale() -> None:
+    """A layout keeps the sections it built; in any order of observations, from an Observer or not, its
+    vectors equal those of a fresh layout."""
+    observations = []
+    for players in (2, 4):
+        observer = Observer()
+        for state in random_games(players, 1, seed=30 + players)[::3]:
+            for seat in range(players):
+                observations.append(observer.observe(state, seat))
+                observations.append(observe(state, seat))
+    random.Random(1).shuffle(observations)
+    for obs in observations:
+        assert np.array_equal(LAYOUT.encode(obs), ObservationLayout().encode(obs))
 
 
 def test_a_spectator_sees_what_seat_0_sees_but_nothing_private() -> None:
