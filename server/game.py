@@ -168,6 +168,22 @@ class Rebuilt:
     seats: list[SeatState]
 
 
+def check_components(row: GameRow, held: str) -> None:
+    """Refuse a game played with another component set than ``held`` (this server's, by content hash).
+
+    A game's log means something only with the values it was played with, so a server never rebuilds or
+    serves a game of another set (FAILED_PRECONDITION). Games stored before sets were recorded carry no
+    hash and are served as they are.
+    """
+    if row.components_hash and row.components_hash != held:
+        raise precondition(
+            f"game {row.game_id} was played with the component set {row.components_hash[:16]}, but this "
+            f"server holds the set {held[:16]}; serve it from a server started with --components naming "
+            "the file of that set",
+            "components_mismatch",
+        )
+
+
 def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
     """Replay a stored game's log through the engine (run in a worker thread: it takes a while)."""
     row = stored.game
@@ -243,6 +259,7 @@ class LiveGame:
         self.updated_at = row.updated_at or row.created_at
         self.game_token_hash = row.game_token_hash
         self.rules_version = row.rules_version
+        self.components_hash = row.components_hash
         self.abandon_reason = row.abandon_reason
         self.state = state
         self.seats = seats

@@ -22,7 +22,7 @@ from kutnahora.engine.components import ComponentSet
 from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.errors import ServiceError, clip, exhausted, invalid, not_found
-from kutnahora.server.game import GameServices, LiveGame, rebuild
+from kutnahora.server.game import GameServices, LiveGame, check_components, rebuild
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import GameStatus, SeatState
 from kutnahora.server.store import GameQuery, GameRow, SeatRow, Store, StoreError, result_to_json
@@ -43,6 +43,7 @@ class GameHub:
         self.metrics = metrics
         self.log = log
         self.services = GameServices(store, metrics, config, components, log, on_status=self._on_status)
+        self.components_hash = engine.components_hash(components)
         self.games: dict[str, LiveGame] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -147,6 +148,7 @@ class GameHub:
                 rules_version=engine.RULES_VERSION,
                 status=GameStatus.WAITING,
                 updated_at=now,
+                components_hash=self.components_hash,
             )
             seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(options.players)]
             try:
@@ -203,6 +205,7 @@ class GameHub:
             ) from None
         if stored is None:
             raise not_found(game_id)
+        check_components(stored.game, self.components_hash)
         try:
             rebuilt = await asyncio.to_thread(rebuild, stored, self.services.components)
         except (StoreError, ValueError) as error:

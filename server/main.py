@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from kutnahora.engine import ComponentError, load_components
 from kutnahora.server import collector, logs
 from kutnahora.server.app import StartupError, create_server
 from kutnahora.server.config import ClockConfig, Limits, ServerConfig
@@ -131,6 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
         "Python garbage-collector thresholds (700,10,10 are Python's own)",
     )
     add(
+        "--components",
+        "COMPONENTS",
+        "",
+        str,
+        "component data file with your own printed values (default: the packaged reconstructed set); "
+        "every game records the set's content hash, and games of another set are refused",
+    )
+    add(
         "--ended-games-in-memory",
         "ENDED_GAMES",
         defaults.ended_games_in_memory,
@@ -148,7 +157,14 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         raise SystemExit("--tls-cert and --tls-key must be given together")
     if args.idle_timeout < 0:
         raise SystemExit(f"--idle-timeout must be 0 (never) or more seconds, not {args.idle_timeout:g}")
+    components = None
+    if args.components:
+        try:
+            components = load_components(args.components)
+        except (OSError, ComponentError) as error:
+            raise SystemExit(f"kutnahora-server: --components {args.components}: {error}") from None
     return ServerConfig(
+        components=components,
         db=args.db,
         db_synchronous=args.db_synchronous,
         clock=ClockConfig(

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from kutnahora.engine import Cost, Event, GameOptions, GameResult, GameState, Observation, Option
+from kutnahora.engine import components_hash as engine_components_hash
 from kutnahora.engine import result as engine_result
 from kutnahora.engine.components import (
     Action,
@@ -1191,6 +1192,7 @@ def summary(game: LiveGame) -> game_pb2.GameSummary:
         rules_version=game.rules_version,
         label=game.label,
         abandon_reason=game.abandon_reason,
+        components_hash=game.components_hash,
     )
     for seat in game.seats:
         wire.seats.add(
@@ -1229,6 +1231,7 @@ def row_summary(row: GameRow, seats: Sequence[SeatRow]) -> game_pb2.GameSummary:
         rules_version=row.rules_version,
         label=row.label,
         abandon_reason=row.abandon_reason,
+        components_hash=row.components_hash,
     )
     by_seat = {s.seat: s for s in seats}
     for index in range(row.players):
@@ -1255,7 +1258,9 @@ def record_message(record: AppliedDecision) -> game_pb2.DecisionRecord:
 
 def components_response(components: ComponentSet, rules_version: int) -> bytes:
     """The serialised ``GetComponentsResponse`` (built once by the server and reused)."""
-    tail = game_service_pb2.GetComponentsResponse(rules_version=rules_version).SerializeToString()
+    tail = game_service_pb2.GetComponentsResponse(
+        rules_version=rules_version, components_hash=engine_components_hash(components)
+    ).SerializeToString()
     body = components_to_wire(components).SerializeToString()
     return embed(game_service_pb2.GetComponentsResponse.COMPONENTS_FIELD_NUMBER, body) + tail
 

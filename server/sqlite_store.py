@@ -42,6 +42,9 @@ from kutnahora.server.store import (
 T = TypeVar("T")
 
 SEAT_COLUMNS = "game_id, seat, name, token_hash, resigned, joined_at"
+GAME_MARKS = ", ".join("?" for _ in GAME_COLUMNS.split(","))
+# Columns added after the first schema, with their definitions: a file made by an older server gains them.
+ADDED_GAME_COLUMNS = (("components_hash", "TEXT NOT NULL DEFAULT ''"),)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     game_id TEXT PRIMARY KEY,
@@ -58,7 +61,8 @@ CREATE TABLE IF NOT EXISTS games (
     status TEXT NOT NULL,
     updated_at REAL NOT NULL,
     abandon_reason TEXT NOT NULL DEFAULT '',
-    result TEXT
+    result TEXT,
+    components_hash TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS games_by_status ON games (status, created_at);
 CREATE INDEX IF NOT EXISTS games_by_created ON games (created_at, game_id);
@@ -164,7 +168,7 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> None:
             db.execute(
-                f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO games ({GAME_COLUMNS}) VALUES ({GAME_MARKS})",
                 game_values(game),
             )
             db.executemany(
@@ -371,6 +375,10 @@ class SqliteStore:
         db.execute("PRAGMA foreign_keys=ON")
         db.execute("PRAGMA busy_timeout=5000")
         db.executescript(SCHEMA)
+        present = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+        for column, definition in ADDED_GAME_COLUMNS:
+            if column not in present:  # a file written by an older server
+                db.execute(f"ALTER TABLE games ADD COLUMN {column} {definition}")
         return db
 
     def _run(self, ready: asyncio.Future[None]) -> None:
@@ -474,5 +482,6 @@ def _game_row(row: Sequence[Any], version: int) -> GameRow:
         updated_at=row[12],
         abandon_reason=row[13],
         result=decode_json(row[14]),
+        components_hash=row[15],
         version=version,
     )

@@ -61,6 +61,7 @@ class GameRow:
     updated_at: float = 0.0
     abandon_reason: str = ""
     result: dict[str, Any] | None = None  # scores, groschen and winners of a finished game
+    components_hash: str = ""  # the component set played with (engine.components_hash); "" for old games
     version: int = 0  # decisions in the log (filled in by reads)
     seats: tuple[SeatRow, ...] = ()  # the seats (filled in by listings)
 
@@ -160,7 +161,7 @@ UNFINISHED_SQL = "(" + ", ".join(f"'{status}'" for status in UNFINISHED) + ")"
 
 GAME_COLUMNS = (
     "game_id, created_at, players, events, guild_setup_card, mine_setup_card, seed, clock, label, "
-    "game_token_hash, rules_version, status, updated_at, abandon_reason, result"
+    "game_token_hash, rules_version, status, updated_at, abandon_reason, result, components_hash"
 )
 """The columns of a game row, in the order of :func:`game_values`, for every SQL store."""
 
@@ -183,6 +184,7 @@ def game_values(game: GameRow) -> tuple[object, ...]:
         game.updated_at or game.created_at,
         game.abandon_reason,
         encode_json(game.result),
+        game.components_hash,
     )
 
 

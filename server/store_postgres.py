@@ -117,6 +117,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         );
         """,
     ),
+    (2, "ALTER TABLE games ADD COLUMN components_hash TEXT NOT NULL DEFAULT ''"),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -690,5 +691,6 @@ def _game_row(row: Sequence[Any], version: int) -> GameRow:
         updated_at=row[12],
         abandon_reason=row[13],
         result=_json_column(row[14]),
+        components_hash=row[15],
         version=version,
     )

@@ -8,7 +8,8 @@ Examples::
     kutnahora-tournament --bots random,greedy --games 200 --out results.json --resume   # after an interrupt
 
 Without ``--server`` the runner starts its own ``kutnahora-server`` on a free port (in memory) and stops
-it at the end. Progress goes to standard error, the table to standard output.
+it at the end (``--components FILE`` gives it your own component data). Progress goes to standard error,
+the table to standard output.
 
 Exit status: 0 when every game was played (a bot that crashed or timed out still counts as played, and
 loses), 1 when some games could not be played, 2 for a usage error or an unreachable server, 130 when
@@ -77,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=1, help="tournament seed; same seed, same games (default 1)"
     )
     parser.add_argument("--server", help="server address host:port (default: start a local server)")
+    parser.add_argument(
+        "--components",
+        metavar="FILE",
+        help="component data file for the local server (your own printed values); a server given with "
+        "--server plays the set it was started with",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
     parser.add_argument("--out", type=Path, help="write results as JSON here (after every game)")
     parser.add_argument("--csv", type=Path, help="write the standings table as CSV here")
@@ -188,7 +195,7 @@ class Tournament:
         todo = [g for g in self.schedule if g.index not in self.records]
         local: LocalServer | None = None
         if not self.args.server:
-            local = LocalServer()
+            local = LocalServer(["--components", self.args.components] if self.args.components else [])
             self.server = await local.start()
             self.progress_console.print(f"Started a local server at {self.server}.")
         try:
@@ -315,6 +322,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if not 2 <= args.players <= 4:
         return fail("--players must be 2, 3 or 4.", 2)
+    if args.components and args.server:
+        return fail(
+            "--components sets up the local server; a server given with --server plays the set it was "
+            "started with (kutnahora-server --components FILE).",
+            2,
+        )
     tournament: Tournament | None = None
     signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: save, stop the local server, exit 130
     try:

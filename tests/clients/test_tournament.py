@@ -219,3 +219,25 @@ def test_usage_errors_and_an_unreachable_server_exit_2() -> None:
     assert away.stderr.strip().count("\n") == 0 and "cannot connect" in away.stderr
     helped = run_module(TOURNAMENT, "--help")
     assert helped.returncode == 0 and "--bot-cmd" in helped.stdout and "--resume" in helped.stdout
+
+
+def test_the_local_server_plays_the_component_set_given(tmp_path: Path) -> None:
+    """--components FILE starts the runner's own server with that set: every saved replay names its hash."""
+    from importlib import resources
+
+    from kutnahora import engine
+
+    raw = json.loads(resources.files("kutnahora.engine").joinpath("data/components.json").read_text())
+    raw["buildings"][0]["name"] = "Printed Smelting Works"
+    components = tmp_path / "printed.json"
+    components.write_text(json.dumps(raw))
+    digest = engine.components_hash(engine.load_components(components))
+    out = tmp_path / "results.json"
+    args = ("--bots", "random", "--players", "2", "--games", "2", "--seed", "3", "--quiet")
+    done = run_module(TOURNAMENT, *args, "--components", str(components), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    replays = sorted((tmp_path / "results.replays").glob("*.json"))
+    assert len(replays) == 2
+    assert all(json.loads(path.read_text())["game"]["componentsHash"] == digest for path in replays)
+    refused = run_module(TOURNAMENT, *args, "--components", str(components), "--server", "127.0.0.1:1")
+    assert refused.returncode == 2 and "--components sets up the local server" in refused.stderr
