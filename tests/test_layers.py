@@ -119,3 +119,17 @@ def test_the_game_authority_is_free_of_the_wire() -> None:
                 modules.update(f"{node.module}.{alias.name}" for alias in node.names)
                 modules.add(node.module)
         assert "kutnahora.server.presenter" not in modules, f"{name} imports the presenter"
+
+
+@pytest.mark.parametrize("forbidden", ["kutnahora.engine", "kutnahora.server"])
+def test_the_web_front_end_uses_only_the_protocol(forbidden: str) -> None:
+    """kutnahora-web is a game server's client like any bot: it never imports the engine or the server."""
+    for path, names in imported_roots("web").items():
+        assert forbidden not in names, f"{path} imports {forbidden}"
+
+
+def test_nothing_below_the_web_front_end_imports_it() -> None:
+    """The web front end sits on top: no other layer depends on it."""
+    for folder in ("engine", "server", "clients", "bench"):
+        for path, names in imported_roots(folder).items():
+            assert "kutnahora.web" not in names, f"{path} imports the web front end"

@@ -26,6 +26,7 @@ TYPED = [
     "kutnahora/clients",
     "kutnahora/bench",
     "kutnahora/envs",
+    "kutnahora/web",
 ]
 
 
@@ -56,6 +57,9 @@ def test_the_wheel_installs_one_top_level_package(wheel: Path) -> None:
     protos = {name for name in names if name.startswith("kutnahora/v1/") and name.endswith(".proto")}
     assert {"kutnahora/v1/game.proto", "kutnahora/v1/play_service.proto"} <= protos
     assert "kutnahora/v1/game_pb2.pyi" in names
+    # The web pages need nothing from elsewhere: their scripts, styles and templates ship in the wheel.
+    web = {"static/game.js", "static/board.js", "static/lobby.js", "static/style.css", "templates/game.html"}
+    assert {f"kutnahora/web/{name}" for name in web} <= set(names)
     assert not [name for name in names if "/tests/" in name or name.startswith("tests/")]
 
 

@@ -1,0 +1,425 @@
+"""The web application: pages, a JSON API over the game server, and live games as server-sent events.
+
+:func:`create_app` builds a Starlette application that talks to one game server through
+:class:`kutnahora.clients.sdk.Client`, as any bot does:
+
+========================================  ==============================================================
+``GET /``                                 the lobby: games waiting, active and finished; create or join
+``GET /games/ID[?v=N]``                   a game drawn as a board, live or replayed at version N
+``GET /tournament``                       a tournament's standings (``--results FILE``, or an upload)
+``GET /api/games``                        the lobby's rows (round and scores of active games included)
+``GET /api/games/ID``                     one game's summary, and which seat this browser holds in it
+``GET /api/games/ID/events``              every version of the game from ``?from=N`` on, as SSE, live
+``POST /api/games``                       create a game; seat bots and this browser's player
+``POST /api/games/ID/join``               take a waiting seat
+``POST /api/games/ID/decide``             answer the pending decision with a listed option's index
+``POST /api/games/ID/resign``             resign this browser's seat
+========================================  ==============================================================
+
+A browser's seat token lives only in its cookie (:mod:`.seats`); every POST must come from this site's
+own pages. A spectator's page and event stream are built from the server's spectator view only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from sse_starlette.sse import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders, UploadFile
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kutnahora.clients.render import Names
+from kutnahora.clients.sdk import Client, ClientError, SeatCredentials
+from kutnahora.clients.tournament.results import FORMAT, GameRecord
+from kutnahora.v1 import game_pb2
+from kutnahora.web import seats, wire
+from kutnahora.web.bots import BotPlayers
+from kutnahora.web.standings import ResultsError, Tournament, from_records, read
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+SEAT_KINDS = ("you", "greedy", "random", "open")
+LOBBY_OBSERVATIONS = 40  # active games whose round and scores the lobby reads at most, per listing
+
+HTTP_STATUS = {
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.UNAUTHENTICATED: 403,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.UNAVAILABLE: 503,
+}
+
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "x-frame-options": "DENY",
+}
+
+
+class BadRequest(Exception):
+    """A request the page should not have sent; the message says what is wrong."""
+
+
+@dataclass
+class Web:
+    """What the routes share: the game server's client, its components, the bots, the tournament."""
+
+    client: Client
+    bots: BotPlayers
+    names: Names
+    components: dict[str, Any]
+    tournament: Tournament | None = None
+    lobby_cache: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+
+
+def error_response(error: Exception) -> JSONResponse:
+    """A JSON ``{"error": sentence}`` with the HTTP status that matches the gRPC one."""
+    if isinstance(error, ClientError):
+        status = HTTP_STATUS.get(error.code, 502) if error.code is not None else 502
+        return JSONResponse({"error": str(error)}, status_code=status)
+    return JSONResponse({"error": str(error)}, status_code=400)
+
+
+def api(
+    handler: Callable[[Request, Web], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """Wrap an API route: POSTs must come from this site, errors become sentences with a status."""
+
+    async def route(request: Request) -> Response:
+        if request.method != "GET" and not seats.same_origin(request):
+            return JSONResponse(
+                {"error": "Refused: this request did not come from this site's own pages."}, status_code=403
+            )
+        try:
+            return await handler(request, request.app.state.web)
+        except (ClientError, BadRequest) as error:
+            return error_response(error)
+
+    return route
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    try:
+        data = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BadRequest("The request body is not JSON.") from None
+    if not isinstance(data, dict):
+        raise BadRequest("The request body must be a JSON object.")
+    return data
+
+
+def integer(data: dict[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadRequest(f"'{key}' must be a whole number from {low} to {high}.")
+    return value
+
+
+def text(data: dict[str, Any], key: str, default: str, most: int = 100) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or len(value) > most:
+        raise BadRequest(f"'{key}' must be a text of at most {most} characters.")
+    return value.strip() or default
+
+
+# Pages.
+
+
+async def lobby_page(request: Request) -> Response:
+    web: Web = request.app.state.web
+    return templates.TemplateResponse(
+        request, "lobby.html", {"server": web.client.address, "tournament": web.tournament is not None}
+    )
+
+
+async def game_page(request: Request) -> Response:
+    game_id = request.path_params["game_id"]
+    if not seats.GAME_ID.match(game_id):
+        return Response("No such game.", status_code=404)
+    return templates.TemplateResponse(request, "game.html", {"game_id": game_id})
+
+
+async def tournament_page(request: Request) -> Response:
+    web: Web = request.app.state.web
+    error = ""
+    if request.method == "POST":
+        if not seats.same_origin(request):
+            return Response("Refused: this request did not come from this site's own pages.", status_code=403)
+        form = await request.form()
+        upload = form.get("results")
+        if not isinstance(upload, UploadFile):
+            error = "Choose a results file (results.json) to upload."
+        else:
+            error = await _read_upload(web, upload)
+    return templates.TemplateResponse(
+        request,
+        "tournament.html",
+        {"tournament": web.tournament, "error": error},
+        status_code=400 if error else 200,
+    )
+
+
+async def _read_upload(web: Web, upload: UploadFile) -> str:
+    """Show an uploaded results file; returns an error sentence, or '' when it was read."""
+    raw = await upload.read(16 * 1024 * 1024 + 1)
+    if len(raw) > 16 * 1024 * 1024:
+        return "The results file is larger than 16 MiB."
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ResultsError(f"it is not a {FORMAT} results file")
+        records = [GameRecord.from_json(g) for g in data.get("games", [])]
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return f"{upload.filename} is not JSON."
+    except (KeyError, TypeError, ValueError, ResultsError) as error:
+        return f"{upload.filename} cannot be read: {error}."
+    web.tournament = from_records(upload.filename or "upload", dict(data.get("config", {})), records)
+    return ""
+
+
+# The API.
+
+
+async def components(request: Request, web: Web) -> Response:
+    return JSONResponse(web.components, headers={"cache-control": "max-age=3600"})
+
+
+async def list_games(request: Request, web: Web) -> Response:
+    games = await web.client.list_games(page_size=200)
+    rows = [wire.summary(game) for game in games]
+    active = [row for row in rows if row["status"] == "active"][:LOBBY_OBSERVATIONS]
+    await asyncio.gather(*(_add_position(web, row) for row in active))
+    order = {"waiting": 0, "active": 1, "finished": 2, "abandoned": 3}
+    rows.sort(key=lambda row: order.get(row["status"], 4))
+    return JSONResponse({"games": rows, "server": web.client.address})
+
+
+async def _add_position(web: Web, row: dict[str, Any]) -> None:
+    """Round and scores of an active game, from its spectator observation (cached by version)."""
+    cached = web.lobby_cache.get(row["game_id"])
+    if cached is None or cached[0] != row["version"]:
+        try:
+            response = await web.client.observe(row["game_id"])
+        except ClientError:
+            return
+        obs = response.observation
+        position = {"round": obs.round, "rounds": obs.rounds, "scores": list(obs.scores)}
+        cached = (row["version"], position)
+        web.lobby_cache[row["game_id"]] = cached
+        if len(web.lobby_cache) > 4 * LOBBY_OBSERVATIONS:
+            web.lobby_cache.pop(next(iter(web.lobby_cache)))
+    row.update(cached[1])
+
+
+async def get_game(request: Request, web: Web) -> Response:
+    game_id = request.path_params["game_id"]
+    summary = await web.client.get_game(game_id)
+    seat = seats.seat_of(request, game_id)
+    return JSONResponse({"game": wire.summary(summary), "seat": None if seat is None else seat.seat})
+
+
+async def game_events(request: Request, web: Web) -> Response:
+    """Every version of a game from ``from`` on (or after the browser's Last-Event-ID), then ``end``."""
+    game_id = request.path_params["game_id"]
+    seat = seats.seat_of(request, game_id)
+    start = request.headers.get("last-event-id", "")
+    if start.isdigit():
+        first = int(start) + 1
+    else:
+        raw = request.query_params.get("from", "0")
+        first = int(raw) if raw.isdigit() else 0
+    summary = await web.client.get_game(game_id)
+    names = Names(web.names.components, wire.seat_names(summary))
+    return EventSourceResponse(_relay(web, game_id, seat, first, names), ping=15)
+
+
+async def _relay(
+    web: Web, game_id: str, seat: SeatCredentials | None, first: int, names: Names
+) -> AsyncIterator[dict[str, str]]:
+    try:
+        async for message in web.client.watch(game_id, seat, first):
+            data = wire.watch_message(message, names)
+            yield {"event": "version", "id": str(data["version"]), "data": json.dumps(data)}
+            if message.status in wire.ENDED:
+                break
+        yield {"event": "end", "data": "{}"}
+    except ClientError as error:
+        yield {"event": "failure", "data": json.dumps({"error": str(error)})}
+
+
+async def create_game(request: Request, web: Web) -> Response:
+    data = await json_body(request)
+    players = integer(data, "players", 2, 4)
+    kinds = data.get("seats")
+    if not isinstance(kinds, list) or len(kinds) != players or any(k not in SEAT_KINDS for k in kinds):
+        raise BadRequest(f"'seats' must name each of the {players} seats: {', '.join(SEAT_KINDS)}.")
+    if kinds.count("you") > 1:
+        raise BadRequest("You can take only one seat of a game.")
+    name = text(data, "name", "person")
+    delay = data.get("delay", 0.5)
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 10:
+        raise BadRequest("'delay' must be a number of seconds from 0 to 10.")
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**62):
+        raise BadRequest("'seed' must be a whole number.")
+    created = await web.client.create_game(
+        players, seed=seed, clock=game_pb2.ClockSettings(disabled=True), label="kutnahora-web"
+    )
+    game_id = created.game.game_id
+    response = JSONResponse({"game_id": game_id})
+    if "you" in kinds:
+        mine = await web.client.join_game(game_id, kinds.index("you"), name)
+        seats.remember(response, request, mine)
+    bots = [(seat, kind) for seat, kind in enumerate(kinds) if kind in ("greedy", "random")]
+    if bots:
+        await web.bots.seat(
+            game_id, bots, float(delay), seed if seed is not None else random.randrange(2**31)
+        )
+    return response
+
+
+async def join_game(request: Request, web: Web) -> Response:
+    game_id = request.path_params["game_id"]
+    data = await json_body(request)
+    seat = data.get("seat")
+    if seat is not None:
+        seat = integer(data, "seat", 0, 3)
+    held = seats.seat_of(request, game_id)
+    if held is not None:
+        raise BadRequest(f"This browser already holds seat {held.seat} of this game.")
+    joined = await web.client.join_game(game_id, seat, text(data, "name", "person"))
+    response = JSONResponse({"game_id": game_id, "seat": joined.seat})
+    seats.remember(response, request, joined)
+    return response
+
+
+def _seat(request: Request) -> SeatCredentials:
+    game_id = request.path_params["game_id"]
+    seat = seats.seat_of(request, game_id)
+    if seat is None:
+        raise BadRequest("This browser holds no seat in this game.")
+    return seat
+
+
+async def decide(request: Request, web: Web) -> Response:
+    seat = _seat(request)
+    data = await json_body(request)
+    version = integer(data, "version", 0, 2**62)
+    index = integer(data, "index", 0, 10_000)
+    current = await web.client.observe(seat.game_id, seat)
+    obs = current.observation
+    if obs.version != version:
+        return JSONResponse(
+            {"error": f"The game has moved on to version {obs.version}; choose again."}, status_code=409
+        )
+    if obs.pending.seat != seat.seat or not obs.pending.options:
+        return JSONResponse({"error": "It is not your turn."}, status_code=409)
+    if index >= len(obs.pending.options):
+        raise BadRequest(f"There is no option {index}; the options are 0 to {len(obs.pending.options) - 1}.")
+    answer = await web.client.submit(seat, obs, index)
+    return JSONResponse({"version": int(answer.version), "game_over": answer.game_over})
+
+
+async def resign(request: Request, web: Web) -> Response:
+    seat = _seat(request)
+    summary = await web.client.resign(seat)
+    return JSONResponse({"game": wire.summary(summary)})
+
+
+class SecurityHeaders:
+    """Every answer forbids framing, sniffing and scripts from elsewhere (a plain ASGI middleware, so
+    that event streams pass through unbuffered)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for key, value in SECURITY_HEADERS.items():
+                    headers.setdefault(key, value)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+
+
+def create_app(
+    address: str,
+    *,
+    tls: bool = False,
+    ca_cert: str | None = None,
+    results: Path | None = None,
+    connect_timeout: float = 5.0,
+) -> Starlette:
+    """The application for the game server at ``address``; it connects when it starts.
+
+    ``results`` is a tournament results file to show at ``/tournament``; it is read at once, so a bad file
+    is reported before the server starts (:class:`ResultsError`).
+    """
+    tournament = read(results) if results is not None else None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        client = await Client.connect(address, tls=tls, ca_cert=ca_cert, timeout=connect_timeout)
+        try:
+            component_set = await client.components()
+            app.state.web = Web(
+                client=client,
+                bots=BotPlayers(address, tls=tls, ca_cert=ca_cert),
+                names=Names(component_set),
+                components=wire.to_json(component_set),
+                tournament=tournament,
+            )
+            yield
+            await app.state.web.bots.close()
+        finally:
+            await client.close()
+
+    routes = [
+        Route("/", lobby_page),
+        Route("/games/{game_id}", game_page),
+        Route("/tournament", tournament_page, methods=["GET", "POST"]),
+        Route("/api/components", api(components)),
+        Route("/api/games", api(list_games), methods=["GET"]),
+        Route("/api/games", api(create_game), methods=["POST"]),
+        Route("/api/games/{game_id}", api(get_game)),
+        Route("/api/games/{game_id}/events", api(game_events)),
+        Route("/api/games/{game_id}/join", api(join_game), methods=["POST"]),
+        Route("/api/games/{game_id}/decide", api(decide), methods=["POST"]),
+        Route("/api/games/{game_id}/resign", api(resign), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
