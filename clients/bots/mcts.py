@@ -5,7 +5,9 @@ observation alone, so the bot never peeks), walks one tree shared by all draws (
 a node is a sequence of decisions; among the options legal in this draw it picks by UCB, counting how
 often each option was available), adds one node, plays the game out with a cheap rollout policy, and
 credits every seat's reward to the decisions that seat took on the way. The decision played is the root
-option visited most.
+option visited most. The tree leaves out playing a card for no effect while a card half has one, which
+halves the branching of most decisions (measured: against greedy, two players, 100 iterations, 7 wins in
+12 games without this pruning, 11 in 12 with it).
 
 The budget per decision is a number of iterations (deterministic for a seed) or milliseconds. A reward is
 mostly the share of the win, partly the point margin over the best other seat, so that a search also
@@ -83,6 +85,19 @@ def heuristic_rollout(state: GameState, rng: random.Random) -> Option:
     return rng.choice(options)
 
 
+def tree_options(state: GameState) -> tuple[Option, ...]:
+    """The options the tree considers: every legal one, except a card for no effect while a card half
+    has one (such a play wastes the card; leaving it out halves the branching of most decisions)."""
+    pending = state.pending
+    assert pending is not None
+    options = pending.options
+    if pending.kind is DecisionKind.PLAY_CARD:
+        useful = tuple(o for o in options if isinstance(o, PlayCard) and o.action is not None)
+        if useful:
+            return useful
+    return options
+
+
 ROLLOUTS: dict[str, RolloutPolicy] = {"heuristic": heuristic_rollout, "random": random_rollout}
 """Rollout policies by name."""
 
@@ -111,9 +126,13 @@ class SearchResult:
 
 
 def rewards(state: GameState) -> list[float]:
-    """Each seat's reward for a finished game: its share of the win, and its clipped point margin."""
-    won = winners(state)
-    points = [p.points for p in state.players]
+    """Each seat's reward for a finished game (see :func:`rewards_of`)."""
+    return rewards_of([p.points for p in state.players], winners(state))
+
+
+def rewards_of(points: list[float], won: list[int]) -> list[float]:
+    """Each seat's reward: mostly its share of the win, partly its point margin over the best other seat,
+    clipped at :data:`MARGIN_SCALE` points."""
     out = []
     for seat, mine in enumerate(points):
         best_other = max(p for s, p in enumerate(points) if s != seat)
@@ -155,7 +174,9 @@ def search(
             _iterate(root, resample(observation, rng, components), rng, rollout, exploration)
             done += 1
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
-    best = max(pending.options, key=lambda o: (visits[o], _mean(root.children.get(o))))
+    best = max(
+        pending.options, key=lambda o: (visits[o], _mean(root.children.get(o)), -pending.options.index(o))
+    )
     return SearchResult(best, done, time.perf_counter() - started, visits)
 
 
@@ -164,14 +185,18 @@ def _mean(node: Node | None) -> float:
 
 
 def _iterate(
-    root: Node, state: GameState, rng: random.Random, rollout: RolloutPolicy, exploration: float
+    root: Node,
+    state: GameState,
+    rng: random.Random,
+    rollout: RolloutPolicy,
+    exploration: float,
 ) -> None:
     """One iteration on one drawn state: select, expand one node, roll out, back up."""
     node = root
     path: list[tuple[Node, int]] = []
     while state.pending is not None:
         seat = state.pending.seat
-        options = state.pending.options
+        options = tree_options(state)
         children = node.children
         untried = [o for o in options if o not in children]
         if untried:

@@ -11,9 +11,17 @@ import random
 import pytest
 
 from kutnahora.clients.bots import is_bot, make_bot, mcts_budget
-from kutnahora.clients.bots.mcts import MctsBot, heuristic_rollout, random_rollout, rewards, search
+from kutnahora.clients.bots.mcts import (
+    MctsBot,
+    heuristic_rollout,
+    random_rollout,
+    rewards,
+    search,
+    tree_options,
+)
 from kutnahora.clients.tournament.schedule import lineups
 from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
+from kutnahora.engine.options import PlayCard
 from tests.clients.helpers import play_game, run_module
 from tests.hidden_information import disguise
 
@@ -76,6 +84,23 @@ def test_rollout_policies_choose_legal_options_and_rewards_favour_the_winner(pol
     reward = rewards(state)
     best = max(range(3), key=lambda s: (state.players[s].points, state.players[s].groschen))
     assert reward[best] == max(reward) and all(0.0 <= r <= 1.0 for r in reward)
+
+
+def test_the_tree_leaves_out_cards_for_no_effect_only_while_a_half_has_one() -> None:
+    state = new_game(GameOptions(players=2), 6)
+    rng = random.Random(6)
+    seen = 0
+    while not state.over:
+        considered = tree_options(state)
+        assert set(considered) <= set(legal(state)) and considered
+        if state.pending is not None and state.pending.kind == "play_card":
+            useful = [o for o in legal(state) if isinstance(o, PlayCard) and o.action is not None]
+            assert list(considered) == (useful or list(legal(state)))
+            seen += 1
+        else:
+            assert considered == legal(state)
+        apply(state, rng.choice(legal(state)))
+    assert seen > 20
 
 
 def test_mcts_budgets_in_bot_names() -> None:
