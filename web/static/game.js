@@ -74,14 +74,19 @@ function renderMoves() {
 }
 
 function cost(option) {
-  // Prices of an option, where the server lists them.
+  // What an option costs, as the server prices it (OptionCost): groschen (with the permits or wood they
+  // buy), reputation, points and pelicans.
   const c = option.cost;
-  if (c === undefined || c === null) return "";
-  if (typeof c === "number") return c ? `costs ${c}` : "";
-  const parts = Object.entries(c)
-    .filter(([, v]) => v && typeof v !== "object")
-    .map(([k, v]) => `${v} ${k.replace(/_/g, " ")}`);
-  return parts.length ? `costs ${parts.join(", ")}` : "";
+  if (!c) return "free";
+  const parts = [];
+  if (c.groschen) {
+    const buys = [c.permits ? `${c.permits} permit${c.permits === 1 ? "" : "s"}` : "", c.wood ? `${c.wood} wood` : ""].filter(Boolean);
+    parts.push(`${c.groschen} groschen` + (buys.length ? ` (${buys.join(", ")})` : ""));
+  }
+  if (c.reputation) parts.push(`${c.reputation} reputation`);
+  if (c.points) parts.push(`${c.points} point${c.points === 1 ? "" : "s"}`);
+  if (c.pelicans) parts.push(`${c.pelicans} pelican${c.pelicans === 1 ? "" : "s"}`);
+  return parts.length ? `costs ${parts.join(" · ")}` : "free";
 }
 
 function renderOptions(obs, atLatest) {
@@ -98,13 +103,17 @@ function renderOptions(obs, atLatest) {
       { class: "option", "data-option": option.index, "data-text": option.text, disabled: state.sending, onclick: () => choose(option) },
       h("span", { class: "desc" }, option.description || option.text),
       h("span", { class: "short" }, option.text),
-      cost(option) ? h("span", { class: "price" }, cost(option)) : "",
+      h("span", { class: "price" }, cost(option)),
     ),
+  );
+  const unavailable = (obs.pending.unavailable || []).map((u) =>
+    h("li", {}, `Card ${u.card}, ${label(u.action)}: ${u.reason}`),
   );
   panel.replaceChildren(
     h("h3", {}, "Your decision"),
     h("p", { class: "question" }, obs.pending.question || label(obs.pending.kind)),
     h("div", { class: "option-list" }, buttons),
+    unavailable.length ? h("details", { class: "unavailable" }, h("summary", {}, "Not playable now"), h("ul", {}, unavailable)) : "",
     h("p", { class: "note" }, "Highlighted squares and tiles on the board can be clicked too."),
   );
 }

@@ -1,0 +1,110 @@
+"""The web server's API without a browser: cross-site requests refused, clear errors, seats in cookies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.web.conftest import Servers
+
+
+@pytest.fixture
+def web(servers: Servers) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=servers.web, timeout=20) as client:
+        yield client
+
+
+def same_site(servers: Servers) -> dict[str, str]:
+    return {"origin": servers.web}
+
+
+def game_count(web: httpx.Client) -> int:
+    return len(web.get("/api/games").json()["games"])
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"origin": "http://evil.example"}, {"origin": "null"}, {}, {"sec-fetch-site": "cross-site"}],
+    ids=["other-site", "opaque-origin", "no-origin", "cross-site-fetch"],
+)
+def test_a_cross_site_request_changes_nothing(
+    servers: Servers, web: httpx.Client, headers: dict[str, str]
+) -> None:
+    before = game_count(web)
+    body = {"players": 2, "seats": ["greedy", "greedy"], "delay": 0}
+    answer = web.post("/api/games", json=body, headers=headers)
+    assert answer.status_code == 403
+    assert answer.json()["error"] == "Refused: this request did not come from this site's own pages."
+    assert game_count(web) == before
+
+
+def test_bad_requests_are_refused_with_a_sentence(servers: Servers, web: httpx.Client) -> None:
+    headers = same_site(servers)
+    answer = web.post("/api/games", json={"players": 5, "seats": []}, headers=headers)
+    assert (
+        answer.status_code == 400
+        and answer.json()["error"] == "'players' must be a whole number from 2 to 4."
+    )
+    answer = web.post("/api/games", json={"players": 2, "seats": ["you", "you"]}, headers=headers)
+    assert answer.json()["error"] == "You can take only one seat of a game."
+    answer = web.post("/api/games", json={"players": 2, "seats": ["you", "chess"]}, headers=headers)
+    assert answer.status_code == 400 and "'seats' must name each of the 2 seats" in answer.json()["error"]
+    answer = web.post("/api/games", content=b"{not json", headers=headers)
+    assert answer.json()["error"] == "The request body is not JSON."
+    answer = web.get("/api/games/0123456789abcdef")
+    assert answer.status_code == 404 and "0123456789abcdef" in answer.json()["error"]
+
+
+def test_a_seat_lives_in_an_http_only_cookie_and_nothing_else(servers: Servers, web: httpx.Client) -> None:
+    headers = same_site(servers)
+    created = web.post("/api/games", json={"players": 2, "seats": ["you", "open"]}, headers=headers)
+    assert created.status_code == 200
+    game_id = created.json()["game_id"]
+    cookie = created.headers["set-cookie"]
+    assert cookie.startswith(f"kh_seat_{game_id}=0.")
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+    token = cookie.split(";", 1)[0].split(".", 1)[1]
+    assert token not in created.text
+    assert web.get(f"/api/games/{game_id}").json()["seat"] == 0
+
+    # Another browser joins the open seat; the game starts. A browser without a seat cannot decide.
+    other = httpx.Client(base_url=servers.web, timeout=20)
+    joined = other.post(f"/api/games/{game_id}/join", json={"name": "Bob"}, headers=headers)
+    assert joined.json() == {"game_id": game_id, "seat": 1}
+    again = other.post(f"/api/games/{game_id}/join", json={"name": "Bob"}, headers=headers)
+    assert again.status_code == 400
+    assert again.json()["error"] == "This browser already holds seat 1 of this game."
+    with httpx.Client(base_url=servers.web, timeout=20) as stranger:
+        refused = stranger.post(
+            f"/api/games/{game_id}/decide", json={"version": 0, "index": 0}, headers=headers
+        )
+        assert refused.status_code == 400
+        assert refused.json()["error"] == "This browser holds no seat in this game."
+    first = web.get(f"/api/games/{game_id}").json()["game"]["pending_seat"]
+    deciding, waiting = (web, other) if first == 0 else (other, web)
+    # Not this seat's turn, or a stale version: refused, and nothing is applied.
+    early = waiting.post(f"/api/games/{game_id}/decide", json={"version": 0, "index": 0}, headers=headers)
+    assert early.status_code == 409 and early.json()["error"] == "It is not your turn."
+    stale = deciding.post(f"/api/games/{game_id}/decide", json={"version": 5, "index": 0}, headers=headers)
+    assert stale.status_code == 409
+    assert stale.json()["error"] == "The game has moved on to version 0; choose again."
+    assert web.get(f"/api/games/{game_id}").json()["game"]["version"] == 0
+    applied = deciding.post(f"/api/games/{game_id}/decide", json={"version": 0, "index": 0}, headers=headers)
+    assert applied.json() == {"version": 1, "game_over": False}
+    other.close()
+    # A forged cookie is the game server's to refuse.
+    web.cookies.set(f"kh_seat_{game_id}", "1.not-the-real-token-at-all", path="/")
+    forged = web.post(f"/api/games/{game_id}/decide", json={"version": 1, "index": 0}, headers=headers)
+    assert "not-the-real-token" not in forged.text
+    assert forged.status_code == 403
+    assert token not in servers.web_log.read_text(errors="replace")
+
+
+def test_every_answer_forbids_scripts_from_elsewhere(web: httpx.Client) -> None:
+    for path in ("/", "/api/games", "/static/game.js", "/tournament"):
+        answer = web.get(path)
+        assert answer.status_code == 200, path
+        assert "script-src 'self'" in answer.headers["content-security-policy"]
+        assert answer.headers["x-frame-options"] == "DENY"
