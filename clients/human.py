@@ -131,6 +131,8 @@ class HumanSeat:
             obs = message.observation
             if not self.names.guild_sets:
                 self.names.set_game(obs)
+            if message.seats:
+                show_seats(self.console, self.names, message)
             self._record(message)
             if message.status in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED) or obs.over:
                 break
@@ -384,7 +386,7 @@ async def _take_seat(
     others = [s for s in range(args.players) if s != seat.seat]
     if not opponents:
         console.print(
-            f"Waiting for {len(others)} more player(s). They join with:\n"
+            f"Waiting for {_players(len(others))}. They join with:\n"
             f"  kutnahora-play --server {args.server} --game {game_id}"
         )
         return seat
@@ -394,6 +396,28 @@ async def _take_seat(
         bot = make_bot(kind, (args.seed or 0) * 10 + other)
         bots.append(asyncio.create_task(client.play(bot, credentials)))
     return seat
+
+
+def _players(count: int) -> str:
+    return f"{count} more player" + ("" if count == 1 else "s")
+
+
+def show_seats(console: Console, names: Names, message: play_service_pb2.WatchGameResponse) -> None:
+    """Say who took a seat and how many are still awaited (a watch message that tells of the seats)."""
+    for seat in message.seats:
+        while len(names.seat_names) <= seat.seat:
+            names.seat_names.append("")
+        names.seat_names[seat.seat] = seat.name
+    if not message.HasField("joined_seat"):
+        return
+    line = names.seat(message.joined_seat)
+    line.append(" took a seat.")
+    console.print(line)
+    free = sum(1 for seat in message.seats if not seat.joined)
+    if free:
+        console.print(f"Waiting for {_players(free)} …")
+    else:
+        console.print("Every seat is taken; the game begins.")
 
 
 def _print_rejoin(console: Console, server: str, seat: SeatCredentials) -> None:
@@ -440,6 +464,8 @@ async def watch(client: Client, game_id: str, console: Console, names: Names) ->
         last = message.observation
         if not names.guild_sets:
             names.set_game(last)
+        if message.seats:
+            show_seats(console, names, message)
         if message.HasField("decision"):
             console.print(move_line(message.decision, message.events, names, kind))
         kind = last.pending.kind

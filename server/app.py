@@ -15,7 +15,8 @@ from typing import Any
 import grpc
 import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha._async import ReflectionServicer
 
 from kutnahora.engine import default_components
 from kutnahora.server import logs
@@ -145,13 +146,9 @@ async def create_server(
     server.add_generic_rpc_handlers(tuple(service.handlers()))
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (
-            *KutnaHoraService.service_names(),
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
+    add_reflection(
         server,
+        (*KutnaHoraService.service_names(), health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
     )
     if config.tls_cert and config.tls_key:
         with open(config.tls_key, "rb") as key_file, open(config.tls_cert, "rb") as cert_file:
@@ -162,3 +159,29 @@ async def create_server(
     if port == 0:
         raise OSError(f"could not bind {address}: the port may be taken")
     return GameServer(server, port, config, hub, service, metrics, health_servicer, log), port
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def add_reflection(server: grpc.aio.Server, services: tuple[str, ...]) -> None:
+    """Serve gRPC server reflection as ``grpc.reflection.v1alpha`` and as ``grpc.reflection.v1``.
+
+    grpcio-reflection implements only v1alpha; v1 has the very same messages (field for field) under
+    another package, so the same servicer answers both, and clients of either version find the server's
+    services.
+    """
+    names = (*services, reflection.SERVICE_NAME, REFLECTION_V1)
+    servicer = ReflectionServicer(names)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    handler = grpc.method_handlers_generic_handler(
+        REFLECTION_V1,
+        {
+            "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                servicer.ServerReflectionInfo,
+                request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+                response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+            )
+        },
+    )
+    server.add_generic_rpc_handlers((handler,))

@@ -1413,6 +1413,17 @@ class GameView:
         tail = play_service_pb2.WatchGameResponse(status=game_pb2.GAME_STATUS_ABANDONED).SerializeToString()
         return embed(_WATCH_OBSERVATION, self.observation(viewer)) + tail
 
+    def seats_message(self, viewer: int | None, joined_seat: int | None = None) -> bytes:
+        """A watch message that tells who holds the seats (and which seat was just taken): the current
+        observation again, without a decision."""
+        game = self.game
+        message = play_service_pb2.WatchGameResponse(status=STATUS[game.status])
+        for seat in game.seats:
+            message.seats.add(seat=seat.seat, joined=seat.joined, name=seat.name, resigned=seat.resigned)
+        if joined_seat is not None:
+            message.joined_seat = joined_seat
+        return embed(_WATCH_OBSERVATION, self.observation(viewer)) + message.SerializeToString()
+
     def _build_watch_message(self, version: int, viewer: int | None) -> bytes:
         game = self.game
         message = play_service_pb2.WatchGameResponse(status=STATUS[game.status])

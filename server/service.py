@@ -378,6 +378,7 @@ class KutnaHoraService:
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> None:
         game = game_view.game
+        told: tuple[bool, ...] | None = None  # who held the seats when the stream last said so
         while not self.stopping:
             current = game.version
             if cursor <= current:
@@ -391,6 +392,16 @@ class KutnaHoraService:
                 for message in replayed:
                     await context.write(message)
                     cursor += 1
+                continue
+            joined = tuple(seat.joined for seat in game.seats)
+            if joined != told and (told is not None or game.status is GameStatus.WAITING):
+                # a watch of a game waiting for players hears who holds the seats, then each join
+                taken: list[int | None] = []
+                if told is not None:
+                    taken = [s for s, now in enumerate(joined) if now and not told[s]]
+                for seat in taken or [None]:
+                    await context.write(game_view.seats_message(viewer, seat))
+                told = joined
                 continue
             if game.status is GameStatus.FINISHED:
                 return

@@ -129,6 +129,27 @@ def test_a_person_who_asks_to_confirm_forced_choices_is_asked(server_address: st
         child.close(force=True)
 
 
+def test_the_creator_sees_the_other_seat_taken(server_address: str) -> None:
+    """WatchGame tells of joins: "Waiting for 1 more player" is followed by who took the seat."""
+    child = _spawn("--server", server_address, "--create", "--players", "2", "--opponents", "none")
+    screen: list[str] = []
+    child.logfile_read = _Collector(screen)
+    try:
+        child.expect("Waiting for 1 more player\\.")
+        child.expect(r"--game (\w+)")
+        game_id = child.match.group(1)
+
+        async def join() -> None:
+            async with await Client.connect(server_address) as client:
+                await client.join_game(game_id, 1, "ana")
+
+        asyncio.run(join())
+        child.expect(r"Seat 1 \(ana\) took a seat\.")
+        child.expect("Every seat is taken; the game begins.")
+    finally:
+        child.close(force=True)
+
+
 def test_the_client_words_options_and_costs_as_the_engine_does() -> None:
     """One wording of options: for every option met in random games, the client's wording of its payload
     (used where only the payload is known) is the engine's description, and its cost reads the same."""

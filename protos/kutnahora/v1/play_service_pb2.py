@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from kutnahora.v1 import game_pb2 as kutnahora_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fkutnahora/v1/play_service.proto\x12\x0ckutnahora.v1\x1a\x17kutnahora/v1/game.proto\"D\n\x15GetObservationRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"\x96\x01\n\x16GetObservationResponse\x12.\n\x0bobservation\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.Observation\x12(\n\x06status\x18\x02 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12\"\n\x05\x63lock\x18\x03 \x01(\x0b\x32\x13.kutnahora.v1.Clock\"m\n\x15SubmitDecisionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12$\n\x06\x61nswer\x18\x04 \x01(\x0b\x32\x14.kutnahora.v1.Answer\"\x91\x01\n\x16SubmitDecisionResponse\x12.\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1c.kutnahora.v1.DecisionRecord\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.kutnahora.v1.Event\x12\x11\n\tgame_over\x18\x04 \x01(\x08\"U\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x66rom_version\x18\x03 \x01(\x03\x42\x07\n\x05_seat\"\xec\x01\n\x11WatchGameResponse\x12.\n\x0bobservation\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.Observation\x12.\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1c.kutnahora.v1.DecisionRecord\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.kutnahora.v1.Event\x12(\n\x06status\x18\x04 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12(\n\x06result\x18\x05 \x01(\x0b\x32\x18.kutnahora.v1.GameResult\"?\n\tPlayStart\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x13\n\x0b\x61\x63knowledge\x18\x03 \x01(\x08\"E\n\x0cPlayDecision\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12$\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x14.kutnahora.v1.Answer\"r\n\x0bPlayRequest\x12(\n\x05start\x18\x01 \x01(\x0b\x32\x17.kutnahora.v1.PlayStartH\x00\x12.\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1a.kutnahora.v1.PlayDecisionH\x00\x42\t\n\x07message\"^\n\x08YourTurn\x12.\n\x0bobservation\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.Observation\x12\"\n\x05\x63lock\x18\x02 \x01(\x0b\x32\x13.kutnahora.v1.Clock\"n\n\x10\x44\x65\x63isionRejected\x12*\n\x06reason\x18\x01 \x01(\x0e\x32\x1a.kutnahora.v1.RejectReason\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x03\"9\n\x10\x44\x65\x63isionAccepted\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x14\n\x0cnext_version\x18\x02 \x01(\x03\"\x8f\x01\n\tGameEnded\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12(\n\x06result\x18\x02 \x01(\x0b\x32\x18.kutnahora.v1.GameResult\x12.\n\x0bobservation\x18\x03 \x01(\x0b\x32\x19.kutnahora.v1.Observation\"\xdd\x01\n\x0cPlayResponse\x12+\n\tyour_turn\x18\x01 \x01(\x0b\x32\x16.kutnahora.v1.YourTurnH\x00\x12\x32\n\x08rejected\x18\x02 \x01(\x0b\x32\x1e.kutnahora.v1.DecisionRejectedH\x00\x12\x32\n\x08\x61\x63\x63\x65pted\x18\x03 \x01(\x0b\x32\x1e.kutnahora.v1.DecisionAcceptedH\x00\x12-\n\ngame_ended\x18\x04 \x01(\x0b\x32\x17.kutnahora.v1.GameEndedH\x00\x42\t\n\x07message2\xda\x02\n\x0bPlayService\x12[\n\x0eGetObservation\x12#.kutnahora.v1.GetObservationRequest\x1a$.kutnahora.v1.GetObservationResponse\x12[\n\x0eSubmitDecision\x12#.kutnahora.v1.SubmitDecisionRequest\x1a$.kutnahora.v1.SubmitDecisionResponse\x12N\n\tWatchGame\x12\x1e.kutnahora.v1.WatchGameRequest\x1a\x1f.kutnahora.v1.WatchGameResponse0\x01\x12\x41\n\x04Play\x12\x19.kutnahora.v1.PlayRequest\x1a\x1a.kutnahora.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fkutnahora/v1/play_service.proto\x12\x0ckutnahora.v1\x1a\x17kutnahora/v1/game.proto\"D\n\x15GetObservationRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"\x96\x01\n\x16GetObservationResponse\x12.\n\x0bobservation\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.Observation\x12(\n\x06status\x18\x02 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12\"\n\x05\x63lock\x18\x03 \x01(\x0b\x32\x13.kutnahora.v1.Clock\"m\n\x15SubmitDecisionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12$\n\x06\x61nswer\x18\x04 \x01(\x0b\x32\x14.kutnahora.v1.Answer\"\x91\x01\n\x16SubmitDecisionResponse\x12.\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1c.kutnahora.v1.DecisionRecord\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.kutnahora.v1.Event\x12\x11\n\tgame_over\x18\x04 \x01(\x08\"U\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x66rom_version\x18\x03 \x01(\x03\x42\x07\n\x05_seat\"\xbd\x02\n\x11WatchGameResponse\x12.\n\x0bobservation\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.Observation\x12.\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1c.kutnahora.v1.DecisionRecord\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.kutnahora.v1.Event\x12(\n\x06status\x18\x04 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12(\n\x06result\x18\x05 \x01(\x0b\x32\x18.kutnahora.v1.GameResult\x12%\n\x05seats\x18\x06 \x03(\x0b\x32\x16.kutnahora.v1.SeatInfo\x12\x18\n\x0bjoined_seat\x18\x07 \x01(\x05H\x00\x88\x01\x01\x42\x0e\n\x0c_joined_seat\"?\n\tPlayStart\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x13\n\x0b\x61\x63knowledge\x18\x03 \x01(\x08\"E\n\x0cPlayDecision\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12$\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x14.kutnahora.v1.Answer\"r\n\x0bPlayRequest\x12(\n\x05start\x18\x01 \x01(\x0b\x32\x17.kutnahora.v1.PlayStartH\x00\x12.\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1a.kutnahora.v1.PlayDecisionH\x00\x42\t\n\x07message\"^\n\x08YourTurn\x12.\n\x0bobservation\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.Observation\x12\"\n\x05\x63lock\x18\x02 \x01(\x0b\x32\x13.kutnahora.v1.Clock\"n\n\x10\x44\x65\x63isionRejected\x12*\n\x06reason\x18\x01 \x01(\x0e\x32\x1a.kutnahora.v1.RejectReason\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x03\"9\n\x10\x44\x65\x63isionAccepted\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x14\n\x0cnext_version\x18\x02 \x01(\x03\"\x8f\x01\n\tGameEnded\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12(\n\x06result\x18\x02 \x01(\x0b\x32\x18.kutnahora.v1.GameResult\x12.\n\x0bobservation\x18\x03 \x01(\x0b\x32\x19.kutnahora.v1.Observation\"\xdd\x01\n\x0cPlayResponse\x12+\n\tyour_turn\x18\x01 \x01(\x0b\x32\x16.kutnahora.v1.YourTurnH\x00\x12\x32\n\x08rejected\x18\x02 \x01(\x0b\x32\x1e.kutnahora.v1.DecisionRejectedH\x00\x12\x32\n\x08\x61\x63\x63\x65pted\x18\x03 \x01(\x0b\x32\x1e.kutnahora.v1.DecisionAcceptedH\x00\x12-\n\ngame_ended\x18\x04 \x01(\x0b\x32\x17.kutnahora.v1.GameEndedH\x00\x42\t\n\x07message2\xda\x02\n\x0bPlayService\x12[\n\x0eGetObservation\x12#.kutnahora.v1.GetObservationRequest\x1a$.kutnahora.v1.GetObservationResponse\x12[\n\x0eSubmitDecision\x12#.kutnahora.v1.SubmitDecisionRequest\x1a$.kutnahora.v1.SubmitDecisionResponse\x12N\n\tWatchGame\x12\x1e.kutnahora.v1.WatchGameRequest\x1a\x1f.kutnahora.v1.WatchGameResponse0\x01\x12\x41\n\x04Play\x12\x19.kutnahora.v1.PlayRequest\x1a\x1a.kutnahora.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,23 +43,23 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_WATCHGAMEREQUEST']._serialized_start=556
   _globals['_WATCHGAMEREQUEST']._serialized_end=641
   _globals['_WATCHGAMERESPONSE']._serialized_start=644
-  _globals['_WATCHGAMERESPONSE']._serialized_end=880
-  _globals['_PLAYSTART']._serialized_start=882
-  _globals['_PLAYSTART']._serialized_end=945
-  _globals['_PLAYDECISION']._serialized_start=947
-  _globals['_PLAYDECISION']._serialized_end=1016
-  _globals['_PLAYREQUEST']._serialized_start=1018
-  _globals['_PLAYREQUEST']._serialized_end=1132
-  _globals['_YOURTURN']._serialized_start=1134
-  _globals['_YOURTURN']._serialized_end=1228
-  _globals['_DECISIONREJECTED']._serialized_start=1230
-  _globals['_DECISIONREJECTED']._serialized_end=1340
-  _globals['_DECISIONACCEPTED']._serialized_start=1342
-  _globals['_DECISIONACCEPTED']._serialized_end=1399
-  _globals['_GAMEENDED']._serialized_start=1402
-  _globals['_GAMEENDED']._serialized_end=1545
-  _globals['_PLAYRESPONSE']._serialized_start=1548
-  _globals['_PLAYRESPONSE']._serialized_end=1769
-  _globals['_PLAYSERVICE']._serialized_start=1772
-  _globals['_PLAYSERVICE']._serialized_end=2118
+  _globals['_WATCHGAMERESPONSE']._serialized_end=961
+  _globals['_PLAYSTART']._serialized_start=963
+  _globals['_PLAYSTART']._serialized_end=1026
+  _globals['_PLAYDECISION']._serialized_start=1028
+  _globals['_PLAYDECISION']._serialized_end=1097
+  _globals['_PLAYREQUEST']._serialized_start=1099
+  _globals['_PLAYREQUEST']._serialized_end=1213
+  _globals['_YOURTURN']._serialized_start=1215
+  _globals['_YOURTURN']._serialized_end=1309
+  _globals['_DECISIONREJECTED']._serialized_start=1311
+  _globals['_DECISIONREJECTED']._serialized_end=1421
+  _globals['_DECISIONACCEPTED']._serialized_start=1423
+  _globals['_DECISIONACCEPTED']._serialized_end=1480
+  _globals['_GAMEENDED']._serialized_start=1483
+  _globals['_GAMEENDED']._serialized_end=1626
+  _globals['_PLAYRESPONSE']._serialized_start=1629
+  _globals['_PLAYRESPONSE']._serialized_end=1850
+  _globals['_PLAYSERVICE']._serialized_start=1853
+  _globals['_PLAYSERVICE']._serialized_end=2199
 # @@protoc_insertion_point(module_scope)

@@ -60,18 +60,22 @@ class WatchGameRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., from_version: _Optional[int] = ...) -> None: ...
 
 class WatchGameResponse(_message.Message):
-    __slots__ = ("observation", "decision", "events", "status", "result")
+    __slots__ = ("observation", "decision", "events", "status", "result", "seats", "joined_seat")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    JOINED_SEAT_FIELD_NUMBER: _ClassVar[int]
     observation: _game_pb2.Observation
     decision: _game_pb2.DecisionRecord
     events: _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]
     status: _game_pb2.GameStatus
     result: _game_pb2.GameResult
-    def __init__(self, observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., decision: _Optional[_Union[_game_pb2.DecisionRecord, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., result: _Optional[_Union[_game_pb2.GameResult, _Mapping]] = ...) -> None: ...
+    seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatInfo]
+    joined_seat: int
+    def __init__(self, observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., decision: _Optional[_Union[_game_pb2.DecisionRecord, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., result: _Optional[_Union[_game_pb2.GameResult, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., joined_seat: _Optional[int] = ...) -> None: ...
 
 class PlayStart(_message.Message):
     __slots__ = ("game_id", "seat", "acknowledge")
