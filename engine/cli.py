@@ -58,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     scores: list[int] = []
     first_error = ""
     started = time.perf_counter()
+    cpu_started = time.process_time()
     progress = _Progress(args.games) if sys.stderr.isatty() else None
     for index in range(args.games):
         if progress is not None:
@@ -81,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not first_error:
                 first_error = f"seed {seed}: {traceback.format_exc()}"
     elapsed = time.perf_counter() - started
+    # on a machine shared with other work, the CPU time this process used says what one core does
+    cpu = max(time.process_time() - cpu_started, 1e-9)
     if progress is not None:
         progress.clear()
     report = {
@@ -92,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seconds": round(elapsed, 4),
         "games_per_second": round(args.games / elapsed, 2),
         "decisions_per_second": round(decisions / elapsed, 1),
+        "cpu_seconds": round(cpu, 4),
+        "games_per_cpu_second": round(args.games / cpu, 2),
         "decisions_per_game": round(decisions / args.games, 1),
         "mean_score": round(sum(scores) / len(scores), 2) if scores else None,
         "win_share_by_seat": [round(w / args.games, 3) for w in wins],
@@ -103,7 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"{decisions} decisions, {report['decisions_per_game']} a game, mean score {report['mean_score']}"
         )
-        print(f"{report['games_per_second']} games/s, {report['decisions_per_second']} decisions/s")
+        print(
+            f"{report['games_per_second']} games/s, {report['decisions_per_second']} decisions/s "
+            f"({report['games_per_cpu_second']} games per CPU second)"
+        )
         print("win share by seat: " + ", ".join(f"{w:.1%}" for w in report["win_share_by_seat"]))
     if first_error:
         print(f"first error, {first_error}", file=sys.stderr)

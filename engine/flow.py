@@ -9,7 +9,7 @@ round end. It is the only place that dispatches on step and decision kinds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import permutations
+from itertools import pairwise, permutations
 
 from kutnahora.engine import barbara, income, mine, rounds, town
 from kutnahora.engine.components import Action, ComponentSet
@@ -101,14 +101,16 @@ def joker_actions(state: GameState, seat: int, known: dict[Action, bool] | None 
 
 
 CardHalves = tuple[tuple[int, tuple[tuple[Action, PlayCard], ...], PlayCard], ...]
-_CARD_TABLES: dict[int, tuple[ComponentSet, CardHalves]] = {}
+_CARD_TABLES: dict[int, tuple[ComponentSet, CardHalves, bool]] = {}
 
 
-def _card_table(components: ComponentSet) -> CardHalves:
+def _card_table(components: ComponentSet) -> tuple[CardHalves, bool]:
     """Each action card in order: its number, its distinct halves with their options, and its option for
-    no effect. Option values are immutable, so each is built once per component set and shared."""
+    no effect; and whether the cards are listed by number. Option values are immutable, so each is built
+    once per component set and shared."""
     entry = _CARD_TABLES.get(id(components))
     if entry is None or entry[0] is not components:
+        cards = components.action_cards
         table = tuple(
             (
                 card.number,
@@ -118,10 +120,11 @@ def _card_table(components: ComponentSet) -> CardHalves:
                 ),
                 PlayCard(card.number, None),
             )
-            for card in components.action_cards
+            for card in cards
         )
-        entry = _CARD_TABLES[id(components)] = (components, table)
-    return entry[1]
+        by_number = all(a.number < b.number for a, b in pairwise(cards))
+        entry = _CARD_TABLES[id(components)] = (components, table, by_number)
+    return entry[1], entry[2]
 
 
 def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
@@ -129,11 +132,12 @@ def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
     hand = state.players[seat].hand
     feasible: dict[Action, bool] = {}
     options: list[Option] = []
-    no_effect: dict[int, PlayCard] = {}
-    for number, halves, idle in _card_table(state.components):
+    no_effect: list[PlayCard] = []
+    table, by_number = _card_table(state.components)
+    for number, halves, idle in table:
         if number not in hand:
             continue
-        no_effect[number] = idle
+        no_effect.append(idle)
         for action, option in halves:
             ok = feasible.get(action)
             if ok is None:
@@ -143,7 +147,9 @@ def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
                     ok = feasible[action] = _FEASIBLE[action](state, seat)
             if ok:
                 options.append(option)
-    options.extend([no_effect[number] for number in sorted(hand)])
+    if not by_number:
+        no_effect.sort(key=lambda option: option.card)
+    options.extend(no_effect)  # the cards for no effect by number, as the hand is listed
     return tuple(options)
 
 

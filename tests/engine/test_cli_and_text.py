@@ -29,6 +29,14 @@ def test_sim_json_reports_every_field(capsys: pytest.CaptureFixture[str]) -> Non
     assert report["decisions"] > 4 * 6 * 3 * 5  # at least every card of every round
 
 
+def test_sim_json_reports_the_cpu_time_used(capsys: pytest.CaptureFixture[str]) -> None:
+    """On a shared machine the CPU time is what one core did: reported with the games per CPU second."""
+    assert main(["--players", "2", "--games", "3", "--seed", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["cpu_seconds"] > 0
+    assert report["games_per_cpu_second"] == pytest.approx(3 / report["cpu_seconds"], rel=0.01)
+
+
 def test_sim_summary_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
     """Without ``--json`` the summary says how many games finished; off a terminal, nothing else."""
     assert main(["--players", "2", "--games", "2"]) == 0
