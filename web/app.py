@@ -167,6 +167,7 @@ async def game_page(request: Request) -> Response:
 async def tournament_page(request: Request) -> Response:
     web: Web = request.app.state.web
     error = ""
+    shown = web.tournament
     if request.method == "POST":
         if not seats.same_origin(request):
             return Response("Refused: this request did not come from this site's own pages.", status_code=403)
@@ -175,31 +176,31 @@ async def tournament_page(request: Request) -> Response:
         if not isinstance(upload, UploadFile):
             error = "Choose a results file (results.json) to upload."
         else:
-            error = await _read_upload(web, upload)
+            shown, error = await _read_upload(upload)
+            shown = shown or web.tournament
     return templates.TemplateResponse(
         request,
         "tournament.html",
-        {"tournament": web.tournament, "error": error},
+        {"tournament": shown, "error": error},
         status_code=400 if error else 200,
     )
 
 
-async def _read_upload(web: Web, upload: UploadFile) -> str:
-    """Show an uploaded results file; returns an error sentence, or '' when it was read."""
+async def _read_upload(upload: UploadFile) -> tuple[Tournament | None, str]:
+    """An uploaded results file, shown to the browser that sent it only; or an error sentence."""
     raw = await upload.read(16 * 1024 * 1024 + 1)
     if len(raw) > 16 * 1024 * 1024:
-        return "The results file is larger than 16 MiB."
+        return None, "The results file is larger than 16 MiB."
     try:
         data = json.loads(raw)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ResultsError(f"it is not a {FORMAT} results file")
         records = [GameRecord.from_json(g) for g in data.get("games", [])]
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return f"{upload.filename} is not JSON."
+        return None, f"{upload.filename} is not JSON."
     except (KeyError, TypeError, ValueError, ResultsError) as error:
-        return f"{upload.filename} cannot be read: {error}."
-    web.tournament = from_records(upload.filename or "upload", dict(data.get("config", {})), records)
-    return ""
+        return None, f"{upload.filename} cannot be read: {error}."
+    return from_records(upload.filename or "upload", dict(data.get("config", {})), records), ""
 
 
 # The API.

@@ -108,3 +108,12 @@ def test_every_answer_forbids_scripts_from_elsewhere(web: httpx.Client) -> None:
         assert answer.status_code == 200, path
         assert "script-src 'self'" in answer.headers["content-security-policy"]
         assert answer.headers["x-frame-options"] == "DENY"
+
+
+def test_an_upload_that_is_not_a_results_file_is_refused(servers: Servers, web: httpx.Client) -> None:
+    files = {"results": ("notes.json", b'{"format": "other"}', "application/json")}
+    answer = web.post("/tournament", files=files, headers=same_site(servers))
+    assert answer.status_code == 400
+    assert "notes.json cannot be read: it is not a kutnahora-tournament/1 results file." in answer.text
+    answer = web.post("/tournament", files={"results": ("x.json", b"{oops", "application/json")})
+    assert answer.status_code == 403
