@@ -262,8 +262,17 @@ async def game_events(request: Request, web: Web) -> Response:
 async def _relay(
     web: Web, game_id: str, seat: SeatCredentials | None, first: int, names: Names
 ) -> AsyncIterator[dict[str, str]]:
+    """Relay WatchGame: a ``version`` event per message, ``seats`` when seats are taken, then ``end``.
+
+    A message that tells of the seats repeats the current version (its status may have changed: the last
+    seat taken starts the game); the page keeps one entry per version, so the repeat replaces it.
+    """
     try:
         async for message in web.client.watch(game_id, seat, first):
+            if message.seats:
+                # Who holds the seats (a game waiting for players); it repeats the current version.
+                names = Names(web.names.components, [s.name for s in message.seats])
+                yield {"event": "seats", "data": json.dumps(wire.seats_message(message))}
             data = wire.watch_message(message, names)
             yield {"event": "version", "id": str(data["version"]), "data": json.dumps(data)}
             if message.status in wire.ENDED:

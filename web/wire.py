@@ -73,6 +73,18 @@ def watch_message(message: play_service_pb2.WatchGameResponse, names: Names) -> 
     return data
 
 
+def seats_message(message: play_service_pb2.WatchGameResponse) -> dict[str, Any]:
+    """Who holds the seats of a game waiting for players, and which seat was just taken."""
+    return {
+        "seats": [
+            {"seat": s.seat, "name": s.name, "joined": s.joined, "resigned": s.resigned or s.replaced}
+            for s in message.seats
+        ],
+        "joined_seat": message.joined_seat if message.HasField("joined_seat") else None,
+        "status": status_name(message.status),
+    }
+
+
 def seat_names(summary: game_pb2.GameSummary) -> list[str]:
     """The name each seat joined with (empty for a seat nobody has taken)."""
     return [seat.name for seat in summary.seats]

@@ -34,9 +34,11 @@ function header(obs, status) {
   return `Game ${gameId} · Round ${obs.round}/${obs.rounds} · Turn ${obs.turn}${cards} · ${phase} · Tax ${obs.tax} · Start P${obs.start_seat} · ${status}`;
 }
 
-function turnLine(obs) {
+function turnLine(obs, status) {
   const node = $("turn");
   node.replaceChildren();
+  delete node.dataset.waiting;
+  if (status === "waiting") return waitingLine();
   if (obs.over) {
     node.append(h("b", {}, "Game over."));
     return;
@@ -194,7 +196,7 @@ function show(version, follow) {
   const atLatest = version === latest() && !state.ended;
   const obs = entry.observation;
   $("header").textContent = header(obs, entry.status);
-  turnLine(obs);
+  turnLine(obs, entry.status);
   const interactive = atLatest && state.you !== null && obs.pending && obs.pending.seat === state.you && !state.sending;
   $("board").replaceChildren(...state.board.draw(obs, state.summary, state.you, interactive));
   renderOptions(obs, atLatest);
@@ -234,6 +236,12 @@ async function resign() {
   }
 }
 
+function waitingLine() {
+  const seats = state.summary.seats.map((s) => `seat ${s.seat}: ${s.joined ? s.name || "taken" : "open"}`);
+  $("turn").textContent = `Waiting for players (${seats.join(", ")}). The game starts when every seat is taken.`;
+  $("turn").dataset.waiting = "true";
+}
+
 function receive(entry) {
   state.history[entry.version] = entry;
   if (entry.version === latest()) state.sending = false;
@@ -267,6 +275,13 @@ function connect() {
         receive(batch[batch.length - 1]);
       });
     }
+  });
+  source.addEventListener("seats", (event) => {
+    // Who holds the seats of a game waiting for players; the last seat taken starts it.
+    const data = JSON.parse(event.data);
+    state.summary = { ...state.summary, seats: data.seats, status: data.status };
+    if (data.status === "waiting") waitingLine();
+    else if (state.history.length) show(state.shown ?? latest(), state.follow);
   });
   source.addEventListener("end", () => {
     source.close();
@@ -323,10 +338,7 @@ async function start() {
     $("header").textContent = `Game ${gameId}`;
     return;
   }
-  if (state.summary.status === "waiting") {
-    $("header").textContent = `Game ${gameId} · waiting for players`;
-    $("turn").textContent = "The game starts when every seat has joined; this page follows it from then on.";
-  }
+  if (state.summary.status === "waiting") waitingLine();
   connect();
   // Refresh seat names while the game runs (people and bots join, seats resign).
   setInterval(async () => {

@@ -39,11 +39,11 @@ function render(data) {
   for (const game of data.games) {
     if (game.status === "waiting") {
       const free = game.seats.filter((s) => !s.joined);
-      const join = free.length
+      const button = free.length
         ? h("button", { class: "join", "data-game-id": game.game_id, onclick: () => join(game.game_id) }, "Join")
         : "";
       rows.waiting.push(h("tr", { "data-game-id": game.game_id }, h("td", {}, gameLink(game)),
-        h("td", {}, String(game.players)), h("td", {}, names(game)), h("td", {}, join)));
+        h("td", {}, String(game.players)), h("td", {}, names(game)), h("td", {}, button)));
     } else if (game.status === "active") {
       rows.active.push(h("tr", { "data-game-id": game.game_id }, h("td", {}, gameLink(game)),
         h("td", {}, names(game)), h("td", {}, game.round ? `${game.round}/${game.rounds}` : "setup"),
@@ -56,7 +56,12 @@ function render(data) {
     }
   }
   for (const [key, body] of Object.entries(bodies)) {
-    body.replaceChildren(...(rows[key].length ? rows[key] : [h("tr", { class: "empty" }, h("td", { colspan: 5 }, "none"))]));
+    const fresh = rows[key].length ? rows[key] : [h("tr", { class: "empty" }, h("td", { colspan: 5 }, "none"))];
+    // Replace a table's rows only when they changed, so that a click never lands on a row being replaced.
+    const signature = fresh.map((row) => row.outerHTML).join("");
+    if (body.dataset.signature === signature) continue;
+    body.dataset.signature = signature;
+    body.replaceChildren(...fresh);
   }
 }
 
