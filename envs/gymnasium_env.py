@@ -94,6 +94,7 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         self._observer = Observer()
         self.state: GameState | None = None
         self._ids: list[int] = []
+        self._ended = False
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -109,12 +110,13 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         for s, opponent in self.opponents.items():
             opponent.start(self.state, s)
         self._play_opponents()
+        self._ended = self.state.over
         return self._observation(), self._info()
 
     def step(self, action: np.int64 | int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         state = self._game()
-        if state.over:
-            raise RuntimeError("the game is over: call reset() to start another")
+        if self._ended:
+            raise RuntimeError("the episode has ended: call reset() to start another")
         pending = state.pending
         assert pending is not None
         try:
@@ -125,10 +127,12 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
                 raise ValueError(message) from None
             info = self._info()
             info["illegal_action"] = message
+            self._ended = True
             return self._observation(), -1.0, True, False, info
         apply(state, pending.options[index])
         self._play_opponents()
         reward = returns(state)[self.seat] if state.over else 0.0
+        self._ended = state.over
         return self._observation(), reward, state.over, False, self._info()
 
     def action_masks(self) -> npt.NDArray[np.int8]:

@@ -33,6 +33,10 @@ shown, and every action taken so far (the options chosen in this game are all pu
 them). ``information_state_tensor`` is the observation vector followed by flags of the mine tiles the seat
 has been shown (drawn for it to choose from) during the game: a fixed-size summary, not the whole history.
 
+**Serialization.** ``state.serialize()`` and ``game.deserialize_state(text)`` work (the engine's state is
+pickled whole). pyspiel's ``serialize_game_and_state`` does not: for a sampled-stochastic game it also
+asks the game for its random state, which a Python game cannot give.
+
 **Returns** are the terminal, zero-sum returns of :func:`kutnahora.envs.outcome.returns`, in [−1, 1].
 
 **Game length.** OpenSpiel needs a bound on the number of decisions: 2 per seat for the draft and 16 per
@@ -186,11 +190,19 @@ class Play:
             self._engine = self.game.deal()
         return self._engine
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the game's string, the engine's state and the records (for pyspiel's serialize)."""
+        return (_unpickle_play, (str(self.game), self.engine, self.actions, self.shown))
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Play:
         copied = Play(self.game, clone(self.engine), self.actions.copy(), [s.copy() for s in self.shown])
         copied.legal = self.legal  # never changed in place: replaced after each action
         copied.views = self.views.copy()  # observations are immutable
         return copied
+
+
+def _unpickle_play(game: str, engine: GameState, actions: list[int], shown: list[set[int]]) -> Play:
+    return Play(pyspiel.load_game(game), engine, actions, shown)
 
 
 class KutnaHoraState(pyspiel.State):  # type: ignore[misc]

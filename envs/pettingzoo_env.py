@@ -142,8 +142,6 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
             self.agent_selection = self.agents[0]
         else:
             self._pose()
-        if self.render_mode == "ansi":
-            self.render()
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -71,6 +71,8 @@ def test_an_illegal_action_loses_or_raises() -> None:
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
     _, reward, terminated, _, info = env.step(illegal)
     assert (reward, terminated) == (-1.0, True) and "not legal" in info["illegal_action"]
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
     strict = KutnaHoraEnv(players=2, illegal_action="raise")
     strict.reset(seed=1)
     assert strict.state is not None
@@ -78,6 +80,13 @@ def test_an_illegal_action_loses_or_raises() -> None:
     with pytest.raises(ValueError, match="not legal"):
         strict.step(illegal)
     assert strict.state.version == version
+
+
+def test_ansi_rendering_shows_the_position_and_the_decision() -> None:
+    env = KutnaHoraEnv(players=2, render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    assert text is not None and "round 1" in text and "seat 0 decides" in text
 
 
 def test_bad_arguments_are_refused_with_a_sentence() -> None:

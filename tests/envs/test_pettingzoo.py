@@ -75,3 +75,12 @@ def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
     with pytest.raises(ValueError, match="not legal"):
         game.step(illegal)
     assert game.state is not None and game.state.version == before
+
+
+def test_ansi_rendering_shows_the_decision_and_its_options() -> None:
+    game = raw_env(players=2, render_mode="ansi")
+    game.reset(seed=4)
+    text = game.render()
+    assert text is not None and game.state is not None and game.state.pending is not None
+    assert f"seat {game.state.pending.seat} decides {game.state.pending.kind.value}" in text
+    assert len(text.splitlines()) == 3 + len(game.state.pending.options)
