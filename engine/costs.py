@@ -129,11 +129,37 @@ def option_cost(state: GameState, option: Option, decision: PendingDecision | No
 
 
 def option_costs(state: GameState) -> tuple[Cost, ...]:
-    """The cost of every legal option of the pending decision, in the order they are listed."""
+    """The cost of every legal option of the pending decision, in the order they are listed.
+
+    The same as :func:`option_cost` for each option, with each decision's price table worked out once.
+    """
     pending = state.pending
     if pending is None:
         return ()
-    return tuple(option_cost(state, option, pending) for option in pending.options)
+    options = pending.options
+    if pending.kind is DecisionKind.PLAY_CARD:  # the most frequent decision: each action priced once
+        by_action: dict[Action, Cost] = {}
+        costs = []
+        for option in options:
+            action = option.action if isinstance(option, PlayCard) else None
+            if action is None:
+                costs.append(FREE)
+                continue
+            cost = by_action.get(action)
+            if cost is None:
+                cost = by_action[action] = action_cost(state, pending.seat, action)
+            costs.append(cost)
+        return tuple(costs)
+    if pending.kind is DecisionKind.PLOT_SQUARE:
+        table = plot_costs(state, pending.seat, free=state.free_action)
+        return tuple(
+            Cost(groschen=table[(o.row, o.col)]) if isinstance(o, ChooseSquare) else FREE for o in options
+        )
+    if pending.kind is DecisionKind.RIGHTS_TILE and not state.free_action:
+        columns = {row[col].tiles[-1]: col for row in state.town_hall for col in range(len(row))}
+        by_column = [_column_cost(state, col) for col in range(len(state.components.town_hall_costs))]
+        return tuple(by_column[columns[o.tile]] if isinstance(o, ChooseTile) else FREE for o in options)
+    return tuple(option_cost(state, option, pending) for option in options)
 
 
 def mine_squares(state: GameState) -> list[tuple[Square, int]]:
@@ -147,12 +173,16 @@ def plot_squares(state: GameState, seat: int | None) -> list[tuple[Square, int]]
     return sorted(plot_costs(state, seat, free=False).items())
 
 
+def _column_cost(state: GameState, column: int) -> Cost:
+    unit, amount = state.components.town_hall_costs[column]
+    if unit == "groschen":
+        return Cost(groschen=column_cost(state, column))
+    return _permits(state, amount)
+
+
 def _rights_cost(state: GameState, tile: int) -> Cost:
     for row in state.town_hall:
         for col, stack in enumerate(row):
             if stack.tiles[-1] == tile:
-                unit, amount = state.components.town_hall_costs[col]
-                if unit == "groschen":
-                    return Cost(groschen=column_cost(state, col))
-                return _permits(state, amount)
+                return _column_cost(state, col)
     raise ValueError(f"tile {tile} is not on top of a town-hall stack")

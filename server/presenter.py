@@ -48,7 +48,7 @@ from kutnahora.engine.components import (
     Side,
     Square,
 )
-from kutnahora.engine.costs import mine_squares, option_cost, plot_squares
+from kutnahora.engine.costs import FREE, mine_squares, option_costs, plot_squares
 from kutnahora.engine.options import (
     SKIP,
     ArrangeGuilds,
@@ -415,11 +415,20 @@ def observation_to_wire(
 
 
 def _add_square_costs(wire: game_pb2.Observation, obs: Observation, squares: SquareCosts) -> None:
-    mines, plots = squares
+    _add_mine_squares(wire, obs, squares[0])
+    _add_plot_squares(wire, squares[1])
+
+
+def _add_mine_squares(
+    wire: game_pb2.Observation, obs: Observation, mines: Sequence[tuple[Square, int]]
+) -> None:
     wood = dict(obs.prices)[Commodity.WOOD]
     for square, amount in mines:
         entry = wire.mine_squares.add(wood=amount, groschen=amount * wood)
         _square(entry.square, square)
+
+
+def _add_plot_squares(wire: game_pb2.Observation, plots: Sequence[tuple[Square, int]]) -> None:
     for square, groschen in plots:
         _square(wire.plot_squares.add(groschen=groschen).square, square)
 
@@ -744,12 +753,13 @@ class ObservationEncoder:
         "_headers",
         "_last_players",
         "_market",
+        "_mine_squares",
         "_option_bodies",
         "_option_entries",
         "_patricians",
         "_player_seldom",
+        "_plot_squares",
         "_questions",
-        "_squares",
         "_town_hall",
         "game_id",
         "observer",
@@ -769,7 +779,8 @@ class ObservationEncoder:
         self._option_entries: dict[tuple[DecisionKind, Option, bool, int, Cost | None], bytes] = {}
         self._option_bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
         self._questions: dict[str, bytes] = {}
-        self._squares = _PartCache(limit, observation)
+        self._mine_squares = _PartCache(limit, observation)
+        self._plot_squares = _PartCache(limit, observation)
 
     def encode(
         self,
@@ -817,13 +828,17 @@ class ObservationEncoder:
         if pending is not None:
             parts.append(self._encode_pending(pending, question, describe, cost, unavailable))
         if squares is not None:
+            # mine squares are the same for every viewer; plot costs depend on the viewer's reputation
+            parts.append(
+                self._mine_squares.part_of(
+                    (obs.mines, obs.rocks, obs.prices), lambda w: _add_mine_squares(w, obs, squares()[0])
+                )
+            )
             viewer = obs.viewer
-            # plot costs depend on the viewer's reputation (the discount), the rest on the boards and prices
             reputation = None if viewer is None else obs.players[viewer].reputation
             parts.append(
-                self._squares.part_of(
-                    (obs.city, obs.plots, obs.mines, obs.rocks, obs.prices, reputation),
-                    lambda w: _add_square_costs(w, obs, squares()),
+                self._plot_squares.part_of(
+                    (obs.city, obs.plots, reputation), lambda w: _add_plot_squares(w, squares()[1])
                 )
             )
         return b"".join(parts)
@@ -893,6 +908,8 @@ class ObservationEncoder:
         described = describe is not None
         for index, option in enumerate(pending.options):
             option_cost = cost(option) if cost is not None else None
+            if option_cost is FREE:
+                option_cost = None  # most options cost nothing: keep their entries' keys cheap to hash
             key = (kind, option, described, index, option_cost)
             entry = entries.get(key)
             if entry is None:
@@ -1147,8 +1164,12 @@ def encode_observation(state: GameState, viewer: int | None, encoder: Observatio
     def describe(option: Option) -> str:
         return describe_option(state, kind, option)
 
+    costs: dict[Option, Cost] = {}
+
     def cost(option: Option) -> Cost:
-        return option_cost(state, option, pending)
+        if not costs:
+            costs.update(zip(pending.options, option_costs(state), strict=True))
+        return costs[option]
 
     return encoder.encode(obs, question, describe, cost, squares, unavailable_actions(state))
 

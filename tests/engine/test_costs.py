@@ -175,7 +175,7 @@ def test_listed_cost_is_what_applying_takes(players: int) -> None:
         while state.pending is not None:
             pending = state.pending
             costs = option_costs(state)
-            assert len(costs) == len(pending.options)
+            assert costs == tuple(option_cost(state, option) for option in pending.options)
             if pending.kind in PAID_ON_RESOLVE or pending.kind is DecisionKind.PLAY_CARD:
                 for option, cost in zip(pending.options, costs, strict=True):
                     twin = state.copy()
