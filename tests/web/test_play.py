@@ -35,7 +35,7 @@ def test_a_person_plays_a_whole_game_against_greedy(
 
     choose = random.Random(15)
     clicks = board_clicks = 0
-    shot = False
+    shot = priced = False
     while True:
         page.wait_for_selector(READY)
         if page.locator("#result").is_visible():
@@ -45,6 +45,12 @@ def test_a_person_plays_a_whole_game_against_greedy(
         # Every option names its price (or says it is free).
         assert all(text for text in options.locator(".price").all_inner_texts())
         picks = page.locator("svg g.pick")
+        prices = " ".join(options.locator(".price").all_inner_texts())
+        later = re.search(r"Round ([3-9])/", page.locator("#header").inner_text())
+        if picks.count() and not priced and later and "groschen" in prices:
+            # A decision on the board with prices, well into the game: the picture of a seat being played.
+            page.screenshot(path=str(screenshots / "play-board.png"))
+            priced = True
         if picks.count() and choose.random() < 0.5:
             # Where an option names a square or a town-hall tile, the board itself can be clicked.
             picks.nth(choose.randrange(picks.count())).click()

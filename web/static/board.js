@@ -366,7 +366,7 @@ export class Board {
     const N = 30;
     const left = 70;
     const width = left + notches * N + 70;
-    const standHeight = 3 * 34 + 34;
+    const standHeight = 3 * 34 + 48;
     const height = 2 * standHeight + 8;
     const g = [];
     const stands = [
@@ -380,9 +380,11 @@ export class Board {
       const back = cards && position > cards.turn_over_after ? " (turned over)" : "";
       g.push(s("rect", { x: 0, y: y0, width, height: standHeight, rx: 10, class: "stand" }));
       g.push(text(12, y0 + 20, `${title} stand · card ${position}${back}`, { class: "standtitle", "text-anchor": "start" }));
-      for (let n = 0; n < notches; n++) g.push(text(left + n * N + N / 2, y0 + 20, n, { class: "axis" }));
+      g.push(text(width - 34, y0 + 38, "price", { class: "axis light" }));
+      g.push(text(8 + (left - 14) / 2, y0 + 38, "arm at", { class: "axis light" }));
+      for (let n = 0; n < notches; n++) g.push(text(left + n * N + N / 2, y0 + 38, n, { class: "axis light" }));
       commodities.forEach((commodity, j) => {
-        const y = y0 + 30 + j * 34;
+        const y = y0 + 44 + j * 34;
         const notch = arms.get(ARM_OF[commodity]) || 0;
         const row = card ? (card.prices.find((p) => p.commodity === commodity) || { prices: [] }).prices : [];
         g.push(s("rect", { x: 8, y: y + 2, width: left - 14, height: 26, rx: 4, fill: GUILD_COLOURS[COMMODITY_GUILD[commodity]] }));
@@ -395,11 +397,13 @@ export class Board {
         const entry = prices.get(commodity);
         const price = s("g", { class: "price", "data-price": commodity });
         price.append(s("circle", { cx: width - 34, cy: y + 15, r: 14, class: "coin" }));
-        price.append(text(width - 34, y + 20.5, entry ? entry.price : "?", { class: "pricetext" }));
         if (entry && entry.no_market) {
-          price.append(s("path", { d: `M${width - 48} ${y + 1} l28 28 M${width - 20} ${y + 1} l-28 28`, class: "nomarket" }));
+          // The red X of a card without a market for this commodity, under the price so it stays readable.
+          price.append(s("path", { d: `M${width - 46} ${y + 3} l24 24 M${width - 22} ${y + 3} l-24 24`, class: "nomarket" }));
+          price.append(s("title", {}, `${label(commodity)}: no market on this card`));
           price.setAttribute("data-no-market", "true");
         }
+        price.append(text(width - 34, y + 20.5, entry ? entry.price : "?", { class: "pricetext" }));
         g.push(price);
       });
     });
@@ -412,7 +416,7 @@ export class Board {
     const width = Math.max(tiles.length * (T + 4) + 10, 560);
     const height = 240;
     const g = [s("rect", { x: 0, y: 0, width, height, rx: 10, class: "churchground" })];
-    g.push(text(10, 18, "St. Barbara", { class: "standtitle", "text-anchor": "start" }));
+    g.push(text(10, 18, "St. Barbara: the tile on offer is highlighted", { class: "small bold", "text-anchor": "start" }));
     tiles.forEach((tile, i) => {
       const x = 8 + i * (T + 4);
       const y = 26;
@@ -454,7 +458,18 @@ export class Board {
     } else g.push(text(ex + (width - ex - 8) / 2, 140, "none this round", { class: "small" }));
     const hand = obs.building_in_hand !== undefined ? `Building in hand: ${this.buildingName(obs.building_in_hand)}` : "";
     const kept = obs.kept_tile !== undefined ? `Tile being placed: ${this.mineTileWords(obs.kept_tile)}` : "";
-    g.push(text(10, 196, `Tax ${obs.tax} · events revealed ${obs.revealed_events.length}`, { class: "small", "text-anchor": "start" }));
+    // The rounds track and the tax.
+    g.push(text(10, 196, "Round", { class: "small bold", "text-anchor": "start" }));
+    for (let r = 1; r <= obs.rounds; r++) {
+      const cx = 70 + (r - 1) * 30;
+      const state = r < obs.round ? "past" : r === obs.round ? "now" : "later";
+      g.push(s("circle", { cx, cy: 192, r: 11, class: `round ${state}`, "data-round": r }));
+      g.push(text(cx, 196, r, { class: "small bold" }));
+    }
+    const tx = 90 + obs.rounds * 30;
+    g.push(s("rect", { x: tx, y: 180, width: 74, height: 24, rx: 4, class: "taxbox", "data-tax": obs.tax }));
+    g.push(text(tx + 37, 196, `tax ${obs.tax}`, { class: "small bold" }));
+    g.push(text(tx + 90, 196, `events revealed ${obs.revealed_events.length}`, { class: "small", "text-anchor": "start" }));
     g.push(text(10, 214, [hand, kept].filter(Boolean).join(" · "), { class: "small", "text-anchor": "start" }));
     return svg(width, height, "church-svg", g);
   }

@@ -148,17 +148,21 @@ function renderResult(entry) {
   panel.hidden = false;
   const rows = [...result.seats]
     .sort((a, b) => b.score - a.score || b.groschen - a.groschen)
-    .map((seat) =>
+    .flatMap((seat) => [
       h(
         "tr",
         { "data-result-seat": seat.seat, class: result.winners.includes(seat.seat) ? "winner" : "" },
         h("td", {}, h("span", { style: `color:${SEAT_COLOURS[seat.seat]}` }, seatName(state.summary, seat.seat, state.you))),
         h("td", { class: "score" }, String(seat.score)),
         h("td", {}, String(seat.groschen)),
-        h("td", { class: "breakdown" }, seat.breakdown.filter((b) => b.name !== "total").map((b) => `${b.name.replace(/_/g, " ")} ${b.points}`).join(", ")),
         h("td", {}, result.winners.includes(seat.seat) ? "winner" : "", seat.resigned ? " resigned" : ""),
       ),
-    );
+      h(
+        "tr",
+        { class: "breakdown" },
+        h("td", { colspan: 4 }, seat.breakdown.filter((b) => b.name !== "total").map((b) => `${b.name.replace(/_/g, " ")} ${b.points}`).join(" · ")),
+      ),
+    ]);
   let verdict = "";
   if (state.you !== null) {
     const mine = result.seats.find((s) => s.seat === state.you);
@@ -167,7 +171,7 @@ function renderResult(entry) {
   panel.replaceChildren(
     h("h3", {}, "Final result"),
     verdict ? h("p", { class: "verdict" }, verdict) : "",
-    h("table", { class: "list" }, h("thead", {}, h("tr", {}, ["Seat", "Score", "Groschen", "Breakdown", ""].map((t) => h("th", {}, t)))), h("tbody", {}, rows)),
+    h("table", { class: "list" }, h("thead", {}, h("tr", {}, ["Seat", "Score", "Groschen", ""].map((t) => h("th", {}, t)))), h("tbody", {}, rows)),
   );
 }
 
