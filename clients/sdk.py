@@ -50,6 +50,8 @@ from typing import Any, Final, Self, TypeAlias, TypeVar, cast
 
 import grpc
 import grpc.aio
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from kutnahora.v1 import (
     admin_service_pb2,
@@ -115,11 +117,25 @@ def status_name(status: int) -> str:
 
 
 class ClientError(Exception):
-    """A request failed; the message is one sentence meant for a person."""
+    """A request failed; the message is one sentence meant for a person.
 
-    def __init__(self, message: str, code: grpc.StatusCode | None = None) -> None:
+    ``reason`` says why in a form a program can act on: the name of the server's ``RejectReason`` without
+    its prefix (``NOT_YOUR_TURN``, ``SEAT_TAKEN``, ``LIMIT_REACHED``, ...), read from the
+    ``google.rpc.ErrorInfo`` in the status details; None when the failure carried none (the server was
+    unreachable, or the status came from gRPC itself). ``metadata`` is the ErrorInfo's metadata.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        code: grpc.StatusCode | None = None,
+        reason: str | None = None,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.reason = reason
+        self.metadata = metadata or {}
 
 
 class ConnectError(ClientError):
@@ -130,13 +146,34 @@ class InvalidChoice(ClientError):
     """A bot returned something that is not one of the listed options."""
 
 
+ERROR_DOMAIN: Final = "kutnahora.v1"
+
+
+def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ``google.rpc.ErrorInfo`` a refusal of the Kutná Hora server carries in its status details."""
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]  # an AioRpcError reads the same
+    except ValueError:  # details that contradict the call's status: not the server's
+        return None
+    if status is None:
+        return None
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info) and info.domain == ERROR_DOMAIN:
+            return info
+    return None
+
+
 def rpc_error(error: grpc.aio.AioRpcError, doing: str) -> ClientError:
     """Turn a gRPC error into a :class:`ClientError` whose message says what failed and why."""
     code = error.code()
     details = error.details() or code.name
+    info = error_info(error)
+    reason = info.reason if info is not None else None
+    metadata = dict(info.metadata) if info is not None else {}
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-        return ConnectError(f"{doing} failed: the server is unavailable ({details}).", code)
-    return ClientError(f"{doing} failed: {details} ({code.name}).", code)
+        return ConnectError(f"{doing} failed: the server is unavailable ({details}).", code, reason, metadata)
+    return ClientError(f"{doing} failed: {details} ({code.name}).", code, reason, metadata)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,12 +2,42 @@
 
 Domain code raises :class:`ServiceError`; the servicers turn it into the call's status (unary calls) or a
 ``DecisionRejected`` message (the Play stream), both built by :mod:`kutnahora.server.presenter`. ``reason``
-labels the refusal in metrics and logs.
+(a :class:`Reason`) labels the refusal in metrics and logs, and the presenter maps it to the wire's
+``RejectReason``, which a client reads from the ``DecisionRejected`` or from the ``google.rpc.ErrorInfo``
+in the call status's details.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import grpc
+
+
+class Reason(StrEnum):
+    """Why a request was refused: the label of metrics and log lines. Several may share one wire reason
+    (``max_games``, ``max_watchers`` and ``max_players`` are all ``LIMIT_REACHED``)."""
+
+    STALE_VERSION = "stale_version"
+    NOT_YOUR_TURN = "not_your_turn"
+    NOT_AN_OPTION = "not_an_option"
+    GAME_NOT_ACTIVE = "game_not_active"
+    MALFORMED = "malformed"
+    RATE_LIMITED = "rate_limited"
+    NOT_FOUND = "not_found"
+    UNAUTHENTICATED = "unauthenticated"
+    PERMISSION_DENIED = "permission_denied"
+    SEAT_TAKEN = "seat_taken"
+    GAME_FULL = "game_full"
+    GAME_NOT_ENDED = "game_not_ended"
+    MAX_GAMES = "max_games"
+    MAX_WATCHERS = "max_watchers"
+    MAX_PLAYERS = "max_players"
+    STORE_ERROR = "store_error"
+    ENGINE_ERROR = "engine_error"
+    REBUILD_FAILED = "rebuild_failed"
+    SERVER_FAULT = "server_fault"
+
 
 ECHO_LIMIT = 100
 """How many characters of a client's value a refusal or a log line repeats."""
@@ -33,7 +63,7 @@ class ServiceError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-        self.reason = reason
+        self.reason = Reason(reason)  # an unknown reason fails here, where it is raised
 
 
 def invalid(message: str) -> ServiceError:
@@ -84,3 +114,8 @@ def store_unavailable(message: str) -> ServiceError:
 def engine_failed(message: str) -> ServiceError:
     """The rules engine failed on a listed option (INTERNAL): a fault of the server, not the caller."""
     return ServiceError(grpc.StatusCode.INTERNAL, message, "engine_error")
+
+
+def server_fault(message: str) -> ServiceError:
+    """An unexpected fault of the server (INTERNAL)."""
+    return ServiceError(grpc.StatusCode.INTERNAL, message, "server_fault")

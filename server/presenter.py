@@ -29,7 +29,9 @@ from functools import partial
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from google.protobuf import duration_pb2, timestamp_pb2
+from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
 from kutnahora.engine import Cost, Event, GameOptions, GameResult, GameState, Observation, Option
 from kutnahora.engine import components_hash as engine_components_hash
@@ -68,7 +70,7 @@ from kutnahora.engine.state import Phase
 from kutnahora.engine.text import QUESTIONS, describe_option, unavailable_actions
 from kutnahora.engine.view import Observer, PendingView, PlayerView
 from kutnahora.server.config import ClockConfig
-from kutnahora.server.errors import ServiceError, clip
+from kutnahora.server.errors import Reason, ServiceError, clip
 from kutnahora.server.records import (
     Answer,
     AppliedDecision,
@@ -1101,14 +1103,32 @@ def components_to_wire(components: ComponentSet) -> components_pb2.ComponentSet:
 STATUS, STATUS_BACK = _enum_table(GameStatus, game_pb2.GameStatus, "GAME_STATUS_")
 SOURCE = _enum_table(DecisionSource, game_pb2.DecisionSource, "DECISION_SOURCE_")[0]
 
-REJECT_REASONS: dict[str, Any] = {
-    "stale_version": game_pb2.REJECT_REASON_STALE_VERSION,
-    "not_your_turn": game_pb2.REJECT_REASON_NOT_YOUR_TURN,
-    "not_an_option": game_pb2.REJECT_REASON_NOT_AN_OPTION,
-    "game_not_active": game_pb2.REJECT_REASON_GAME_NOT_ACTIVE,
-    "malformed": game_pb2.REJECT_REASON_MALFORMED,
-    "rate_limited": game_pb2.REJECT_REASON_RATE_LIMITED,
+REJECT_REASONS: dict[Reason, Any] = {
+    Reason.STALE_VERSION: game_pb2.REJECT_REASON_STALE_VERSION,
+    Reason.NOT_YOUR_TURN: game_pb2.REJECT_REASON_NOT_YOUR_TURN,
+    Reason.NOT_AN_OPTION: game_pb2.REJECT_REASON_NOT_AN_OPTION,
+    Reason.GAME_NOT_ACTIVE: game_pb2.REJECT_REASON_GAME_NOT_ACTIVE,
+    Reason.MALFORMED: game_pb2.REJECT_REASON_MALFORMED,
+    Reason.RATE_LIMITED: game_pb2.REJECT_REASON_RATE_LIMITED,
+    Reason.NOT_FOUND: game_pb2.REJECT_REASON_NOT_FOUND,
+    Reason.UNAUTHENTICATED: game_pb2.REJECT_REASON_UNAUTHENTICATED,
+    Reason.PERMISSION_DENIED: game_pb2.REJECT_REASON_PERMISSION_DENIED,
+    Reason.SEAT_TAKEN: game_pb2.REJECT_REASON_SEAT_TAKEN,
+    Reason.GAME_FULL: game_pb2.REJECT_REASON_GAME_FULL,
+    Reason.GAME_NOT_ENDED: game_pb2.REJECT_REASON_GAME_NOT_ENDED,
+    Reason.MAX_GAMES: game_pb2.REJECT_REASON_LIMIT_REACHED,
+    Reason.MAX_WATCHERS: game_pb2.REJECT_REASON_LIMIT_REACHED,
+    Reason.MAX_PLAYERS: game_pb2.REJECT_REASON_LIMIT_REACHED,
+    Reason.STORE_ERROR: game_pb2.REJECT_REASON_STORE_UNAVAILABLE,
+    Reason.ENGINE_ERROR: game_pb2.REJECT_REASON_SERVER_FAULT,
+    Reason.REBUILD_FAILED: game_pb2.REJECT_REASON_SERVER_FAULT,
+    Reason.SERVER_FAULT: game_pb2.REJECT_REASON_SERVER_FAULT,
 }
+"""Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
+
+ERROR_DOMAIN = "kutnahora.v1"
+"""The ``google.rpc.ErrorInfo.domain`` of every refusal."""
+_LIMITS = {Reason.MAX_GAMES, Reason.MAX_WATCHERS, Reason.MAX_PLAYERS}
 
 
 def status_from_wire(number: int) -> GameStatus | None:
@@ -1119,8 +1139,25 @@ def status_from_wire(number: int) -> GameStatus | None:
 
 
 def reject_reason(error: ServiceError) -> Any:
-    """The ``RejectReason`` of a refusal sent on the Play stream."""
-    return REJECT_REASONS.get(error.reason, game_pb2.REJECT_REASON_UNSPECIFIED)
+    """The ``RejectReason`` of a refusal."""
+    return REJECT_REASONS[error.reason]
+
+
+def error_info_reason(error: ServiceError) -> str:
+    """The ``ErrorInfo.reason`` of a refusal: its ``RejectReason``'s name without the prefix."""
+    return str(game_pb2.RejectReason.Name(REJECT_REASONS[error.reason])).removeprefix("REJECT_REASON_")
+
+
+def status_details(error: ServiceError) -> tuple[tuple[str, str | bytes], ...]:
+    """The trailing metadata that carries a refusal's ``google.rpc.Status`` with its ``ErrorInfo``; the
+    call must end with the same code and message."""
+    info = error_details_pb2.ErrorInfo(reason=error_info_reason(error), domain=ERROR_DOMAIN)
+    if error.reason in _LIMITS:
+        info.metadata["limit"] = error.reason.value
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(code=error.code.value[0], message=error.message, details=[detail])
+    return tuple(rpc_status.to_status(status).trailing_metadata)
 
 
 def rejected_message(error: ServiceError, version: int) -> bytes:

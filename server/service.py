@@ -29,7 +29,15 @@ from google.protobuf.message import Message
 from kutnahora import engine
 from kutnahora.server import auth, presenter
 from kutnahora.server.config import ServerConfig
-from kutnahora.server.errors import ServiceError, clip, exhausted, invalid, precondition
+from kutnahora.server.errors import (
+    ServiceError,
+    clip,
+    exhausted,
+    invalid,
+    precondition,
+    server_fault,
+    store_unavailable,
+)
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.limits import RateLimiter
@@ -173,16 +181,18 @@ class KutnaHoraService:
             except ServiceError as error:
                 code = error.code.name
                 self._log_refusal(rpc, error)
-                await context.abort(error.code, error.message)
+                await self._abort(context, error)
             except asyncio.CancelledError:
                 code = "CANCELLED"
                 raise
             except StoreError as error:  # every change is stored before it is made: nothing was changed
                 code = "UNAVAILABLE"
                 self.log.error("store failed", error=str(error))
-                await context.abort(
-                    grpc.StatusCode.UNAVAILABLE,
-                    f"the game store could not be reached, so this {what} changed nothing; try again",
+                await self._abort(
+                    context,
+                    store_unavailable(
+                        f"the game store could not be reached, so this {what} changed nothing; try again"
+                    ),
                 )
             except Exception:
                 if context.code() is not None:  # an abort already chose the status
@@ -190,12 +200,17 @@ class KutnaHoraService:
                     raise
                 code = "INTERNAL"
                 self.log.exception("unexpected error")
-                await context.abort(grpc.StatusCode.INTERNAL, f"the server failed to handle this {what}")
+                await self._abort(context, server_fault(f"the server failed to handle this {what}"))
             finally:
                 self.metrics.rpcs.labels(rpc=rpc, code=code).inc()
                 structlog.contextvars.clear_contextvars()
 
         return handle
+
+    @staticmethod
+    async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> None:
+        """End the call with the refusal's status, its sentence, and its ``google.rpc.Status`` details."""
+        await context.abort(error.code, error.message, trailing_metadata=presenter.status_details(error))
 
     def _log_refusal(self, rpc: str, error: ServiceError) -> None:
         """Count a refusal, and log it unless this kind of refusal was logged often just now."""

@@ -16,6 +16,7 @@ const path = require("path");
 const fs = require("fs");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
+const protobuf = require("protobufjs");
 
 const PROTO_ROOT = process.env.KUTNAHORA_PROTOS || path.join(__dirname, "..", "..", "protos");
 
@@ -83,6 +84,54 @@ function loadServices() {
   return grpc.loadPackageDefinition(definition).kutnahora.v1;
 }
 
+// Every refusal of the server carries a google.rpc.Status in its trailing metadata, with a
+// google.rpc.ErrorInfo whose reason says why in one word a program can act on (NOT_YOUR_TURN, SEAT_TAKEN,
+// LIMIT_REACHED, ...: the RejectReason names without their prefix). These three messages are all it takes
+// to read them.
+const RPC_TYPES = protobuf.Root.fromJSON({
+  nested: {
+    google: {
+      nested: {
+        protobuf: { nested: { Any: { fields: { type_url: { type: "string", id: 1 }, value: { type: "bytes", id: 2 } } } } },
+        rpc: {
+          nested: {
+            Status: {
+              fields: {
+                code: { type: "int32", id: 1 },
+                message: { type: "string", id: 2 },
+                details: { rule: "repeated", type: "google.protobuf.Any", id: 3 },
+              },
+            },
+            ErrorInfo: {
+              fields: {
+                reason: { type: "string", id: 1 },
+                domain: { type: "string", id: 2 },
+                metadata: { keyType: "string", type: "string", id: 3 },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});
+const Status = RPC_TYPES.lookupType("google.rpc.Status");
+const ErrorInfo = RPC_TYPES.lookupType("google.rpc.ErrorInfo");
+
+// The ErrorInfo reason of a refused call ("SEAT_TAKEN", ...), or null when it carries none.
+function refusalReason(error) {
+  const raw = error && error.metadata ? error.metadata.get("grpc-status-details-bin") : [];
+  if (!raw || raw.length === 0) return null;
+  const status = Status.decode(raw[0]);
+  for (const detail of status.details) {
+    if (detail.type_url.endsWith("/google.rpc.ErrorInfo")) {
+      const info = ErrorInfo.decode(detail.value);
+      if (info.domain === "kutnahora.v1") return info.reason;
+    }
+  }
+  return null;
+}
+
 function unary(client, method, request, metadata) {
   return new Promise((resolve, reject) => {
     const callback = (error, response) => (error ? reject(error) : resolve(response));
@@ -148,7 +197,16 @@ async function main() {
     }
     const request = { game_id: gameId, name: args.name };
     if (args.seat !== null) request.seat = args.seat;
-    const joined = await unary(games, "JoinGame", request);
+    let joined;
+    try {
+      joined = await unary(games, "JoinGame", request);
+    } catch (error) {
+      // The seat asked for went to someone else: any free seat will do.
+      if (args.seat === null || refusalReason(error) !== "SEAT_TAKEN") throw error;
+      console.log(`seat ${args.seat} is taken (SEAT_TAKEN); joining a free seat instead`);
+      delete request.seat;
+      joined = await unary(games, "JoinGame", request);
+    }
     seat = { gameId, seat: joined.seat, token: joined.seat_token };
     console.log(`joined game ${gameId} as seat ${seat.seat}`);
   }
@@ -164,7 +222,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  const detail = error.details || error.message || String(error);
+  const reason = refusalReason(error);
+  const detail = (error.details || error.message || String(error)) + (reason ? ` (${reason})` : "");
   if (error.code === grpc.status.UNAVAILABLE) {
     console.error(`kutnahora-node-bot: cannot connect to the Kutná Hora server at ${serverAddress}.`);
     process.exit(2);

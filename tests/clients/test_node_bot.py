@@ -80,3 +80,33 @@ def test_the_node_bot_creates_a_game_and_says_when_the_server_is_away(server_add
         check=False,
     )
     assert usage.returncode == 2 and "--create" in usage.stderr
+
+
+async def test_the_node_bot_reads_the_refusal_reason_and_acts_on_it(server_address: str) -> None:
+    """Asked for a seat that is taken, the bot reads SEAT_TAKEN from the status details (not the English
+    sentence) and joins a free seat instead; a refusal it cannot act on is printed with its reason."""
+    assert NODE is not None
+    async with await Client.connect(server_address) as client:
+        created = await client.create_game(2, seed=19)
+        game_id = created.game.game_id
+        python_seat = await client.join_game(game_id, 0, "random")
+        process = await asyncio.create_subprocess_exec(
+            NODE, "bot.js", "--server", server_address, "--game", game_id, "--seat", "0", "--seed", "4",
+            cwd=NODE_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        outcome, (stdout, stderr) = await asyncio.gather(
+            client.play(RandomBot(8), python_seat), asyncio.wait_for(process.communicate(), 60)
+        )
+    assert process.returncode == 0, stderr.decode()
+    assert "seat 0 is taken (SEAT_TAKEN); joining a free seat instead" in stdout.decode()
+    assert f"joined game {game_id} as seat 1" in stdout.decode()
+    assert outcome.finished
+    full = subprocess.run(
+        [NODE, "bot.js", "--server", server_address, "--game", game_id],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert full.returncode == 1 and "(GAME_NOT_ACTIVE)" in full.stderr, full.stderr

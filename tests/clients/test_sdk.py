@@ -91,8 +91,27 @@ async def test_a_wrong_token_is_refused_with_its_reason(server_address: str) -> 
         with pytest.raises(ClientError) as refused:
             await client.play(RandomBot(1), SeatCredentials(game_id, 0, "not-the-token"))
         assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
-        with pytest.raises(ClientError, match="NOT_FOUND"):
+        assert refused.value.reason == "UNAUTHENTICATED"
+        with pytest.raises(ClientError, match="NOT_FOUND") as missing:
             await client.get_game("no-such-game")
+        assert missing.value.reason == "NOT_FOUND"
+
+
+async def test_a_refusal_says_why_in_a_word_a_program_can_act_on(server_address: str) -> None:
+    """The reason comes from the status details (google.rpc.ErrorInfo), not from the English sentence."""
+    async with await Client.connect(server_address) as client:
+        created = await client.create_game(3)
+        game_id = created.game.game_id
+        await client.join_game(game_id, 0)
+        with pytest.raises(ClientError) as taken:
+            await client.join_game(game_id, 0)
+        assert (taken.value.code, taken.value.reason) == (grpc.StatusCode.ALREADY_EXISTS, "SEAT_TAKEN")
+        with pytest.raises(ClientError) as running:
+            await client.replay(game_id)
+        assert (running.value.code, running.value.reason) == (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "GAME_NOT_ENDED",
+        )
 
 
 class SlowOnce(Bot):

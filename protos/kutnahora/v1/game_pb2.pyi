@@ -68,6 +68,15 @@ class RejectReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REJECT_REASON_GAME_NOT_ACTIVE: _ClassVar[RejectReason]
     REJECT_REASON_MALFORMED: _ClassVar[RejectReason]
     REJECT_REASON_RATE_LIMITED: _ClassVar[RejectReason]
+    REJECT_REASON_NOT_FOUND: _ClassVar[RejectReason]
+    REJECT_REASON_UNAUTHENTICATED: _ClassVar[RejectReason]
+    REJECT_REASON_PERMISSION_DENIED: _ClassVar[RejectReason]
+    REJECT_REASON_SEAT_TAKEN: _ClassVar[RejectReason]
+    REJECT_REASON_GAME_FULL: _ClassVar[RejectReason]
+    REJECT_REASON_GAME_NOT_ENDED: _ClassVar[RejectReason]
+    REJECT_REASON_LIMIT_REACHED: _ClassVar[RejectReason]
+    REJECT_REASON_STORE_UNAVAILABLE: _ClassVar[RejectReason]
+    REJECT_REASON_SERVER_FAULT: _ClassVar[RejectReason]
 PHASE_UNSPECIFIED: Phase
 PHASE_GUILD_SETS: Phase
 PHASE_GUILD_ROWS: Phase
@@ -110,6 +119,15 @@ REJECT_REASON_NOT_AN_OPTION: RejectReason
 REJECT_REASON_GAME_NOT_ACTIVE: RejectReason
 REJECT_REASON_MALFORMED: RejectReason
 REJECT_REASON_RATE_LIMITED: RejectReason
+REJECT_REASON_NOT_FOUND: RejectReason
+REJECT_REASON_UNAUTHENTICATED: RejectReason
+REJECT_REASON_PERMISSION_DENIED: RejectReason
+REJECT_REASON_SEAT_TAKEN: RejectReason
+REJECT_REASON_GAME_FULL: RejectReason
+REJECT_REASON_GAME_NOT_ENDED: RejectReason
+REJECT_REASON_LIMIT_REACHED: RejectReason
+REJECT_REASON_STORE_UNAVAILABLE: RejectReason
+REJECT_REASON_SERVER_FAULT: RejectReason
 
 class GameOptions(_message.Message):
     __slots__ = ("players", "events", "guild_setup_card", "mine_setup_card")
