@@ -30,6 +30,7 @@ class Reason(StrEnum):
     SEAT_TAKEN = "seat_taken"
     GAME_FULL = "game_full"
     GAME_NOT_ENDED = "game_not_ended"
+    COMPONENTS_MISMATCH = "components_mismatch"
     MAX_GAMES = "max_games"
     MAX_WATCHERS = "max_watchers"
     MAX_PLAYERS = "max_players"

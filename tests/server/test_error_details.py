@@ -141,3 +141,18 @@ async def test_a_rejection_on_the_play_stream_has_the_same_reason(client: Client
     rejected = (await call.read()).rejected
     assert game_pb2.RejectReason.Name(rejected.reason) == "REJECT_REASON_NOT_AN_OPTION"
     call.cancel()
+
+
+def test_every_reason_the_server_code_names_is_a_known_reason() -> None:
+    """A refusal raised with a reason outside errors.Reason would fail where it is raised: find any."""
+    import ast
+    from pathlib import Path
+
+    makers = {"precondition", "exhausted", "conflict", "ServiceError"}
+    known = {reason.value for reason in Reason}
+    for path in sorted((Path(__file__).resolve().parents[2] / "server").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in makers and node.args:
+                last = node.args[-1]
+                if isinstance(last, ast.Constant) and isinstance(last.value, str):
+                    assert last.value in known, f"{path.name}:{node.lineno} refuses for {last.value!r}"

@@ -77,6 +77,7 @@ class RejectReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REJECT_REASON_LIMIT_REACHED: _ClassVar[RejectReason]
     REJECT_REASON_STORE_UNAVAILABLE: _ClassVar[RejectReason]
     REJECT_REASON_SERVER_FAULT: _ClassVar[RejectReason]
+    REJECT_REASON_COMPONENTS_MISMATCH: _ClassVar[RejectReason]
 PHASE_UNSPECIFIED: Phase
 PHASE_GUILD_SETS: Phase
 PHASE_GUILD_ROWS: Phase
@@ -128,6 +129,7 @@ REJECT_REASON_GAME_NOT_ENDED: RejectReason
 REJECT_REASON_LIMIT_REACHED: RejectReason
 REJECT_REASON_STORE_UNAVAILABLE: RejectReason
 REJECT_REASON_SERVER_FAULT: RejectReason
+REJECT_REASON_COMPONENTS_MISMATCH: RejectReason
 
 class GameOptions(_message.Message):
     __slots__ = ("players", "events", "guild_setup_card", "mine_setup_card")
