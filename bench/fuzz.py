@@ -472,6 +472,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--play-share", type=float, default=0.25, help="share of Play streams among them")
     parser.add_argument("--seed", type=int, default=None, help="draw reproducibly from this seed")
     parser.add_argument("--target", default="", help="fuzz this running server instead of starting one")
+    parser.add_argument(
+        "--stop-at-first",
+        action="store_true",
+        help="stop at the first problem and print its smallest example (Hypothesis shrinks it)",
+    )
     return parser
 
 
