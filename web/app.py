@@ -7,6 +7,7 @@
 ``GET /``                                 the lobby: games waiting, active and finished; create or join
 ``GET /games/ID[?v=N]``                   a game drawn as a board, live or replayed at version N
 ``GET /tournament``                       a tournament's standings (``--results FILE``, or an upload)
+``GET /tournament/games/ID``              a tournament game's replay (played again here from its file)
 ``GET /api/games``                        the lobby's rows (round and scores of active games included)
 ``GET /api/games/ID``                     one game's summary, and which seat this browser holds in it
 ``GET /api/games/ID/events``              every version of the game from ``?from=N`` on, as SSE, live
@@ -38,7 +39,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders, UploadFile
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -48,8 +49,9 @@ from kutnahora.clients.render import Names
 from kutnahora.clients.sdk import Client, ClientError, SeatCredentials
 from kutnahora.clients.tournament.results import FORMAT, GameRecord
 from kutnahora.v1 import game_pb2
-from kutnahora.web import seats, wire
+from kutnahora.web import replays, seats, wire
 from kutnahora.web.bots import BotPlayers
+from kutnahora.web.replays import ReplayError, replay_onto
 from kutnahora.web.standings import ResultsError, Tournament, from_records, read
 
 log = logging.getLogger(__name__)
@@ -94,7 +96,11 @@ class Web:
     names: Names
     components: dict[str, Any]
     tournament: Tournament | None = None
+    results: Path | None = None
+    tls: bool = False
+    ca_cert: str | None = None
     lobby_cache: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    replayed: dict[str, asyncio.Task[str]] = field(default_factory=dict)
 
 
 def error_response(error: Exception) -> JSONResponse:
@@ -201,6 +207,73 @@ async def _read_upload(upload: UploadFile) -> tuple[Tournament | None, str]:
     except (KeyError, TypeError, ValueError, ResultsError) as error:
         return None, f"{upload.filename} cannot be read: {error}."
     return from_records(upload.filename or "upload", dict(data.get("config", {})), records), ""
+
+
+async def tournament_game(request: Request) -> Response:
+    """A tournament game's replay: on the game server already, or played again there from its saved file."""
+    web: Web = request.app.state.web
+    game_id = request.path_params["game_id"]
+    if not seats.GAME_ID.match(game_id):
+        return Response("No such game.", status_code=404)
+    if request.method == "POST" and not seats.same_origin(request):
+        return Response("Refused: this request did not come from this site's own pages.", status_code=403)
+    done = web.replayed.get(game_id)
+    if done is not None and done.done() and not done.cancelled() and done.exception() is None:
+        return RedirectResponse(f"/games/{done.result()}", status_code=303)
+    try:
+        await web.client.get_game(game_id)
+        return RedirectResponse(f"/games/{game_id}", status_code=303)
+    except ClientError as error:
+        if error.code != grpc.StatusCode.NOT_FOUND:
+            return _replay_page(request, game_id, None, str(error), 502)
+    path = _saved_replay(web, game_id)
+    if path is None:
+        message = (
+            f"Game {game_id} is not on the game server {web.client.address}, and this web server has no "
+            "saved replay of it: start kutnahora-web with --results FILE (the tournament's results, beside "
+            "its replays), or run the tournament with --server pointing at this game server."
+        )
+        return _replay_page(request, game_id, None, message, 404)
+    if request.method == "GET":
+        return _replay_page(request, game_id, path, "", 200)
+    if done is None or done.done():
+        done = asyncio.create_task(_play_again(web, path))
+        web.replayed[game_id] = done
+    try:
+        new_id = await asyncio.shield(done)
+    except (ReplayError, ClientError) as error:
+        web.replayed.pop(game_id, None)
+        return _replay_page(request, game_id, path, f"{error}.", 409)
+    return RedirectResponse(f"/games/{new_id}", status_code=303)
+
+
+async def _play_again(web: Web, path: Path) -> str:
+    async with await Client.connect(web.client.address, tls=web.tls, ca_cert=web.ca_cert) as client:
+        return await replay_onto(client, replays.load(path))
+
+
+def _saved_replay(web: Web, game_id: str) -> Path | None:
+    """The saved replay of a game of the --results tournament, where the runner wrote it."""
+    if web.tournament is None or web.results is None:
+        return None
+    record = next((r for r in web.tournament.games if r.game_id == game_id), None)
+    if record is None:
+        return None
+    folder = web.results.parent
+    candidates = [folder / f"{web.results.stem}.replays" / f"{game_id}.json"]
+    if record.replay and not record.replay.startswith("kutnahora://"):
+        saved = Path(record.replay)
+        candidates = [saved, folder / saved, folder / saved.name, *candidates]
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def _replay_page(request: Request, game_id: str, path: Path | None, error: str, status: int) -> Response:
+    return templates.TemplateResponse(
+        request,
+        "replay.html",
+        {"game_id": game_id, "path": path, "error": error},
+        status_code=status,
+    )
 
 
 # The API.
@@ -412,9 +485,14 @@ def create_app(
                 names=Names(component_set),
                 components=wire.to_json(component_set),
                 tournament=tournament,
+                results=results,
+                tls=tls,
+                ca_cert=ca_cert,
             )
             yield
             await app.state.web.bots.close()
+            for task in app.state.web.replayed.values():
+                task.cancel()
         finally:
             await client.close()
 
@@ -422,6 +500,7 @@ def create_app(
         Route("/", lobby_page),
         Route("/games/{game_id}", game_page),
         Route("/tournament", tournament_page, methods=["GET", "POST"]),
+        Route("/tournament/games/{game_id}", tournament_game, methods=["GET", "POST"]),
         Route("/api/components", api(components)),
         Route("/api/games", api(list_games), methods=["GET"]),
         Route("/api/games", api(create_game), methods=["POST"]),

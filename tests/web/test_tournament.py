@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -14,10 +15,8 @@ import pytest
 from tests.web.conftest import ROOT, Servers, start, stop
 
 
-@pytest.fixture(scope="module")
-def results(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A four-game tournament of random against greedy, played on the web server's game server."""
-    out = tmp_path_factory.mktemp("tournament") / "results.json"
+def tournament(out: Path, *server: str) -> Path:
+    """Play a small tournament of random against greedy; ``server`` is ``--server ADDRESS`` or nothing."""
     done = subprocess.run(
         [
             sys.executable,
@@ -28,11 +27,10 @@ def results(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--players",
             "2",
             "--games",
-            "4",
+            "4" if server else "2",
             "--seed",
             "5",
-            "--server",
-            servers.grpc,
+            *server,
             "--out",
             str(out),
             "--quiet",
@@ -45,6 +43,18 @@ def results(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert done.returncode == 0, done.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def results(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A four-game tournament played on the web server's game server."""
+    return tournament(tmp_path_factory.mktemp("tournament") / "results.json", "--server", servers.grpc)
+
+
+@pytest.fixture(scope="module")
+def own_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-game tournament played on a game server of its own, gone when it ends; replays saved."""
+    return tournament(tmp_path_factory.mktemp("own") / "results.json")
 
 
 def test_the_page_lists_the_standings_and_every_game(
@@ -79,7 +89,10 @@ def test_the_page_lists_the_standings_and_every_game(
         assert page.locator(f"#result tr[data-result-seat='{seat}'] td.score").inner_text() == str(score)
 
 
-def test_results_given_on_the_command_line(servers: Servers, results: Path, tmp_path: Path) -> None:
+def test_a_game_from_a_server_that_is_gone_is_played_again_from_its_replay(
+    servers: Servers, own_results: Path, context: Any, tmp_path: Path
+) -> None:
+    data = json.loads(own_results.read_text())
     process, url = start(
         [
             sys.executable,
@@ -90,16 +103,31 @@ def test_results_given_on_the_command_line(servers: Servers, results: Path, tmp_
             "--port",
             "0",
             "--results",
-            str(results),
+            str(own_results),
         ],
         r"serving (http://\S+)",
         tmp_path / "web.log",
     )
     try:
-        page = httpx.get(f"{url}/tournament", timeout=20).text
+        html = httpx.get(f"{url}/tournament", timeout=20).text
+        assert "2-player tournament, 2 games, seed 5" in html
+        for game in data["games"]:
+            assert f'href="/tournament/games/{game["game_id"]}"' in html
+        page = context.new_page()
+        page.goto(f"{url}/tournament")
+        first = data["games"][0]
+        page.locator(f"tr[data-game-id='{first['game_id']}'] a.replay").click()
+        page.click("#play-again")
+        page.wait_for_selector("#game[data-ended='true']")
+        assert page.url != f"{url}/games/{first['game_id']}"  # a new game on this server, the same moves
+        assert page.locator("#move-count").inner_text() == str(first["decisions"])
+        for seat, score in enumerate(first["scores"]):
+            assert page.locator(f"#result tr[data-result-seat='{seat}'] td.score").inner_text() == str(score)
+        # Asked again, the page goes straight to the game played before.
+        again = httpx.get(f"{url}/tournament/games/{first['game_id']}", timeout=20)
+        assert again.status_code == 303 and again.headers["location"] == urlsplit(page.url).path
+        # A game that is in no results file and on no server is one sentence.
+        missing = httpx.get(f"{url}/tournament/games/0123456789abcdef", timeout=20)
+        assert missing.status_code == 404 and "no saved replay of it" in missing.text
     finally:
         stop(process)
-    data = json.loads(results.read_text())
-    assert "2-player tournament, 4 games, seed 5" in page
-    for game in data["games"]:
-        assert f'href="/games/{game["game_id"]}"' in page
