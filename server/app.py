@@ -18,7 +18,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 from grpc_reflection.v1alpha._async import ReflectionServicer
 
-from kutnahora.engine import default_components
+import kutnahora
+from kutnahora.engine import RULES_VERSION, components_hash, default_components
 from kutnahora.server import logs
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.hub import GameHub
@@ -119,6 +120,25 @@ class GameServer:
         await self._stopped.wait()
 
 
+def server_options(config: ServerConfig) -> list[tuple[str, int]]:
+    """gRPC's channel arguments for the server: message sizes, keepalive, and the connection age."""
+    limit = config.limits.max_message_bytes
+    options = [
+        ("grpc.so_reuseport", 0),
+        ("grpc.max_receive_message_length", limit),
+        ("grpc.max_send_message_length", max(limit, 16 << 20)),
+        # Clients may keep an idle connection alive with pings, at most one every 10 s.
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ]
+    if config.max_connection_age_seconds > 0:
+        options.append(("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)))
+        options.append(
+            ("grpc.max_connection_age_grace_ms", int(config.max_connection_age_grace_seconds * 1000))
+        )
+    return options
+
+
 async def create_server(
     address: str = "127.0.0.1:0", config: ServerConfig | None = None
 ) -> tuple[GameServer, int]:
@@ -133,16 +153,12 @@ async def create_server(
     store = make_store(config, metrics)
     hub = GameHub(config, store, metrics, components, log)
     service = KutnaHoraService(hub, config, metrics, log)
-    limit = config.limits.max_message_bytes
-    server = grpc.aio.server(
-        options=[
-            ("grpc.so_reuseport", 0),
-            ("grpc.max_receive_message_length", limit),
-            ("grpc.max_send_message_length", max(limit, 16 << 20)),
-            ("grpc.keepalive_permit_without_calls", 1),
-            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
-        ]
-    )
+    metrics.build_info.labels(
+        version=kutnahora.__version__,
+        rules_version=str(RULES_VERSION),
+        components=components_hash(components),
+    ).set(1)
+    server = grpc.aio.server(options=server_options(config))
     server.add_generic_rpc_handlers(tuple(service.handlers()))
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

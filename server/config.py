@@ -79,6 +79,11 @@ class ServerConfig:
     components: ComponentSet | None = None  # None: the engine's default component set
     policy_delay_seconds: float = 0.0  # pause before the random policy plays a replaced seat
     grace_seconds: float = 10.0  # how long calls in flight may run on at shutdown
+    # A connection older than this is asked to go away (GOAWAY), so that clients reconnect and a scaled-out
+    # deployment spreads them over its replicas again; 0 keeps connections for ever. Its calls in flight
+    # then get the grace to finish before they are cancelled.
+    max_connection_age_seconds: float = 0.0
+    max_connection_age_grace_seconds: float = 300.0
     # A game waiting for players, or active without a clock, that sees no join, decision or resignation
     # for this long (while this server holds it) is abandoned; 0 keeps such games forever.
     idle_timeout_seconds: float = 3600.0

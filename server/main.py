@@ -117,6 +117,21 @@ def build_parser() -> argparse.ArgumentParser:
     add("--tls-key", "TLS_KEY", "", str, "PEM private key")
     add("--grace", "GRACE", defaults.grace_seconds, float, "seconds calls in flight may run on at shutdown")
     add(
+        "--max-connection-age",
+        "MAX_CONNECTION_AGE",
+        defaults.max_connection_age_seconds,
+        float,
+        "seconds after which a client connection is asked to reconnect, so that replicas share clients "
+        "again (0: never)",
+    )
+    add(
+        "--max-connection-age-grace",
+        "MAX_CONNECTION_AGE_GRACE",
+        defaults.max_connection_age_grace_seconds,
+        float,
+        "seconds the calls of a connection past its age may run on before they are cancelled",
+    )
+    add(
         "--idle-timeout",
         "IDLE_TIMEOUT",
         defaults.idle_timeout_seconds,
@@ -155,6 +170,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         raise SystemExit(f"--log-format must be json or console, not {args.log_format!r}")
     if bool(args.tls_cert) != bool(args.tls_key):
         raise SystemExit("--tls-cert and --tls-key must be given together")
+    if args.max_connection_age < 0 or args.max_connection_age_grace < 0:
+        raise SystemExit("--max-connection-age and --max-connection-age-grace must not be negative")
     if args.idle_timeout < 0:
         raise SystemExit(f"--idle-timeout must be 0 (never) or more seconds, not {args.idle_timeout:g}")
     components = None
@@ -188,6 +205,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         tls_key=args.tls_key or None,
         ended_games_in_memory=args.ended_games_in_memory,
         grace_seconds=args.grace,
+        max_connection_age_seconds=args.max_connection_age,
+        max_connection_age_grace_seconds=args.max_connection_age_grace,
         idle_timeout_seconds=args.idle_timeout,
     )
 

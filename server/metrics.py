@@ -58,6 +58,12 @@ class Metrics:
             registry=r,
         )
         self.games = Gauge("kutnahora_games", "Games held in memory, by status.", ["status"], registry=r)
+        self.build_info = Gauge(
+            "kutnahora_build_info",
+            "Always 1: the server's version, the rules version and the content hash of its component set.",
+            ["version", "rules_version", "components"],
+            registry=r,
+        )
         self.decisions = Counter(
             "kutnahora_decisions_applied_total",
             "Decisions applied, by who made them.",

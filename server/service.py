@@ -26,6 +26,7 @@ import structlog
 from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
+import kutnahora
 from kutnahora import engine
 from kutnahora.server import auth, presenter
 from kutnahora.server.config import ServerConfig
@@ -55,7 +56,6 @@ from kutnahora.v1 import (
 )
 
 EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # the stubs lack the end-of-stream marker
-SERVER_VERSION = "0.1.0"
 MAX_LABEL = 200
 MAX_NAME = 100
 REQUEST_ID_KEY = "x-request-id"
@@ -487,7 +487,7 @@ class KutnaHoraService:
         limits = self.config.limits
         uptime_ms = int((time.time() - self.hub.started_at) * 1000)
         response = admin_service_pb2.GetServerInfoResponse(
-            server_version=SERVER_VERSION,
+            server_version=kutnahora.__version__,
             rules_version=engine.RULES_VERSION,
             limits=admin_service_pb2.ServerLimits(
                 max_message_bytes=limits.max_message_bytes,

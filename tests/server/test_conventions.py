@@ -1,0 +1,74 @@
+"""What operators expect of a gRPC service: a build-info metric, one version everywhere, and connections
+that do not live for ever when a deployment is scaled out."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import urllib.request
+
+import grpc
+import grpc.aio
+import pytest
+
+import kutnahora
+from kutnahora import engine
+from kutnahora.server.config import ServerConfig
+from kutnahora.server.main import build_parser, config_from_args
+from kutnahora.v1 import admin_service_pb2, play_service_pb2
+from tests.server.conftest import NO_CLOCK, StartServer
+
+
+async def test_build_info_and_the_server_version_come_from_the_package(start_server: StartServer) -> None:
+    installed = importlib.metadata.version("kutnahora")
+    assert kutnahora.__version__ == installed
+    server, client = await start_server(ServerConfig(clock=NO_CLOCK, metrics_port=0))
+    info = await client.admin.GetServerInfo(admin_service_pb2.GetServerInfoRequest())
+    assert info.server_version == installed
+    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+    text = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
+    components = engine.components_hash(engine.default_components())
+    line = (
+        f'kutnahora_build_info{{components="{components}",rules_version="{engine.RULES_VERSION}",'
+        f'version="{installed}"}} 1.0'
+    )
+    assert line in text.splitlines()
+
+
+async def test_a_connection_past_its_age_is_ended_after_the_grace(start_server: StartServer) -> None:
+    """A watch stream on a game that does not move would stay open for ever; past the connection's age
+    and its grace, the server ends it, and the client reconnects for its next call."""
+    config = ServerConfig(
+        clock=NO_CLOCK, max_connection_age_seconds=0.5, max_connection_age_grace_seconds=0.5
+    )
+    _, client = await start_server(config)
+    game_id, _, _ = await client.new_game(players=2, seed=5)
+    watch = client.play.WatchGame(play_service_pb2.WatchGameRequest(game_id=game_id))
+    await watch.read()  # version 0
+    with pytest.raises(grpc.aio.AioRpcError) as ended:
+        await asyncio.wait_for(watch.read(), 10)
+    assert ended.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+    await client.observe(game_id)  # a new connection serves the next call
+
+
+async def test_without_an_age_a_quiet_stream_stays_open(start_server: StartServer) -> None:
+    _, client = await start_server(ServerConfig(clock=NO_CLOCK))
+    game_id, _, _ = await client.new_game(players=2, seed=5)
+    watch = client.play.WatchGame(play_service_pb2.WatchGameRequest(game_id=game_id))
+    await watch.read()
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(watch.read(), 2.0)
+    watch.cancel()
+
+
+def test_the_connection_age_flags_and_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = config_from_args(build_parser().parse_args([]))
+    assert config.max_connection_age_seconds == 0
+    config = config_from_args(
+        build_parser().parse_args(["--max-connection-age", "600", "--max-connection-age-grace", "60"])
+    )
+    assert (config.max_connection_age_seconds, config.max_connection_age_grace_seconds) == (600, 60)
+    monkeypatch.setenv("KUTNAHORA_MAX_CONNECTION_AGE", "900")
+    assert config_from_args(build_parser().parse_args([])).max_connection_age_seconds == 900
+    with pytest.raises(SystemExit, match="must not be negative"):
+        config_from_args(build_parser().parse_args(["--max-connection-age", "-1"]))
