@@ -93,6 +93,9 @@ def test_a_seat_lives_in_an_http_only_cookie_and_nothing_else(servers: Servers, 
     assert web.get(f"/api/games/{game_id}").json()["game"]["version"] == 0
     applied = deciding.post(f"/api/games/{game_id}/decide", json={"version": 0, "index": 0}, headers=headers)
     assert applied.json() == {"version": 1, "game_over": False}
+    # Resigning hands the seat to the server's random policy.
+    resigned = deciding.post(f"/api/games/{game_id}/resign", json={}, headers=headers)
+    assert resigned.json()["game"]["seats"][first]["resigned"] is True
     other.close()
     # A forged cookie is the game server's to refuse.
     web.cookies.set(f"kh_seat_{game_id}", "1.not-the-real-token-at-all", path="/")

@@ -227,8 +227,11 @@ export class Board {
               "stroke-width": owned ? 4 : 1.5,
             }),
           );
-          lines(b ? b.name : "?", 11).forEach((line, i) =>
-            cell.append(text(x + C / 2, y + 27 + i * 12, line, { class: "bname" })),
+          const words = lines(b ? b.name : "?", 11);
+          // A three-line name is set smaller so that the owner's mark below it stays clear.
+          const step = words.length > 2 ? 10 : 12;
+          words.forEach((line, i) =>
+            cell.append(text(x + C / 2, y + 24 + i * step, line, { class: words.length > 2 ? "bname tight" : "bname" })),
           );
           cell.append(...dotsOf(b, x + 4, y + 4, C - 8, C - 8));
           if (owned) {

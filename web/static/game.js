@@ -131,7 +131,7 @@ function renderYou(obs) {
   if ((obs.drawn || []).length) {
     parts.push(h("p", { class: "drawn" }, "You drew: " + obs.drawn.map((t) => `tile ${t} (${state.board.mineTileWords(t)})`).join("; ")));
   }
-  if (!obs.over) {
+  if (!obs.over && state.summary && state.summary.status === "active") {
     parts.push(h("button", { class: "resign", onclick: resign }, "Resign"));
   }
   panel.replaceChildren(...parts);
