@@ -125,6 +125,7 @@ class HumanSeat:
     async def run(self) -> play_service_pb2.WatchGameResponse | None:
         """Play until the game ends; returns its last watch message."""
         waiting_shown = -1
+        names_known = False
         last: play_service_pb2.WatchGameResponse | None = None
         async for message in self.client.watch(self.seat.game_id, self.seat):
             last = message
@@ -133,6 +134,11 @@ class HumanSeat:
                 self.names.set_game(obs)
             if message.seats:
                 show_seats(self.console, self.names, message)
+            elif not names_known and message.status != game_pb2.GAME_STATUS_WAITING:
+                if not all(self.names.seat_names):  # seats taken before this watch began: learn the names
+                    summary = await self.client.get_game(self.seat.game_id)
+                    self.names.seat_names = [s.name for s in summary.seats]
+                names_known = True
             self._record(message)
             if message.status in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED) or obs.over:
                 break

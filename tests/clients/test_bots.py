@@ -99,3 +99,44 @@ def test_the_bot_command_says_in_one_line_when_the_server_is_away() -> None:
     assert "cannot connect to the Kutná Hora server at 127.0.0.1:1" in done.stderr
     helped = run_module("kutnahora.clients.bots.cli", "--help")
     assert helped.returncode == 0 and "--create" in helped.stdout and "--fill" in helped.stdout
+
+
+def test_greedy_prices_options_by_the_listed_cost() -> None:
+    """The greedy bot keeps no copy of the pricing rules: a plot or a mine square it is offered is worth
+    less the more the server says it costs, whatever the bot could work out itself."""
+    import random
+
+    from kutnahora import engine
+    from kutnahora.clients.bots.greedy import (
+        Position,
+        Tables,
+        Weights,
+        _score_mine_square,
+        _score_plot_square,
+    )
+    from kutnahora.engine.options import DecisionKind
+    from kutnahora.server import presenter
+
+    components = presenter.components_to_wire(engine.default_components())
+    tables = Tables(components, 2)
+    scorers = {DecisionKind.PLOT_SQUARE: _score_plot_square, DecisionKind.MINE_SQUARE: _score_mine_square}
+    seen = set()
+    state = engine.new_game(engine.GameOptions(players=2), 8)
+    rng = random.Random(8)
+    while state.pending is not None and len(seen) < 2:
+        pending = state.pending
+        if pending.kind in scorers:
+            seat = pending.seat
+            wire = game_pb2.Observation.FromString(
+                presenter.encode_observation(state, seat, presenter.ObservationEncoder("g"))
+            )
+            position = Position(wire, tables, Weights(), seat)
+            option = wire.pending.options[0]
+            cheap, dear = game_pb2.LegalOption(), game_pb2.LegalOption()
+            cheap.CopyFrom(option)
+            dear.CopyFrom(option)
+            cheap.cost.groschen, dear.cost.groschen = 1, 30
+            assert scorers[pending.kind](position, cheap) > scorers[pending.kind](position, dear)
+            seen.add(pending.kind)
+        engine.apply(state, rng.choice(engine.legal(state)))
+    assert seen == set(scorers)

@@ -131,6 +131,12 @@ def test_a_person_who_asks_to_confirm_forced_choices_is_asked(server_address: st
 
 def test_the_creator_sees_the_other_seat_taken(server_address: str) -> None:
     """WatchGame tells of joins: "Waiting for 1 more player" is followed by who took the seat."""
+
+    async def watchers() -> int:
+        async with await Client.connect(server_address) as client:
+            return int((await client.server_info()).watchers)
+
+    before = asyncio.run(watchers())
     child = _spawn("--server", server_address, "--create", "--players", "2", "--opponents", "none")
     screen: list[str] = []
     child.logfile_read = _Collector(screen)
@@ -141,6 +147,10 @@ def test_the_creator_sees_the_other_seat_taken(server_address: str) -> None:
 
         async def join() -> None:
             async with await Client.connect(server_address) as client:
+                for _ in range(300):  # the client watches the game before the seat is taken
+                    if (await client.server_info()).watchers > before:
+                        break
+                    await asyncio.sleep(0.05)
                 await client.join_game(game_id, 1, "ana")
 
         asyncio.run(join())
