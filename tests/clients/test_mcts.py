@@ -123,6 +123,25 @@ async def test_a_short_game_against_greedy_over_grpc(server_address: str) -> Non
     assert outcomes[0].refused == 0 and outcomes[0].decisions > 20
 
 
+def test_the_bot_command_plays_a_whole_game_with_a_search_budget(server_address: str) -> None:
+    done = run_module(
+        "kutnahora.clients.bots.cli",
+        "mcts",
+        "--iterations",
+        "2",
+        "--bot-seed",
+        "4",
+        "--server",
+        server_address,
+        "--create",
+        "--players",
+        "2",
+        "--fill",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Playing game" in done.stdout and "as mcts" in done.stdout and "finished" in done.stdout
+
+
 def test_the_bot_command_checks_its_budget() -> None:
     done = run_module("kutnahora.clients.bots.cli", "mcts", "--iterations", "0", "--create")
     assert done.returncode == 2 and "--iterations must be at least 1" in done.stderr
