@@ -69,7 +69,7 @@ from kutnahora.server.store import (
     result_to_json,
 )
 
-DETAIL_WINDOW = 256
+DETAIL_WINDOW = 32
 """How many recent decisions keep their listed options and events in memory (for exact retries)."""
 
 

@@ -738,6 +738,30 @@ _L = game_pb2.LegalOption
 _OPTION_INDEX = _key(_L.INDEX_FIELD_NUMBER, 0)
 
 
+class OptionEntries:
+    """Serialised ``LegalOption`` entries and their bodies, by decision kind, option (and position and
+    cost, for an entry); see :meth:`ObservationEncoder._encode_pending`."""
+
+    __slots__ = ("bodies", "entries")
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[DecisionKind, Option, bool, int, Cost | None], bytes] = {}
+        self.bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
+
+
+_SHARED_OPTIONS: dict[int, tuple[ComponentSet, OptionEntries]] = {}
+
+
+def shared_option_entries(components: ComponentSet) -> OptionEntries:
+    """The option entries every game of ``components`` shares (one set per server; a few in tests)."""
+    held = _SHARED_OPTIONS.get(id(components))
+    if held is None or held[0] is not components:
+        if len(_SHARED_OPTIONS) >= 8:
+            _SHARED_OPTIONS.clear()
+        held = _SHARED_OPTIONS[id(components)] = (components, OptionEntries())
+    return held[1]
+
+
 class ObservationEncoder:
     """Serialises observations of one game, reusing the wire bytes of every part that did not change.
 
@@ -756,18 +780,18 @@ class ObservationEncoder:
         "_last_players",
         "_market",
         "_mine_squares",
-        "_option_bodies",
-        "_option_entries",
+        "_own_options",
         "_patricians",
         "_player_seldom",
         "_plot_squares",
         "_questions",
+        "_shared_options",
         "_town_hall",
         "game_id",
         "observer",
     )
 
-    def __init__(self, game_id: str, limit: int = 64) -> None:
+    def __init__(self, game_id: str, limit: int = 8, options: OptionEntries | None = None) -> None:
         self.game_id = game_id
         self.observer = Observer()
         observation = game_pb2.Observation
@@ -778,8 +802,8 @@ class ObservationEncoder:
         self._patricians = _PartCache(limit, observation)
         self._player_seldom = _PartCache(limit * 4, game_pb2.PlayerBoard)
         self._last_players: dict[int, tuple[PlayerView, bytes]] = {}
-        self._option_entries: dict[tuple[DecisionKind, Option, bool, int, Cost | None], bytes] = {}
-        self._option_bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
+        self._shared_options = options if options is not None else OptionEntries()
+        self._own_options = OptionEntries()
         self._questions: dict[str, bytes] = {}
         self._mine_squares = _PartCache(limit, observation)
         self._plot_squares = _PartCache(limit, observation)
@@ -885,11 +909,14 @@ class ObservationEncoder:
         """Observation field 35 (``pending``), written directly as wire bytes.
 
         The options change with nearly every decision, so instead of building messages, each option's
-        ``LegalOption`` entry (index, payload, text, description) is serialised once per game, decision
-        kind and position, and reused; the entry's body without its index once per game, decision kind
-        and option. A description is assumed to depend only on the game, the decision
-        kind and the option, which holds for :func:`kutnahora.engine.text.describe_option`; the cost
-        depends on the state, so it is part of the entry's key.
+        ``LegalOption`` entry (index, payload, text, description, cost) is serialised once per component
+        set, decision kind, option, position and cost, and reused; the entry's body without its index
+        and cost once per component set, decision kind and option. These caches are shared by every game
+        of the component set (:class:`OptionEntries`), so a game holds none of its own: a description
+        depends only on the component set, the decision kind and the option, as
+        :func:`kutnahora.engine.text.describe_option` words it, except a guild set's (it names the game's
+        guild sets), whose entries the game keeps to itself. The cost depends on the state, so it is part
+        of the entry's key.
         """
         parts = []
         if pending.seat:
@@ -900,8 +927,11 @@ class ObservationEncoder:
             if encoded is None:
                 encoded = self._questions[question] = _string_field(_P.QUESTION_FIELD_NUMBER, question)
             parts.append(encoded)
-        entries = self._option_entries
-        bodies = self._option_bodies
+        shared, own = self._shared_options, self._own_options
+        if pending.kind is DecisionKind.GUILD_SET:
+            shared = own
+        entries = shared.entries
+        bodies = shared.bodies
         if len(entries) > _CACHE_LIMIT:
             entries.clear()
         if len(bodies) > _CACHE_LIMIT:
@@ -1332,7 +1362,7 @@ SPECTATOR = -1
 WATCH_WINDOW = 64
 """How many recent versions keep their prepared watch messages."""
 
-RESPONSE_WINDOW = 256
+RESPONSE_WINDOW = 32
 """How many recent decisions keep their serialised ``SubmitDecisionResponse`` (for exact retries)."""
 
 _GET_OBSERVATION = play_service_pb2.GetObservationResponse.OBSERVATION_FIELD_NUMBER
@@ -1354,7 +1384,9 @@ class GameView:
 
     def __init__(self, game: LiveGame) -> None:
         self.game = game
-        self.encoder = ObservationEncoder(game.game_id)
+        self.encoder = ObservationEncoder(
+            game.game_id, options=shared_option_entries(game.services.components)
+        )
         self._observations: dict[int, tuple[int, bytes]] = {}
         self._watch_cache: dict[tuple[int, int], bytes] = {}
         self._watchers: dict[int, int] = {}  # viewer key -> open watch streams
@@ -1372,7 +1404,9 @@ class GameView:
     def ended(self) -> None:
         """An ended game changes no more: its few last observations need none of the parts and option
         entries cached during play, which would otherwise stay loaded with it."""
-        self.encoder = ObservationEncoder(self.game.game_id)
+        self.encoder = ObservationEncoder(
+            self.game.game_id, options=shared_option_entries(self.game.services.components)
+        )
 
     # --- observations ------------------------------------------------------------------------------------
 

@@ -1,0 +1,142 @@
+"""Memory per loaded game, and where it goes, measured in this process with :mod:`tracemalloc`.
+
+Games are created and played through the server's own objects: a :class:`~kutnahora.server.hub.GameHub`
+over a SQLite store in a temporary file, as a server keeps it, and no network. Every seat answers with a
+random listed option, and before each decision the observation of the seat that owes it is built, as a
+Play stream's writer does, so that the presenter's caches fill as they do in a serving process (the
+option entries that every game of a component set shares are counted too, divided among the games).
+Then the memory the games hold is measured and grouped by the module that allocated it:
+
+    python -m kutnahora.bench.game_memory --games 60 --decisions 150
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import random
+import sys
+import tempfile
+import tracemalloc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kutnahora import engine
+from kutnahora.server import logs, presenter
+from kutnahora.server.config import ClockConfig, ServerConfig
+from kutnahora.server.game import LiveGame
+from kutnahora.server.hub import GameHub
+from kutnahora.server.metrics import Metrics
+from kutnahora.server.records import ListedIndex
+from kutnahora.server.sqlite_store import SqliteStore
+
+
+@dataclass
+class GameMemory:
+    """What the loaded games held: bytes per game in all, and by where it was allocated."""
+
+    games: int
+    decisions_per_game: float
+    bytes_per_game: float
+    by_place: dict[str, float]  # bytes per game, by the allocating module's area
+
+
+def _place(filename: str) -> str:
+    path = Path(filename)
+    parts = path.parts
+    for folder, name in (("engine", "engine"), ("server", "server"), ("protobuf", "protobuf")):
+        if folder in parts:
+            if name == "server":
+                return f"server/{path.name}"
+            return name
+    return "other"
+
+
+async def _play(games: int, decisions: int, seed: int, folder: Path) -> tuple[list[LiveGame], int]:
+    config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
+    store = SqliteStore(str(folder / "memory.db"))
+    hub = GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
+    await hub.store.open()
+    rng = random.Random(seed)
+    loaded = []
+    made = 0
+    for index in range(games):
+        game, _ = await hub.create(engine.GameOptions(players=2 + index % 3), index, config.clock, "")
+        for seat in range(len(game.seats)):
+            await game.join(seat, f"seat {seat}")
+        view = presenter.view(game)
+        for _ in range(decisions):
+            pending = game.state.pending
+            if pending is None or game.ended:
+                break
+            view.observation(pending.seat)  # as the seat's Play stream does before it answers
+            await game.submit(pending.seat, game.version, ListedIndex(rng.randrange(len(pending.options))))
+            made += 1
+        loaded.append(game)
+    await store.close()
+    return loaded, made
+
+
+def measure(games: int = 30, decisions: int = 120, seed: int = 1) -> GameMemory:
+    """Play ``games`` games ``decisions`` decisions deep (or to their end) and measure what they hold."""
+    logs.configure("json", "error")
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    kept: list[Any] = []
+
+    async def run(folder: Path) -> int:
+        loaded, made = await _play(games, decisions, seed, folder)
+        kept.append(loaded)
+        return made
+
+    with tempfile.TemporaryDirectory() as folder:
+        made = asyncio.run(run(Path(folder)))
+    gc.collect()
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    logs.reset()
+    by_place: dict[str, float] = {}
+    total = 0
+    for stat in after.compare_to(before, "filename"):
+        place = _place(stat.traceback[0].filename)
+        by_place[place] = by_place.get(place, 0) + stat.size_diff
+        total += stat.size_diff
+    kept.clear()
+    return GameMemory(
+        games=games,
+        decisions_per_game=made / games,
+        bytes_per_game=total / games,
+        by_place={place: size / games for place, size in sorted(by_place.items(), key=lambda p: -p[1])},
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the memory per loaded game and its breakdown."""
+    parser = argparse.ArgumentParser(
+        prog="python -m kutnahora.bench.game_memory",
+        description="Measure the memory each loaded game holds, and where it goes (tracemalloc).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=30, help="games to load (2, 3 and 4 seats in turn)")
+    parser.add_argument("--decisions", type=int, default=120, help="decisions played in each")
+    parser.add_argument("--seed", type=int, default=1, help="the random choices' seed")
+    args = parser.parse_args(argv)
+    if args.games <= 0 or args.decisions < 0:
+        raise SystemExit("--games must be positive and --decisions not negative")
+    result = measure(args.games, args.decisions, args.seed)
+    print(
+        f"memory per loaded game: {result.bytes_per_game / 1024:.0f} KiB "
+        f"({result.games} games, {result.decisions_per_game:.0f} decisions each on average)"
+    )
+    for place, size in result.by_place.items():
+        if abs(size) >= 512:
+            print(f"  {place:28} {size / 1024:7.1f} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
