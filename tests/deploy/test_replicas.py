@@ -124,7 +124,8 @@ def watch(server: ServerProcess, game_id: str, seen: list[int], done: threading.
         for message in server.play.WatchGame(
             play.WatchGameRequest(game_id=game_id, from_version=0), timeout=60
         ):
-            seen.append(message.observation.version)
+            if not message.seats:  # a message telling of the seats repeats the current version
+                seen.append(message.observation.version)
     finally:
         done.set()
 
