@@ -46,6 +46,7 @@ games of 2–4 players is 8.
 
 from __future__ import annotations
 
+import ctypes
 import random
 from collections.abc import Callable
 from typing import Any
@@ -368,3 +369,8 @@ def make_game(params: dict[str, Any] | None = None) -> KutnaHoraGame:
 
 
 pyspiel.register_game(GAME_TYPE, make_game)
+# pyspiel's registry, a C++ static, now holds make_game and releases it only after the interpreter has
+# finished, without a thread state. Should every Python reference be gone by then (a module dropped
+# from sys.modules), that release would free the function and abort the process at exit; one reference
+# that is never given back keeps the function alive to the end.
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(make_game))

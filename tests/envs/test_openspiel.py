@@ -3,6 +3,9 @@ state, and plays a game with OpenSpiel's IS-MCTS bot against its uniform random 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pyspiel
 import pytest
@@ -149,3 +152,18 @@ def test_ismcts_plays_a_game_against_the_uniform_random_bot() -> None:
     assert searched > 20
     returns = state.returns()
     assert sum(returns) == 0.0 and returns[0] in (-1.0, 0.0, 1.0)
+
+
+def test_the_process_exits_cleanly_when_the_module_is_gone() -> None:
+    """pyspiel's registry releases the game's factory after the interpreter has finished; with no Python
+    reference left by then (the module dropped), that must not abort the process."""
+    script = (
+        "import sys, kutnahora.envs, kutnahora.envs.openspiel_game as m\n"
+        "del sys.modules['kutnahora.envs.openspiel_game'], kutnahora.envs.openspiel_game\n"
+        "m.__dict__.clear()\n"
+        "del m\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-500:]
