@@ -43,6 +43,23 @@ Runner = Callable[[float], tuple[int, float]]
 """Plays for about the given number of seconds; returns the decisions made and the seconds taken."""
 
 
+def timed(step: Callable[[], int], batch: int = 100) -> Runner:
+    """A runner that calls ``step`` (which returns the decisions it made) in batches until time is up."""
+
+    def run(seconds: float) -> tuple[int, float]:
+        decisions = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            for _ in range(batch):
+                decisions += step()
+            now = time.perf_counter()
+            if now >= deadline:
+                return decisions, now - start
+
+    return run
+
+
 def engine_runner(players: int, seed: int, work: str) -> Runner:
     """The bare engine; ``work`` adds ``observe`` or the observation vector and mask of the acting seat."""
     from kutnahora.envs.actions import ActionSpace
@@ -55,29 +72,21 @@ def engine_runner(players: int, seed: int, work: str) -> Runner:
     state = new_game(options, rng.getrandbits(63))
     observer = Observer()
 
-    def run(seconds: float) -> tuple[int, float]:
+    def step() -> int:
         nonlocal state
-        steps = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while True:
-            for _ in range(100):
-                if state.over:
-                    state = new_game(options, rng.getrandbits(63))
-                pending = state.pending
-                assert pending is not None
-                if work == "observe":
-                    observer.observe(state, pending.seat)
-                elif work == "vector":
-                    layout.encode(observer.observe(state, pending.seat))
-                    space.mask(pending.options)
-                apply(state, rng.choice(legal(state)))
-                steps += 1
-            now = time.perf_counter()
-            if now >= deadline:
-                return steps, now - start
+        if state.over:
+            state = new_game(options, rng.getrandbits(63))
+        pending = state.pending
+        assert pending is not None
+        if work == "observe":
+            observer.observe(state, pending.seat)
+        elif work == "vector":
+            layout.encode(observer.observe(state, pending.seat))
+            space.mask(pending.options)
+        apply(state, rng.choice(legal(state)))
+        return 1
 
-    return run
+    return timed(step)
 
 
 def pettingzoo_runner(players: int, seed: int) -> Runner:
@@ -87,22 +96,14 @@ def pettingzoo_runner(players: int, seed: int) -> Runner:
     env.reset(seed=seed)
     rng = random.Random(seed)
 
-    def run(seconds: float) -> tuple[int, float]:
-        steps = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while True:
-            for _ in range(100):
-                if env.terminations[env.agent_selection]:
-                    env.reset()
-                mask = env.observe(env.agent_selection)["action_mask"]
-                env.step(int(rng.choice(np.flatnonzero(mask))))
-                steps += 1
-            now = time.perf_counter()
-            if now >= deadline:
-                return steps, now - start
+    def step() -> int:
+        if env.terminations[env.agent_selection]:
+            env.reset()
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+        return 1
 
-    return run
+    return timed(step)
 
 
 def gymnasium_runner(players: int, seed: int) -> Runner:
@@ -112,25 +113,19 @@ def gymnasium_runner(players: int, seed: int) -> Runner:
     observation, _ = env.reset(seed=seed)
     rng = random.Random(seed)
 
-    def run(seconds: float) -> tuple[int, float]:
+    def step() -> int:
+        """One agent step, counting the decisions the opponents made in it too."""
         nonlocal observation
-        decisions = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while True:
-            for _ in range(25):
-                assert env.state is not None
-                before = env.state.version
-                action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-                observation, _, terminated, _, _ = env.step(action)
-                decisions += env.state.version - before
-                if terminated:
-                    observation, _ = env.reset()
-            now = time.perf_counter()
-            if now >= deadline:
-                return decisions, now - start
+        assert env.state is not None
+        before = env.state.version
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        observation, _, terminated, _, _ = env.step(action)
+        decisions = env.state.version - before
+        if terminated:
+            observation, _ = env.reset()
+        return decisions
 
-    return run
+    return timed(step, batch=25)
 
 
 def openspiel_runner(players: int, seed: int, tensor: bool) -> Runner:
@@ -142,24 +137,16 @@ def openspiel_runner(players: int, seed: int, tensor: bool) -> Runner:
     state = game.new_initial_state()
     rng = random.Random(seed)
 
-    def run(seconds: float) -> tuple[int, float]:
+    def step() -> int:
         nonlocal state
-        steps = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while True:
-            for _ in range(100):
-                if state.is_terminal():
-                    state = game.new_initial_state()
-                if tensor:
-                    state.observation_tensor(state.current_player())
-                state.apply_action(rng.choice(state.legal_actions()))
-                steps += 1
-            now = time.perf_counter()
-            if now >= deadline:
-                return steps, now - start
+        if state.is_terminal():
+            state = game.new_initial_state()
+        if tensor:
+            state.observation_tensor(state.current_player())
+        state.apply_action(rng.choice(state.legal_actions()))
+        return 1
 
-    return run
+    return timed(step)
 
 
 TARGETS: dict[str, str] = {
