@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from kutnahora.server.store import (
     GAME_COLUMNS,
+    UNFINISHED,
     UNFINISHED_SQL,
     DecisionRow,
     GameQuery,
@@ -88,6 +89,17 @@ CREATE TABLE IF NOT EXISTS decisions (
 """
 
 
+_APPEND = (
+    "INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_APPEND_NEXT = (
+    "INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at) "
+    "SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM games WHERE game_id = ?) "
+    "AND ? = (SELECT COALESCE(MAX(seq) + 1, 0) FROM decisions WHERE game_id = ?)"
+)
+
+
 @dataclass(slots=True)
 class _Job:
     """One unit of work for the worker thread and the future that awaits its outcome."""
@@ -131,6 +143,8 @@ class SqliteStore:
             inline_writes = self.path != ":memory:" and self.synchronous in ("OFF", "NORMAL")
         self._inline_writes = inline_writes
         self._inline: sqlite3.Connection | None = None
+        # The length of each unfinished game's log, as this store last wrote or read it (committed).
+        self._log_lengths: dict[str, int] = {}
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
@@ -177,6 +191,7 @@ class SqliteStore:
             )
 
         await self._submit(work, write=True, statements=2)
+        self._log_lengths[game.game_id] = 0
 
     async def save_seat(self, game_id: str, seat: SeatRow) -> None:
         """Record a seat's join or resignation."""
@@ -194,28 +209,29 @@ class SqliteStore:
 
     async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
         """Append one decision to the game's log."""
+        values = (
+            game_id,
+            decision.seq,
+            decision.seat,
+            decision.option,
+            decision.source,
+            decision.think_ms,
+            decision.applied_at,
+        )
+        # When this store wrote or read the log's length itself, a plain insert keeps the log whole: the
+        # primary key refuses a decision N stored already and the foreign key an unknown game. Otherwise one
+        # statement appends only the next decision of a known game. Either way, a second look says why
+        # nothing was appended.
+        next_in_log = self._log_lengths.get(game_id) == decision.seq
 
         def work(db: sqlite3.Connection) -> None:
-            # One statement: it appends only the next decision of a known game, so it needs no transaction
-            # of its own; when it appends nothing, a second look says why.
-            written = db.execute(
-                "INSERT INTO decisions (game_id, seq, seat, option, source, think_ms, applied_at) "
-                "SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM games WHERE game_id = ?) "
-                "AND ? = (SELECT COALESCE(MAX(seq) + 1, 0) FROM decisions WHERE game_id = ?)",
-                (
-                    game_id,
-                    decision.seq,
-                    decision.seat,
-                    decision.option,
-                    decision.source,
-                    decision.think_ms,
-                    decision.applied_at,
-                    game_id,
-                    decision.seq,
-                    game_id,
-                ),
-            ).rowcount
-            if written == 1:
+            if next_in_log:
+                try:
+                    db.execute(_APPEND, values)
+                    return
+                except sqlite3.IntegrityError:
+                    pass
+            elif db.execute(_APPEND_NEXT, (*values, game_id, decision.seq, game_id)).rowcount == 1:
                 return
             known, following = db.execute(
                 "SELECT (SELECT 1 FROM games WHERE game_id = ?), "
@@ -224,7 +240,12 @@ class SqliteStore:
             ).fetchone()
             raise refused_append(game_id, decision.seq, known is not None, following)
 
-        await self._submit(work, write=True)
+        try:
+            await self._submit(work, write=True)
+        except BaseException:
+            self._log_lengths.pop(game_id, None)
+            raise
+        self._log_lengths[game_id] = decision.seq + 1
 
     async def set_status(
         self,
@@ -246,6 +267,8 @@ class SqliteStore:
             return changed == 1
 
         written: bool = await self._submit(work, write=True)
+        if status not in UNFINISHED:
+            self._log_lengths.pop(game_id, None)  # an ended game's log grows no more
         return written
 
     async def load_game(self, game_id: str) -> StoredGame | None:
@@ -277,6 +300,8 @@ class SqliteStore:
             return StoredGame(_game_row(row, len(decisions)), seats, decisions)
 
         result: StoredGame | None = await self._submit(work, write=False)
+        if result is not None and result.game.status in UNFINISHED:
+            self._log_lengths[game_id] = len(result.decisions)
         return result
 
     async def list_games(self, query: GameQuery) -> list[GameRow]:

@@ -256,3 +256,27 @@ async def test_two_instances_racing_for_decision_n_exactly_one_wins(
     stored = await right.load_game("g-race")
     assert stored is not None
     assert [d.seq for d in stored.decisions] == list(range(10))
+
+
+async def test_a_store_that_wrote_the_log_still_refuses_what_another_instance_stored(
+    open_store: OpenStore, backend: Backend
+) -> None:
+    # The creating instance knows the log's length; another instance appends behind its back.
+    if not backend.shared:
+        pytest.skip("two memory stores share nothing")
+    left, right = await open_store(), await open_store()
+    await left.create_game(make_game("g-behind"), empty_seats(2))
+    await right.append_decision("g-behind", decision(0, option="right 0"))
+    await right.append_decision("g-behind", decision(1, option="right 1"))
+    with pytest.raises(DuplicateDecision):
+        await left.append_decision("g-behind", decision(0, option="left 0"))
+    with pytest.raises(StoreError) as raised:
+        await left.append_decision("g-behind", decision(3, option="left 3"))
+    assert not isinstance(raised.value, DuplicateDecision)
+    await left.append_decision("g-behind", decision(2, option="left 2"))
+    await left.append_decision("g-behind", decision(3, option="left 3"))
+    with pytest.raises(DuplicateDecision):
+        await left.append_decision("g-behind", decision(3, option="again"))
+    stored = await right.load_game("g-behind")
+    assert stored is not None
+    assert [d.option for d in stored.decisions] == ["right 0", "right 1", "left 2", "left 3"]
