@@ -60,6 +60,25 @@ class Cost:
 
 FREE = Cost()
 
+PRICED_KINDS = frozenset(
+    {
+        DecisionKind.PLAY_CARD,
+        DecisionKind.JOKER_ACTION,
+        DecisionKind.REFILL_MINERS,
+        DecisionKind.MINE_SQUARE,
+        DecisionKind.RIGHTS_TILE,
+        DecisionKind.PLOT_SQUARE,
+        DecisionKind.BUILD_TILE,
+        DecisionKind.BUILD_SQUARE,
+        DecisionKind.SEAT_PATRICIAN,
+        DecisionKind.TAX,
+    }
+)
+"""The decision kinds with an option that may cost something (:func:`option_cost`); every option of any
+other kind is free."""
+
+_PAID_ACTIONS = (Action.MINE, Action.JOKER, Action.ST_BARBARA)
+
 
 def reputation_cost(state: GameState, seat: int, loss: int) -> Cost:
     """Losing ``loss`` reputation: the steps left on the track, then 2 points a step beyond it."""
@@ -137,29 +156,40 @@ def option_costs(state: GameState) -> tuple[Cost, ...]:
     if pending is None:
         return ()
     options = pending.options
-    if pending.kind is DecisionKind.PLAY_CARD:  # the most frequent decision: each action priced once
-        by_action: dict[Action, Cost] = {}
-        costs = []
-        for option in options:
-            action = option.action if isinstance(option, PlayCard) else None
-            if action is None:
-                costs.append(FREE)
-                continue
-            cost = by_action.get(action)
-            if cost is None:
-                cost = by_action[action] = action_cost(state, pending.seat, action)
-            costs.append(cost)
-        return tuple(costs)
-    if pending.kind is DecisionKind.PLOT_SQUARE:
+    kind = pending.kind
+    if kind not in PRICED_KINDS:
+        return (FREE,) * len(options)
+    if kind is DecisionKind.PLAY_CARD:  # the most frequent decision: only the paid actions are priced
+        return _card_costs(state, pending.seat, options)
+    if kind is DecisionKind.PLOT_SQUARE:
         table = plot_costs(state, pending.seat, free=state.free_action)
         return tuple(
             Cost(groschen=table[(o.row, o.col)]) if isinstance(o, ChooseSquare) else FREE for o in options
         )
-    if pending.kind is DecisionKind.RIGHTS_TILE and not state.free_action:
+    if kind is DecisionKind.RIGHTS_TILE and not state.free_action:
         columns = {row[col].tiles[-1]: col for row in state.town_hall for col in range(len(row))}
         by_column = [_column_cost(state, col) for col in range(len(state.components.town_hall_costs))]
         return tuple(by_column[columns[o.tile]] if isinstance(o, ChooseTile) else FREE for o in options)
     return tuple(option_cost(state, option, pending) for option in options)
+
+
+def _card_costs(state: GameState, seat: int, options: tuple[Option, ...]) -> tuple[Cost, ...]:
+    """The costs of a card play's options: each paid action (:func:`action_cost`) priced once, if listed."""
+    priced: list[tuple[Action, Cost]] = []
+    costs: list[Cost] = []
+    for option in options:
+        action = option.action if isinstance(option, PlayCard) else None
+        if action is None or action not in _PAID_ACTIONS:
+            costs.append(FREE)
+            continue
+        for known, cost in priced:
+            if known is action:
+                break
+        else:
+            cost = action_cost(state, seat, action)
+            priced.append((action, cost))
+        costs.append(cost)
+    return tuple(costs)
 
 
 def mine_squares(state: GameState) -> list[tuple[Square, int]]:

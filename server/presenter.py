@@ -50,7 +50,7 @@ from kutnahora.engine.components import (
     Side,
     Square,
 )
-from kutnahora.engine.costs import FREE, mine_squares, option_costs, plot_squares
+from kutnahora.engine.costs import FREE, PRICED_KINDS, mine_squares, option_costs, plot_squares
 from kutnahora.engine.options import (
     SKIP,
     ArrangeGuilds,
@@ -68,7 +68,7 @@ from kutnahora.engine.options import (
 )
 from kutnahora.engine.state import Phase
 from kutnahora.engine.text import QUESTIONS, describe_option, unavailable_actions
-from kutnahora.engine.view import Observer, PendingView, PlayerView
+from kutnahora.engine.view import Observer, PendingView, PlayerView, WorkStep
 from kutnahora.server.config import ClockConfig
 from kutnahora.server.errors import Reason, ServiceError, clip
 from kutnahora.server.records import (
@@ -473,11 +473,17 @@ def _header(obs: Observation, game_id: str) -> game_pb2.Observation:
     if obs.kept_tile is not None:
         wire.kept_tile = obs.kept_tile
     _stable_header(wire, obs, game_id)
+    add_step = wire.work.add
+    for step in obs.work:
+        add_step(kind=step.kind, seat=step.seat, args=step.args)
+    wire.mine_reshuffles = obs.mine_reshuffles
+    wire.mine_discard_seen.extend(obs.mine_discard_seen)
     return wire
 
 
 def _stable_header(wire: game_pb2.Observation, obs: Observation, game_id: str) -> None:
-    """The header's fields that change seldom (``_STABLE_HEADER_FIELDS``, and the game id)."""
+    """The header's fields that change seldom (``_STABLE_HEADER_FIELDS``, and the game id): all but the
+    last three of the observation's scalars and lists of numbers (see :func:`_header_tail`)."""
     wire.game_id = game_id
     wire.phase = PHASE_BY_VALUE[obs.phase]
     wire.round = obs.round
@@ -502,11 +508,6 @@ def _stable_header(wire: game_pb2.Observation, obs: Observation, game_id: str) -
         wire.building_in_hand = obs.building_in_hand
     wire.uses_events = obs.uses_events
     wire.free_action = obs.free_action
-    add_step = wire.work.add
-    for step in obs.work:
-        add_step(kind=step.kind, seat=step.seat, args=step.args)
-    wire.mine_reshuffles = obs.mine_reshuffles
-    wire.mine_discard_seen.extend(obs.mine_discard_seen)
 
 
 def _add_market(wire: game_pb2.Observation, obs: Observation) -> None:
@@ -664,7 +665,8 @@ class _PartCache(Generic[M]):
 
 
 # The observation fields that ``_header`` writes that change seldom, cached together as one part; the
-# others (version, viewer, turn, cards left, drawn tiles, kept tile, scores) are written by ``_volatile``.
+# others (version, viewer, turn, cards left, drawn tiles, kept tile, scores) are written by ``_volatile``,
+# and the last three (the engine's work, the reshuffles, the viewer's discards) by ``_header_tail``.
 _STABLE_HEADER_FIELDS = (
     "phase",
     "round",
@@ -687,9 +689,6 @@ _STABLE_HEADER_FIELDS = (
     "over",
     "uses_events",
     "free_action",
-    "work",
-    "mine_reshuffles",
-    "mine_discard_seen",
 )
 _stable_header_key = itemgetter(*(Observation._fields.index(name) for name in _STABLE_HEADER_FIELDS))
 
@@ -730,6 +729,46 @@ def _volatile(obs: Observation) -> bytes:
     return b"".join(out)
 
 
+_WORK, _RESHUFFLES = _key(_N.WORK_FIELD_NUMBER, 2), _key(_N.MINE_RESHUFFLES_FIELD_NUMBER, 0)
+_DISCARD_SEEN = _key(_N.MINE_DISCARD_SEEN_FIELD_NUMBER, 2)
+_STEP_KIND, _STEP_SEAT = _key(1, 2), _key(2, 0)
+_STEP_ARGS = _key(3, 2)
+_WORK_STEPS: dict[WorkStep, bytes] = {}
+
+
+def _packed(key: bytes, values: Sequence[int]) -> bytes:
+    """A packed repeated int32 field (nothing when empty)."""
+    if not values:
+        return b""
+    packed = b"".join([_int32(value) for value in values])
+    return key + varint(len(packed)) + packed
+
+
+def _work_step(step: WorkStep) -> bytes:
+    """Observation field ``work``: one ``WorkStep`` entry as wire bytes (built once per distinct step)."""
+    encoded = _WORK_STEPS.get(step)
+    if encoded is None:
+        if len(_WORK_STEPS) >= _CACHE_LIMIT:
+            _WORK_STEPS.clear()
+        body = _string_field(1, step.kind)
+        if step.seat:
+            body += _STEP_SEAT + _int32(step.seat)
+        body += _packed(_STEP_ARGS, step.args)
+        encoded = _WORK_STEPS[step] = _WORK + varint(len(body)) + body
+    return encoded
+
+
+def _header_tail(obs: Observation) -> bytes:
+    """The engine's work, the mine reshuffles and the viewer's discards seen (the observation's last
+    fields before the square costs), written directly as wire bytes: they change too often to cache."""
+    out = [_work_step(step) for step in obs.work]
+    if obs.mine_reshuffles:
+        out.append(_RESHUFFLES + _int32(obs.mine_reshuffles))
+    if obs.mine_discard_seen:
+        out.append(_packed(_DISCARD_SEEN, obs.mine_discard_seen))
+    return b"".join(out)
+
+
 _PLAYER_KEY = _key(_N.PLAYERS_FIELD_NUMBER, 2)
 _P = game_pb2.PendingDecision
 _PENDING_SEAT, _PENDING_KIND = _key(_P.SEAT_FIELD_NUMBER, 0), _key(_P.KIND_FIELD_NUMBER, 0)
@@ -739,14 +778,21 @@ _OPTION_INDEX = _key(_L.INDEX_FIELD_NUMBER, 0)
 
 
 class OptionEntries:
-    """Serialised ``LegalOption`` entries and their bodies, by decision kind, option (and position and
-    cost, for an entry); see :meth:`ObservationEncoder._encode_pending`."""
+    """Serialised ``LegalOption`` entries: by decision kind, options and whether they are described, each
+    option's entry without a cost, its body without its length and cost, and all of them joined; and each
+    option's body without its index (by decision kind, option and whether it is described). See
+    :meth:`ObservationEncoder._encode_pending`."""
 
-    __slots__ = ("bodies", "entries")
+    __slots__ = ("bodies", "lists")
 
     def __init__(self) -> None:
-        self.entries: dict[tuple[DecisionKind, Option, bool, int, Cost | None], bytes] = {}
+        self.lists: dict[tuple[DecisionKind, bool, tuple[Option, ...]], _OptionList] = {}
         self.bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
+
+
+_OptionList = tuple[tuple[bytes, ...], tuple[bytes, ...], bytes]
+"""A decision's options as wire bytes: each one's entry when free, each one's body before a cost, and the
+free entries joined."""
 
 
 _SHARED_OPTIONS: dict[int, tuple[ComponentSet, OptionEntries]] = {}
@@ -816,14 +862,18 @@ class ObservationEncoder:
         cost: Callable[[Option], Cost] | None = None,
         squares: Callable[[], SquareCosts] | None = None,
         unavailable: Sequence[Unavailable] = (),
+        costs: Sequence[Cost] | None = None,
     ) -> bytes:
         """The serialised wire observation of ``obs``.
 
-        ``squares`` is called only when the boards, the prices or the viewer's reputation changed.
+        ``cost`` gives each option's cost; ``costs`` may give them all instead, in the order of the options
+        (None, without ``cost``: every option is free). ``squares`` is called only when the boards, the
+        prices or the viewer's reputation changed.
         """
         game_id = self.game_id
         parts = [
             self._headers.part(_stable_header_key(obs), lambda w: _stable_header(w, obs, game_id)),
+            _header_tail(obs),
             _volatile(obs),
         ]
 
@@ -852,7 +902,9 @@ class ObservationEncoder:
             parts.append(encoded)
         pending = obs.pending
         if pending is not None:
-            parts.append(self._encode_pending(pending, question, describe, cost, unavailable))
+            if costs is None and cost is not None:
+                costs = [cost(option) for option in pending.options]
+            parts.append(self._encode_pending(pending, question, describe, costs, unavailable))
         if squares is not None:
             # mine squares are the same for every viewer; plot costs depend on the viewer's reputation
             parts.append(
@@ -903,20 +955,19 @@ class ObservationEncoder:
         pending: PendingView,
         question: str,
         describe: Callable[[Option], str] | None,
-        cost: Callable[[Option], Cost] | None = None,
+        costs: Sequence[Cost] | None = None,
         unavailable: Sequence[Unavailable] = (),
     ) -> bytes:
         """Observation field 35 (``pending``), written directly as wire bytes.
 
-        The options change with nearly every decision, so instead of building messages, each option's
-        ``LegalOption`` entry (index, payload, text, description, cost) is serialised once per component
-        set, decision kind, option, position and cost, and reused; the entry's body without its index
-        and cost once per component set, decision kind and option. These caches are shared by every game
-        of the component set (:class:`OptionEntries`), so a game holds none of its own: a description
-        depends only on the component set, the decision kind and the option, as
-        :func:`kutnahora.engine.text.describe_option` words it, except a guild set's (it names the game's
-        guild sets), whose entries the game keeps to itself. The cost depends on the state, so it is part
-        of the entry's key.
+        The options change with nearly every decision, so instead of building messages, a decision's
+        ``LegalOption`` entries (index, payload, text, description) are serialised once per component set,
+        decision kind and options, and reused (:meth:`_option_list`); only an option that costs something
+        has its entry written again, with the cost (``costs``, one for each option) at its end. These
+        caches are shared by every game of the component set (:class:`OptionEntries`), so a game holds
+        none of its own: a description depends only on the component set, the decision kind and the
+        option, as :func:`kutnahora.engine.text.describe_option` words it, except a guild set's (it names
+        the game's guild sets), whose entries the game keeps to itself.
         """
         parts = []
         if pending.seat:
@@ -927,44 +978,68 @@ class ObservationEncoder:
             if encoded is None:
                 encoded = self._questions[question] = _string_field(_P.QUESTION_FIELD_NUMBER, question)
             parts.append(encoded)
-        shared, own = self._shared_options, self._own_options
-        if pending.kind is DecisionKind.GUILD_SET:
-            shared = own
-        entries = shared.entries
-        bodies = shared.bodies
-        if len(entries) > _CACHE_LIMIT:
-            entries.clear()
-        if len(bodies) > _CACHE_LIMIT:
-            bodies.clear()
-        kind = pending.kind
-        described = describe is not None
-        for index, option in enumerate(pending.options):
-            option_cost = cost(option) if cost is not None else None
-            if option_cost is FREE:
-                option_cost = None  # most options cost nothing: keep their entries' keys cheap to hash
-            key = (kind, option, described, index, option_cost)
-            entry = entries.get(key)
-            if entry is None:
-                # The same option is often listed again at another position: its body is kept apart.
-                body_key = (kind, option, described)
-                body = bodies.get(body_key)
-                if body is None:
-                    body = embed(
-                        _L.DECISION_FIELD_NUMBER, decision_payload(option).SerializeToString()
-                    ) + _string_field(_L.TEXT_FIELD_NUMBER, canonical_text(option))
-                    if describe is not None:
-                        body += _string_field(_L.DESCRIPTION_FIELD_NUMBER, describe(option))
-                    bodies[body_key] = body
-                if index:
-                    body = _OPTION_INDEX + varint(index) + body
-                if option_cost:
+        shared = self._own_options if pending.kind is DecisionKind.GUILD_SET else self._shared_options
+        entries, bodies, joined = self._option_list(shared, pending, describe)
+        if costs is None:
+            parts.append(joined)
+        else:
+            for entry, body, option_cost in zip(entries, bodies, costs, strict=True):
+                if option_cost is FREE or not option_cost:
+                    parts.append(entry)
+                else:
                     body += _cost_field(option_cost)
-                entry = entries[key] = _OPTION_KEY + varint(len(body)) + body
-            parts.append(entry)
-        for card, action, reason in unavailable:
-            missing = game_pb2.UnavailableAction(card=card, action=ACTION[action], reason=reason)
-            parts.append(embed(_P.UNAVAILABLE_FIELD_NUMBER, missing.SerializeToString()))
+                    parts.append(_OPTION_KEY + varint(len(body)) + body)
+        for missing in unavailable:
+            parts.append(_unavailable_field(missing))
         return embed(_N.PENDING_FIELD_NUMBER, b"".join(parts))
+
+    @staticmethod
+    def _option_list(
+        shared: OptionEntries, pending: PendingView, describe: Callable[[Option], str] | None
+    ) -> _OptionList:
+        """The wire bytes of the pending decision's options, without costs (built once, then found)."""
+        kind, options, described = pending.kind, pending.options, describe is not None
+        lists = shared.lists
+        key = (kind, described, options)
+        found = lists.get(key)
+        if found is not None:
+            return found
+        bodies = shared.bodies
+        if len(lists) >= _CACHE_LIMIT:
+            lists.clear()
+        if len(bodies) >= _CACHE_LIMIT:
+            bodies.clear()
+        heads = []
+        for index, option in enumerate(options):
+            # The same option is often listed again at another position: its body is kept apart.
+            body_key = (kind, option, described)
+            body = bodies.get(body_key)
+            if body is None:
+                body = embed(
+                    _L.DECISION_FIELD_NUMBER, decision_payload(option).SerializeToString()
+                ) + _string_field(_L.TEXT_FIELD_NUMBER, canonical_text(option))
+                if describe is not None:
+                    body += _string_field(_L.DESCRIPTION_FIELD_NUMBER, describe(option))
+                bodies[body_key] = body
+            heads.append(_OPTION_INDEX + varint(index) + body if index else body)
+        entries = tuple([_OPTION_KEY + varint(len(head)) + head for head in heads])
+        found = lists[key] = (entries, tuple(heads), b"".join(entries))
+        return found
+
+
+_UNAVAILABLE: dict[Unavailable, bytes] = {}
+
+
+def _unavailable_field(missing: Unavailable) -> bytes:
+    """PendingDecision field ``unavailable`` (one ``UnavailableAction``) as wire bytes."""
+    encoded = _UNAVAILABLE.get(missing)
+    if encoded is None:
+        if len(_UNAVAILABLE) >= _CACHE_LIMIT:
+            _UNAVAILABLE.clear()
+        card, action, reason = missing
+        wire = game_pb2.UnavailableAction(card=card, action=ACTION[action], reason=reason)
+        encoded = _UNAVAILABLE[missing] = embed(_P.UNAVAILABLE_FIELD_NUMBER, wire.SerializeToString())
+    return encoded
 
 
 def _string_field(field_number: int, text: str) -> bytes:
@@ -1232,14 +1307,8 @@ def encode_observation(state: GameState, viewer: int | None, encoder: Observatio
     def describe(option: Option) -> str:
         return describe_option(state, kind, option)
 
-    costs: dict[Option, Cost] = {}
-
-    def cost(option: Option) -> Cost:
-        if not costs:
-            costs.update(zip(pending.options, option_costs(state), strict=True))
-        return costs[option]
-
-    return encoder.encode(obs, question, describe, cost, squares, unavailable_actions(state))
+    costs = option_costs(state) if kind in PRICED_KINDS else None
+    return encoder.encode(obs, question, describe, None, squares, unavailable_actions(state), costs)
 
 
 def clock_settings(clock: ClockConfig) -> game_pb2.ClockSettings:
