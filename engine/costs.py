@@ -19,7 +19,9 @@ free actions of St. Barbara cost nothing. Other options cost nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from kutnahora.engine.barbara import REPUTATION_LOSS
 from kutnahora.engine.components import Action, Commodity, Square
@@ -163,14 +165,37 @@ def option_costs(state: GameState) -> tuple[Cost, ...]:
         return _card_costs(state, pending.seat, options)
     if kind is DecisionKind.PLOT_SQUARE:
         table = plot_costs(state, pending.seat, free=state.free_action)
+        by_groschen: dict[int, Cost] = {}
         return tuple(
-            Cost(groschen=table[(o.row, o.col)]) if isinstance(o, ChooseSquare) else FREE for o in options
+            _cost_of(by_groschen, table[(o.row, o.col)], _groschen) if isinstance(o, ChooseSquare) else FREE
+            for o in options
+        )
+    if kind is DecisionKind.MINE_SQUARE and not state.free_action:
+        wood = mine_square_costs(state)
+        by_wood: dict[int, Cost] = {}
+        return tuple(
+            _cost_of(by_wood, wood[(o.row, o.col)], partial(_wood, state))
+            if isinstance(o, ChooseSquare)
+            else FREE
+            for o in options
         )
     if kind is DecisionKind.RIGHTS_TILE and not state.free_action:
         columns = {row[col].tiles[-1]: col for row in state.town_hall for col in range(len(row))}
         by_column = [_column_cost(state, col) for col in range(len(state.components.town_hall_costs))]
         return tuple(by_column[columns[o.tile]] if isinstance(o, ChooseTile) else FREE for o in options)
     return tuple(option_cost(state, option, pending) for option in options)
+
+
+def _groschen(amount: int) -> Cost:
+    return Cost(groschen=amount)
+
+
+def _cost_of(known: dict[int, Cost], amount: int, make: Callable[[int], Cost]) -> Cost:
+    """The cost of ``amount`` (made once per decision: equal prices share one value)."""
+    cost = known.get(amount)
+    if cost is None:
+        cost = known[amount] = make(amount)
+    return cost
 
 
 def _card_costs(state: GameState, seat: int, options: tuple[Option, ...]) -> tuple[Cost, ...]:

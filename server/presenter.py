@@ -628,16 +628,21 @@ class _PartCache(Generic[M]):
     A part is written into an empty ``message`` (an observation, or a player's board for parts of it).
     """
 
-    __slots__ = ("entries", "last", "limit", "message")
+    __slots__ = ("entries", "last", "limit", "message", "recent")
 
     def __init__(self, limit: int, message: type[M]) -> None:
         self.entries: dict[object, bytes] = {}
         self.limit = limit
         self.message: type[M] = message
         self.last: tuple[tuple[object, ...], bytes] | None = None
+        self.recent: tuple[object, bytes] | None = None
 
     def part(self, key: object, build: Callable[[M], None]) -> bytes:
-        """The serialised part for ``key``; on a miss ``build`` writes it into an empty message."""
+        """The serialised part for ``key``; on a miss ``build`` writes it into an empty message. A key equal
+        to the last one's is found by comparing the two, which costs less than hashing it."""
+        recent = self.recent
+        if recent is not None and recent[0] == key:
+            return recent[1]
         value = self.entries.get(key)
         if value is None:
             wire = self.message()
@@ -646,6 +651,7 @@ class _PartCache(Generic[M]):
             if len(self.entries) >= self.limit:
                 self.entries.clear()
             self.entries[key] = value
+        self.recent = (key, value)
         return value
 
     def part_of(self, values: tuple[object, ...], build: Callable[[M], None]) -> bytes:
@@ -769,6 +775,45 @@ def _header_tail(obs: Observation) -> bytes:
     return b"".join(out)
 
 
+_SeenPlayer = tuple[PlayerView, bytes, tuple[object, ...], bytes]
+"""A seat's last board: its view, its wire bytes, and the key and bytes of the part that changes seldom."""
+
+_B = game_pb2.PlayerBoard
+_BOARD_SCALARS = tuple(
+    (_key(number, 0), PlayerView._fields.index(name))
+    for number, name in (
+        (_B.SEAT_FIELD_NUMBER, "seat"),
+        (_B.GROSCHEN_FIELD_NUMBER, "groschen"),
+        (_B.REPUTATION_FIELD_NUMBER, "reputation"),
+        (_B.POINTS_FIELD_NUMBER, "points"),
+        (_B.MINE_ORE_FIELD_NUMBER, "mine_ore"),
+        (_B.INCOME_FIELD_NUMBER, "income"),
+        (_B.TAX_DUE_FIELD_NUMBER, "tax_due"),
+    )
+)
+_BOARD_SLOTS = _key(_B.SLOTS_FIELD_NUMBER, 2)
+_BOARD_LATE_SCALARS = tuple(
+    (_key(number, 0), PlayerView._fields.index(name))
+    for number, name in (
+        (_B.PELICANS_FIELD_NUMBER, "pelicans"),
+        (_B.PELICANS_USED_FIELD_NUMBER, "pelicans_used"),
+        (_B.MINERS_POOL_FIELD_NUMBER, "miners_pool"),
+        (_B.MINERS_RESERVE_FIELD_NUMBER, "miners_reserve"),
+    )
+)
+_BOARD_HAND = _key(_B.HAND_FIELD_NUMBER, 2)
+
+
+def _board_counters(player: PlayerView) -> bytes:
+    """A ``PlayerBoard``'s fields that change often (all but ``_add_player_seldom``'s), in field order,
+    written directly as wire bytes."""
+    out = [key + _int32(player[index]) for key, index in _BOARD_SCALARS if player[index]]
+    out.append(_packed(_BOARD_SLOTS, player.slots))
+    out.extend([key + _int32(player[index]) for key, index in _BOARD_LATE_SCALARS if player[index]])
+    out.append(_packed(_BOARD_HAND, player.hand))
+    return b"".join(out)
+
+
 _PLAYER_KEY = _key(_N.PLAYERS_FIELD_NUMBER, 2)
 _P = game_pb2.PendingDecision
 _PENDING_SEAT, _PENDING_KIND = _key(_P.SEAT_FIELD_NUMBER, 0), _key(_P.KIND_FIELD_NUMBER, 0)
@@ -847,7 +892,7 @@ class ObservationEncoder:
         self._boards = _PartCache(limit, observation)
         self._patricians = _PartCache(limit, observation)
         self._player_seldom = _PartCache(limit * 4, game_pb2.PlayerBoard)
-        self._last_players: dict[int, tuple[PlayerView, bytes]] = {}
+        self._last_players: dict[int, _SeenPlayer] = {}
         self._shared_options = options if options is not None else OptionEntries()
         self._own_options = OptionEntries()
         self._questions: dict[str, bytes] = {}
@@ -894,12 +939,9 @@ class ObservationEncoder:
         last_players = self._last_players
         for index, player in enumerate(obs.players):
             seen = last_players.get(index)
-            if seen is not None and seen[0] is player:
-                parts.append(seen[1])
-                continue
-            encoded = self._player(player)
-            last_players[index] = (player, encoded)
-            parts.append(encoded)
+            if seen is None or seen[0] is not player:
+                seen = last_players[index] = self._player(player, seen)
+            parts.append(seen[1])
         pending = obs.pending
         if pending is not None:
             if costs is None and cost is not None:
@@ -921,24 +963,10 @@ class ObservationEncoder:
             )
         return b"".join(parts)
 
-    def _player(self, player: PlayerView) -> bytes:
-        """Observation field 34 (one ``PlayerBoard``): the parts that change seldom (guilds, production,
-        plots, houses, buildings) are cached by value; the counters, hand and slots are built each time."""
-        board = game_pb2.PlayerBoard(
-            seat=player.seat,
-            groschen=player.groschen,
-            reputation=player.reputation,
-            points=player.points,
-            mine_ore=player.mine_ore,
-            income=player.income,
-            tax_due=player.tax_due,
-            slots=player.slots,
-            pelicans=player.pelicans,
-            pelicans_used=player.pelicans_used,
-            miners_pool=player.miners_pool,
-            miners_reserve=player.miners_reserve,
-            hand=player.hand,
-        ).SerializeToString()
+    def _player(self, player: PlayerView, seen: _SeenPlayer | None) -> _SeenPlayer:
+        """Observation field 34 (one ``PlayerBoard``), with what it was made of: the parts that change
+        seldom (guilds, production, plots, houses, buildings) are kept with the seat's last board and
+        cached by value; the counters, hand and slots are written directly each time."""
         key = (
             player.guild_set,
             player.guilds,
@@ -947,8 +975,12 @@ class ObservationEncoder:
             player.plots,
             player.buildings,
         )
-        body = board + self._player_seldom.part(key, partial(_add_player_seldom, player=player))
-        return _PLAYER_KEY + varint(len(body)) + body
+        if seen is not None and seen[2] == key:
+            seldom = seen[3]
+        else:
+            seldom = self._player_seldom.part(key, partial(_add_player_seldom, player=player))
+        body = _board_counters(player) + seldom
+        return (player, _PLAYER_KEY + varint(len(body)) + body, key, seldom)
 
     def _encode_pending(
         self,
