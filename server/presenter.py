@@ -778,40 +778,24 @@ def _header_tail(obs: Observation) -> bytes:
 _SeenPlayer = tuple[PlayerView, bytes, tuple[object, ...], bytes]
 """A seat's last board: its view, its wire bytes, and the key and bytes of the part that changes seldom."""
 
-_B = game_pb2.PlayerBoard
-_BOARD_SCALARS = tuple(
-    (_key(number, 0), PlayerView._fields.index(name))
-    for number, name in (
-        (_B.SEAT_FIELD_NUMBER, "seat"),
-        (_B.GROSCHEN_FIELD_NUMBER, "groschen"),
-        (_B.REPUTATION_FIELD_NUMBER, "reputation"),
-        (_B.POINTS_FIELD_NUMBER, "points"),
-        (_B.MINE_ORE_FIELD_NUMBER, "mine_ore"),
-        (_B.INCOME_FIELD_NUMBER, "income"),
-        (_B.TAX_DUE_FIELD_NUMBER, "tax_due"),
-    )
-)
-_BOARD_SLOTS = _key(_B.SLOTS_FIELD_NUMBER, 2)
-_BOARD_LATE_SCALARS = tuple(
-    (_key(number, 0), PlayerView._fields.index(name))
-    for number, name in (
-        (_B.PELICANS_FIELD_NUMBER, "pelicans"),
-        (_B.PELICANS_USED_FIELD_NUMBER, "pelicans_used"),
-        (_B.MINERS_POOL_FIELD_NUMBER, "miners_pool"),
-        (_B.MINERS_RESERVE_FIELD_NUMBER, "miners_reserve"),
-    )
-)
-_BOARD_HAND = _key(_B.HAND_FIELD_NUMBER, 2)
-
 
 def _board_counters(player: PlayerView) -> bytes:
-    """A ``PlayerBoard``'s fields that change often (all but ``_add_player_seldom``'s), in field order,
-    written directly as wire bytes."""
-    out = [key + _int32(player[index]) for key, index in _BOARD_SCALARS if player[index]]
-    out.append(_packed(_BOARD_SLOTS, player.slots))
-    out.extend([key + _int32(player[index]) for key, index in _BOARD_LATE_SCALARS if player[index]])
-    out.append(_packed(_BOARD_HAND, player.hand))
-    return b"".join(out)
+    """A ``PlayerBoard``'s fields that change often (all but ``_add_player_seldom``'s), serialised."""
+    return game_pb2.PlayerBoard(
+        seat=player.seat,
+        groschen=player.groschen,
+        reputation=player.reputation,
+        points=player.points,
+        mine_ore=player.mine_ore,
+        income=player.income,
+        tax_due=player.tax_due,
+        slots=player.slots,
+        pelicans=player.pelicans,
+        pelicans_used=player.pelicans_used,
+        miners_pool=player.miners_pool,
+        miners_reserve=player.miners_reserve,
+        hand=player.hand,
+    ).SerializeToString()
 
 
 _PLAYER_KEY = _key(_N.PLAYERS_FIELD_NUMBER, 2)
@@ -966,7 +950,7 @@ class ObservationEncoder:
     def _player(self, player: PlayerView, seen: _SeenPlayer | None) -> _SeenPlayer:
         """Observation field 34 (one ``PlayerBoard``), with what it was made of: the parts that change
         seldom (guilds, production, plots, houses, buildings) are kept with the seat's last board and
-        cached by value; the counters, hand and slots are written directly each time."""
+        cached by value; the counters, hand and slots are serialised each time."""
         key = (
             player.guild_set,
             player.guilds,
