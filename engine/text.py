@@ -6,7 +6,7 @@ names and context from the component set and the pending decision.
 
 from __future__ import annotations
 
-from kutnahora.engine.components import Action, Building, Commodity, MineTile, Side
+from kutnahora.engine.components import Action, Building, Commodity, ComponentSet, MineTile, Side
 from kutnahora.engine.costs import Cost
 from kutnahora.engine.economy import price
 from kutnahora.engine.events import action_words, plural
@@ -187,16 +187,43 @@ def unavailable_actions(state: GameState) -> list[tuple[int, Action, str]]:
     pending = state.pending
     if pending is None or pending.kind is not DecisionKind.PLAY_CARD:
         return []
-    offered = {(o.card, o.action) for o in pending.options if isinstance(o, PlayCard)}
-    hand = state.players[pending.seat].hand
-    missing: list[tuple[int, Action, str]] = []
+    missing = _missing_halves(state.components, tuple(state.players[pending.seat].hand), pending.options)
+    if not missing:
+        return []
     reasons: dict[Action, str] = {}
-    for card in state.components.action_cards:
-        if card.number not in hand:
-            continue
-        for action in dict.fromkeys((card.top, card.bottom)):
-            if (card.number, action) not in offered:
-                if action not in reasons:
-                    reasons[action] = why_unavailable(state, pending.seat, action)
-                missing.append((card.number, action, reasons[action]))
+    for _, action in missing:
+        if action not in reasons:
+            reasons[action] = why_unavailable(state, pending.seat, action)
+    return [(card, action, reasons[action]) for card, action in missing]
+
+
+_Halves = tuple[tuple[int, Action], ...]
+_MISSING: dict[int, tuple[ComponentSet, dict[tuple[tuple[int, ...], tuple[Option, ...]], _Halves]]] = {}
+_MISSING_LIMIT = 20_000
+
+
+def _missing_halves(components: ComponentSet, hand: tuple[int, ...], options: tuple[Option, ...]) -> _Halves:
+    """The card halves in ``hand`` that ``options`` do not offer with effect, in the order of the action
+    cards (worked out once per component set, hand and options)."""
+    held = _MISSING.get(id(components))
+    if held is None or held[0] is not components:
+        if len(_MISSING) >= 8:
+            _MISSING.clear()
+        held = _MISSING[id(components)] = (components, {})
+    known = held[1]
+    key = (hand, options)
+    missing = known.get(key)
+    if missing is None:
+        offered = {(o.card, o.action) for o in options if isinstance(o, PlayCard)}
+        found = []
+        for card in components.action_cards:
+            if card.number in hand:
+                found.extend(
+                    (card.number, action)
+                    for action in dict.fromkeys((card.top, card.bottom))
+                    if (card.number, action) not in offered
+                )
+        if len(known) >= _MISSING_LIMIT:
+            known.clear()
+        missing = known[key] = tuple(found)
     return missing
