@@ -207,10 +207,8 @@ def _card_costs(state: GameState, seat: int, options: tuple[Option, ...]) -> tup
         if action is None or action not in _PAID_ACTIONS:
             costs.append(FREE)
             continue
-        for known, cost in priced:
-            if known is action:
-                break
-        else:
+        cost = next((known for paid, known in priced if paid is action), None)
+        if cost is None:
             cost = action_cost(state, seat, action)
             priced.append((action, cost))
         costs.append(cost)

@@ -416,6 +416,10 @@ def observation_to_wire(
     return wire
 
 
+SquareCostsOf = tuple[Callable[[], Sequence[tuple[Square, int]]], Callable[[], Sequence[tuple[Square, int]]]]
+"""What gives the open mine squares and what gives the claimable plots (see :data:`SquareCosts`)."""
+
+
 def _add_square_costs(wire: game_pb2.Observation, obs: Observation, squares: SquareCosts) -> None:
     _add_mine_squares(wire, obs, squares[0])
     _add_plot_squares(wire, squares[1])
@@ -658,16 +662,33 @@ class _PartCache(Generic[M]):
         """:meth:`part` for a key made of immutable values; when they are the very objects of the last
         call (an :class:`kutnahora.engine.Observer` hands back unchanged parts as the same objects), the last
         part is returned without hashing anything."""
+        found = self._last_of(values)
+        if found is None:
+            found = self.part(values, build)
+            self.last = (values, found)
+        return found
+
+    def encoded_of(self, values: tuple[object, ...], make: Callable[[], bytes]) -> bytes:
+        """:meth:`part_of` for a part that ``make`` writes directly as wire bytes."""
+        found = self._last_of(values)
+        if found is None:
+            found = self.entries.get(values)
+            if found is None:
+                if len(self.entries) >= self.limit:
+                    self.entries.clear()
+                found = self.entries[values] = make()
+            self.last = (values, found)
+        return found
+
+    def _last_of(self, values: tuple[object, ...]) -> bytes | None:
+        """The last part, if ``values`` are the very objects it was made of."""
         last = self.last
         if last is not None:
             for seen, value in zip(last[0], values, strict=True):
                 if seen is not value:
-                    break
-            else:
-                return last[1]
-        encoded = self.part(values, build)
-        self.last = (values, encoded)
-        return encoded
+                    return None
+            return last[1]
+        return None
 
 
 # The observation fields that ``_header`` writes that change seldom, cached together as one part; the
@@ -773,6 +794,40 @@ def _header_tail(obs: Observation) -> bytes:
     if obs.mine_discard_seen:
         out.append(_packed(_DISCARD_SEEN, obs.mine_discard_seen))
     return b"".join(out)
+
+
+_MINE_SQUARE = _key(_N.MINE_SQUARES_FIELD_NUMBER, 2)
+_PLOT_SQUARE = _key(_N.PLOT_SQUARES_FIELD_NUMBER, 2)
+_SQUARE_COSTS: dict[tuple[bytes, Square, int, int], bytes] = {}
+
+
+def _square_cost(key: bytes, square: Square, wood: int, groschen: int) -> bytes:
+    """One ``SquareCost`` entry of field ``key`` as wire bytes (built once per distinct entry)."""
+    entry = (key, square, wood, groschen)
+    encoded = _SQUARE_COSTS.get(entry)
+    if encoded is None:
+        row, col = square
+        where = (_key(1, 0) + _int32(row) if row else b"") + (_key(2, 0) + _int32(col) if col else b"")
+        body = _key(1, 2) + varint(len(where)) + where
+        if wood:
+            body += _key(2, 0) + _int32(wood)
+        if groschen:
+            body += _key(3, 0) + _int32(groschen)
+        if len(_SQUARE_COSTS) >= _CACHE_LIMIT:
+            _SQUARE_COSTS.clear()
+        encoded = _SQUARE_COSTS[entry] = key + varint(len(body)) + body
+    return encoded
+
+
+def _mine_square_bytes(obs: Observation, mines: Sequence[tuple[Square, int]]) -> bytes:
+    """Observation field ``mine_squares`` as wire bytes (what :func:`_add_mine_squares` writes)."""
+    wood = dict(obs.prices)[Commodity.WOOD]
+    return b"".join([_square_cost(_MINE_SQUARE, square, amount, amount * wood) for square, amount in mines])
+
+
+def _plot_square_bytes(plots: Sequence[tuple[Square, int]]) -> bytes:
+    """Observation field ``plot_squares`` as wire bytes (what :func:`_add_plot_squares` writes)."""
+    return b"".join([_square_cost(_PLOT_SQUARE, square, 0, groschen) for square, groschen in plots])
 
 
 _SeenPlayer = tuple[PlayerView, bytes, tuple[object, ...], bytes]
@@ -892,12 +947,14 @@ class ObservationEncoder:
         squares: Callable[[], SquareCosts] | None = None,
         unavailable: Sequence[Unavailable] = (),
         costs: Sequence[Cost] | None = None,
+        square_costs: SquareCostsOf | None = None,
     ) -> bytes:
         """The serialised wire observation of ``obs``.
 
         ``cost`` gives each option's cost; ``costs`` may give them all instead, in the order of the options
         (None, without ``cost``: every option is free). ``squares`` is called only when the boards, the
-        prices or the viewer's reputation changed.
+        prices or the viewer's reputation changed; ``square_costs`` may give the mine squares and the plots
+        apart instead, each called only when what it gives may have changed.
         """
         game_id = self.game_id
         parts = [
@@ -932,17 +989,20 @@ class ObservationEncoder:
                 costs = [cost(option) for option in pending.options]
             parts.append(self._encode_pending(pending, question, describe, costs, unavailable))
         if squares is not None:
+            square_costs = (lambda: squares()[0], lambda: squares()[1])
+        if square_costs is not None:
             # mine squares are the same for every viewer; plot costs depend on the viewer's reputation
+            mines_of, plots_of = square_costs
             parts.append(
-                self._mine_squares.part_of(
-                    (obs.mines, obs.rocks, obs.prices), lambda w: _add_mine_squares(w, obs, squares()[0])
+                self._mine_squares.encoded_of(
+                    (obs.mines, obs.rocks, obs.prices), lambda: _mine_square_bytes(obs, mines_of())
                 )
             )
             viewer = obs.viewer
             reputation = None if viewer is None else obs.players[viewer].reputation
             parts.append(
-                self._plot_squares.part_of(
-                    (obs.city, obs.plots, reputation), lambda w: _add_plot_squares(w, squares()[1])
+                self._plot_squares.encoded_of(
+                    (obs.city, obs.plots, reputation), lambda: _plot_square_bytes(plots_of())
                 )
             )
         return b"".join(parts)
@@ -1309,22 +1369,20 @@ def encode_observation(state: GameState, viewer: int | None, encoder: Observatio
     """
     obs = encoder.observer.observe(state, viewer)
 
-    def squares() -> SquareCosts:
-        return mine_squares(state), plot_squares(state, viewer)
-
+    squares = (partial(mine_squares, state), partial(plot_squares, state, viewer))
     pending = state.pending
     if pending is None:
-        return encoder.encode(obs, squares=squares)
+        return encoder.encode(obs, square_costs=squares)
     question = QUESTIONS.get(pending.kind, "")
     if viewer != pending.seat:
-        return encoder.encode(obs, question, squares=squares)
+        return encoder.encode(obs, question, square_costs=squares)
     kind = pending.kind
 
     def describe(option: Option) -> str:
         return describe_option(state, kind, option)
 
     costs = option_costs(state) if kind in PRICED_KINDS else None
-    return encoder.encode(obs, question, describe, None, squares, unavailable_actions(state), costs)
+    return encoder.encode(obs, question, describe, None, None, unavailable_actions(state), costs, squares)
 
 
 def clock_settings(clock: ClockConfig) -> game_pb2.ClockSettings:
