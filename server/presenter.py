@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from functools import partial
-from operator import itemgetter
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
@@ -683,10 +683,7 @@ class _PartCache(Generic[M]):
     def _last_of(self, values: tuple[object, ...]) -> bytes | None:
         """The last part, if ``values`` are the very objects it was made of."""
         last = self.last
-        if last is not None:
-            for seen, value in zip(last[0], values, strict=True):
-                if seen is not value:
-                    return None
+        if last is not None and len(last[0]) == len(values) and all(map(is_, last[0], values)):
             return last[1]
         return None
 
@@ -717,6 +714,23 @@ _STABLE_HEADER_FIELDS = (
     "uses_events",
     "free_action",
 )
+_table_parts = itemgetter(
+    *(
+        Observation._fields.index(name)
+        for name in (
+            "deck_positions",
+            "arms",
+            "prices",
+            "no_market",
+            "town_hall",
+            "city",
+            "plots",
+            "mines",
+            "rocks",
+        )
+    )
+)
+"""The observation's market (four parts), town hall and boards (four parts), in that order."""
 _stable_header_key = itemgetter(*(Observation._fields.index(name) for name in _STABLE_HEADER_FIELDS))
 
 
@@ -908,6 +922,7 @@ class ObservationEncoder:
         "_boards",
         "_headers",
         "_last_players",
+        "_last_tables",
         "_market",
         "_mine_squares",
         "_own_options",
@@ -932,6 +947,7 @@ class ObservationEncoder:
         self._patricians = _PartCache(limit, observation)
         self._player_seldom = _PartCache(limit * 4, game_pb2.PlayerBoard)
         self._last_players: dict[int, _SeenPlayer] = {}
+        self._last_tables: tuple[tuple[object, ...], bytes] | None = None
         self._shared_options = options if options is not None else OptionEntries()
         self._own_options = OptionEntries()
         self._questions: dict[str, bytes] = {}
@@ -963,15 +979,7 @@ class ObservationEncoder:
             _volatile(obs),
         ]
 
-        parts.append(
-            self._market.part_of(
-                (obs.deck_positions, obs.arms, obs.prices, obs.no_market), lambda w: _add_market(w, obs)
-            )
-        )
-        parts.append(self._town_hall.part_of((obs.town_hall,), lambda w: _add_town_hall(w, obs)))
-        parts.append(
-            self._boards.part_of((obs.city, obs.plots, obs.mines, obs.rocks), lambda w: _add_boards(w, obs))
-        )
+        parts.append(self._tables(obs))
         parts.append(
             self._patricians.part(
                 (obs.patrician_bank, obs.patrician_pool, obs.council), lambda w: _add_patricians(w, obs)
@@ -1006,6 +1014,21 @@ class ObservationEncoder:
                 )
             )
         return b"".join(parts)
+
+    def _tables(self, obs: Observation) -> bytes:
+        """The market, the town hall and the boards: while the observer hands back the very same parts,
+        the bytes of the last call, else each of the three from its own cache."""
+        now = _table_parts(obs)
+        last = self._last_tables
+        if last is not None and all(map(is_, last[0], now)):
+            return last[1]
+        encoded = (
+            self._market.part_of(now[:4], lambda w: _add_market(w, obs))
+            + self._town_hall.part_of(now[4:5], lambda w: _add_town_hall(w, obs))
+            + self._boards.part_of(now[5:], lambda w: _add_boards(w, obs))
+        )
+        self._last_tables = (now, encoded)
+        return encoded
 
     def _player(self, player: PlayerView, seen: _SeenPlayer | None) -> _SeenPlayer:
         """Observation field 34 (one ``PlayerBoard``), with what it was made of: the parts that change
