@@ -13,10 +13,9 @@ very same part objects otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import MISSING, fields
 from operator import attrgetter
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from kutnahora.engine.components import COMMODITIES, Arm, Color, Commodity, Deck, Guild, Square
 from kutnahora.engine.economy import current_prices, income, no_market
@@ -229,6 +228,7 @@ def _assemble(
         else None
     )
     revealed = state.events[: state.round] if state.phase not in ("guild_sets", "guild_rows") else []
+    agenda = state.agenda
     kept = state.kept_tile
     if kept is not None and not own and kept < len(state.components.mine_tiles):
         kept = None  # a mine tile being placed is public only once it is a technology tile
@@ -275,10 +275,10 @@ def _assemble(
             tuple(state.drawn) if own else (),
             kept,
             state.over,
-            tuple([p.points for p in state.players]),
+            tuple(map(_POINTS, state.players)),
             state.options.uses_events(),
             state.free_action,
-            tuple([WorkStep(step.kind._value_, step.seat, step.args) for step in state.agenda]),
+            tuple([WorkStep(step.kind._value_, step.seat, step.args) for step in agenda]) if agenda else (),
             state.mine_reshuffles,
             tuple(sorted(state.mine_discards_seen[viewer])) if viewer is not None else (),
         ),
@@ -292,8 +292,7 @@ def observe(state: GameState, viewer: int | None) -> Observation:
     return _assemble(state, viewer, market, _town_hall(state), _boards(state), players)
 
 
-K = TypeVar("K")
-V = TypeVar("V")
+_POINTS = attrgetter("points")
 
 _PLAYER_FIELDS = attrgetter(*(f.name for f in fields(PlayerState)))
 # The fields that hold lists or dicts (those made by a default factory); the others hold immutable values.
@@ -308,23 +307,12 @@ def _frozen(values: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(copied)
 
 
-def _kept(
-    cached: tuple[K, V] | None,
-    key: K,
-    build: Callable[[GameState], V],
-    state: GameState,
-    snapshot: Callable[[K], K] | None = None,
-) -> tuple[K, V]:
-    """A part with the inputs it was built from: the cached one while ``key`` (those inputs, now) still
-    equals them, else a new one built from ``state``. ``snapshot`` copies what in ``key`` may change in
-    place later."""
-    if cached is not None and cached[0] == key:
-        return cached
-    return (key if snapshot is None else snapshot(key), build(state))
+_HallKey = list[tuple[int, str, list[int]]]
 
 
-def _copied_hall_key(key: list[list[tuple[str, list[int]]]]) -> list[list[tuple[str, list[int]]]]:
-    return [[(label, tiles.copy()) for label, tiles in row] for row in key]
+def _copied_hall_key(key: _HallKey) -> _HallKey:
+    """The town-hall stacks' row, label and tiles, with the tiles copied (they change in place)."""
+    return [(row, label, tiles.copy()) for row, label, tiles in key]
 
 
 class Observer:
@@ -343,30 +331,30 @@ class Observer:
 
     def __init__(self) -> None:
         self._market: tuple[tuple[Any, ...], _Market] | None = None
-        self._hall: tuple[list[list[tuple[str, list[int]]]], tuple[tuple[StackView, ...], ...]] | None = None
+        self._hall: tuple[_HallKey, tuple[tuple[StackView, ...], ...]] | None = None
         self._boards: tuple[tuple[Any, ...], _Boards] | None = None
         self._players: dict[int, tuple[tuple[Any, ...], _Market, int, PlayerView]] = {}
 
     def observe(self, state: GameState, viewer: int | None) -> Observation:
         """What :func:`observe` returns for ``state`` and ``viewer``."""
-        self._market = market_part = _kept(
-            self._market, (tuple(state.deck_position.items()), tuple(state.arms.items())), _market, state
-        )
+        market_key = (tuple(state.deck_position.items()), tuple(state.arms.items()))
+        market_part = self._market
+        if market_part is None or market_part[0] != market_key:
+            market_part = self._market = (market_key, _market(state))
         market = market_part[1]
-        self._hall = hall = _kept(
-            self._hall,
-            [[(s.label, s.tiles) for s in row] for row in state.town_hall],
-            _town_hall,
-            state,
-            _copied_hall_key,
-        )
+        hall_key = [(row, s.label, s.tiles) for row, stacks in enumerate(state.town_hall) for s in stacks]
+        hall = self._hall
+        if hall is None or hall[0] != hall_key or len(hall[1]) != len(state.town_hall):
+            hall = self._hall = (_copied_hall_key(hall_key), _town_hall(state))
         boards_key = (
             tuple(state.plots.items()),
             tuple(state.rocks.items()),
             [(sq, t.building, t.owner) for sq, t in state.city.items()],
             [(sq, m.tile, m.owner) for sq, m in state.mines.items()],
         )
-        self._boards = boards = _kept(self._boards, boards_key, _boards, state)
+        boards = self._boards
+        if boards is None or boards[0] != boards_key:
+            boards = self._boards = (boards_key, _boards(state))
 
         players = []
         cached_players = self._players
