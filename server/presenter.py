@@ -876,21 +876,15 @@ _OPTION_INDEX = _key(_L.INDEX_FIELD_NUMBER, 0)
 
 
 class OptionEntries:
-    """Serialised ``LegalOption`` entries: by decision kind, options and whether they are described, each
-    option's entry without a cost, its body without its length and cost, and all of them joined; and each
-    option's body without its index (by decision kind, option and whether it is described). See
-    :meth:`ObservationEncoder._encode_pending`."""
+    """Serialised ``LegalOption`` entries without a cost, by decision kind, option, whether it is
+    described and position; and their bodies without index and cost, by decision kind, option and whether
+    it is described. See :meth:`ObservationEncoder._encode_pending`."""
 
-    __slots__ = ("bodies", "lists")
+    __slots__ = ("bodies", "entries")
 
     def __init__(self) -> None:
-        self.lists: dict[tuple[DecisionKind, bool, tuple[Option, ...]], _OptionList] = {}
+        self.entries: dict[tuple[DecisionKind, Option, bool, int], bytes] = {}
         self.bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
-
-
-_OptionList = tuple[tuple[bytes, ...], tuple[bytes, ...], bytes]
-"""A decision's options as wire bytes: each one's entry when free, each one's body before a cost, and the
-free entries joined."""
 
 
 _SHARED_OPTIONS: dict[int, tuple[ComponentSet, OptionEntries]] = {}
@@ -1059,10 +1053,10 @@ class ObservationEncoder:
     ) -> bytes:
         """Observation field 35 (``pending``), written directly as wire bytes.
 
-        The options change with nearly every decision, so instead of building messages, a decision's
-        ``LegalOption`` entries (index, payload, text, description) are serialised once per component set,
-        decision kind and options, and reused (:meth:`_option_list`); only an option that costs something
-        has its entry written again, with the cost (``costs``, one for each option) at its end. These
+        The options change with nearly every decision, so instead of building messages, each option's
+        ``LegalOption`` entry (index, payload, text, description) is serialised once per component set,
+        decision kind, option and position, and reused; only an option that costs something has its entry
+        written again, with the cost (``costs``, one for each option) at its end. These
         caches are shared by every game of the component set (:class:`OptionEntries`), so a game holds
         none of its own: a description depends only on the component set, the decision kind and the
         option, as :func:`kutnahora.engine.text.describe_option` words it, except a guild set's (it names
@@ -1078,52 +1072,48 @@ class ObservationEncoder:
                 encoded = self._questions[question] = _string_field(_P.QUESTION_FIELD_NUMBER, question)
             parts.append(encoded)
         shared = self._own_options if pending.kind is DecisionKind.GUILD_SET else self._shared_options
-        entries, bodies, joined = self._option_list(shared, pending, describe)
-        if costs is None:
-            parts.append(joined)
-        else:
-            for entry, body, option_cost in zip(entries, bodies, costs, strict=True):
-                if option_cost is FREE or not option_cost:
-                    parts.append(entry)
-                else:
-                    body += _cost_field(option_cost)
-                    parts.append(_OPTION_KEY + varint(len(body)) + body)
+        entries, bodies = shared.entries, shared.bodies
+        if len(entries) >= _CACHE_LIMIT:
+            entries.clear()
+        if len(bodies) >= _CACHE_LIMIT:
+            bodies.clear()
+        kind, described = pending.kind, describe is not None
+        for index, option in enumerate(pending.options):
+            option_cost = None if costs is None else costs[index]
+            if option_cost is None or option_cost is FREE or not option_cost:
+                key = (kind, option, described, index)
+                entry = entries.get(key)
+                if entry is None:
+                    head = _option_head(bodies, kind, option, index, describe)
+                    entry = entries[key] = _OPTION_KEY + varint(len(head)) + head
+            else:
+                head = _option_head(bodies, kind, option, index, describe) + _cost_field(option_cost)
+                entry = _OPTION_KEY + varint(len(head)) + head
+            parts.append(entry)
         for missing in unavailable:
             parts.append(_unavailable_field(missing))
         return embed(_N.PENDING_FIELD_NUMBER, b"".join(parts))
 
-    @staticmethod
-    def _option_list(
-        shared: OptionEntries, pending: PendingView, describe: Callable[[Option], str] | None
-    ) -> _OptionList:
-        """The wire bytes of the pending decision's options, without costs (built once, then found)."""
-        kind, options, described = pending.kind, pending.options, describe is not None
-        lists = shared.lists
-        key = (kind, described, options)
-        found = lists.get(key)
-        if found is not None:
-            return found
-        bodies = shared.bodies
-        if len(lists) >= _CACHE_LIMIT:
-            lists.clear()
-        if len(bodies) >= _CACHE_LIMIT:
-            bodies.clear()
-        heads = []
-        for index, option in enumerate(options):
-            # The same option is often listed again at another position: its body is kept apart.
-            body_key = (kind, option, described)
-            body = bodies.get(body_key)
-            if body is None:
-                body = embed(
-                    _L.DECISION_FIELD_NUMBER, decision_payload(option).SerializeToString()
-                ) + _string_field(_L.TEXT_FIELD_NUMBER, canonical_text(option))
-                if describe is not None:
-                    body += _string_field(_L.DESCRIPTION_FIELD_NUMBER, describe(option))
-                bodies[body_key] = body
-            heads.append(_OPTION_INDEX + varint(index) + body if index else body)
-        entries = tuple([_OPTION_KEY + varint(len(head)) + head for head in heads])
-        found = lists[key] = (entries, tuple(heads), b"".join(entries))
-        return found
+
+def _option_head(
+    bodies: dict[tuple[DecisionKind, Option, bool], bytes],
+    kind: DecisionKind,
+    option: Option,
+    index: int,
+    describe: Callable[[Option], str] | None,
+) -> bytes:
+    """A ``LegalOption``'s index, payload, text and description as wire bytes. The same option is often
+    listed again at another position, so its body without the index is kept apart, in ``bodies``."""
+    body_key = (kind, option, describe is not None)
+    body = bodies.get(body_key)
+    if body is None:
+        body = embed(_L.DECISION_FIELD_NUMBER, decision_payload(option).SerializeToString()) + _string_field(
+            _L.TEXT_FIELD_NUMBER, canonical_text(option)
+        )
+        if describe is not None:
+            body += _string_field(_L.DESCRIPTION_FIELD_NUMBER, describe(option))
+        bodies[body_key] = body
+    return _OPTION_INDEX + varint(index) + body if index else body
 
 
 _UNAVAILABLE: dict[Unavailable, bytes] = {}
