@@ -215,7 +215,7 @@ def _missing_halves(components: ComponentSet, hand: tuple[int, ...], options: tu
     missing = known.get(key)
     if missing is None:
         offered = {(o.card, o.action) for o in options if isinstance(o, PlayCard)}
-        found = []
+        found: list[tuple[int, Action]] = []
         for card in components.action_cards:
             if card.number in hand:
                 found.extend(
