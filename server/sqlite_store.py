@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kutnahora.server.records import UNFINISHED
 from kutnahora.server.store import (
     GAME_COLUMNS,
-    UNFINISHED,
     UNFINISHED_SQL,
     DecisionRow,
     GameQuery,
