@@ -47,6 +47,7 @@ from kutnahora.server.errors import (
     store_unavailable,
     unauthenticated,
 )
+from kutnahora.server.history import DETAIL_WINDOW, DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import (
     Answer,
@@ -68,9 +69,6 @@ from kutnahora.server.store import (
     StoreError,
     result_to_json,
 )
-
-DETAIL_WINDOW = 32
-"""How many recent decisions keep their listed options and events in memory (for exact retries)."""
 
 
 def default_option(options: Sequence[Option]) -> Option:
@@ -105,12 +103,14 @@ def replayed_decision(
     game_over: bool,
     keep_details: bool = True,
 ) -> AppliedDecision:
-    """A stored decision, once replayed; ``keep_details`` keeps its options and events."""
+    """A stored decision, once replayed; ``keep_details`` keeps its options and events. Its text is the
+    one every record of the same option shares, where the stored text is that text."""
+    text = canonical_text(option)
     return AppliedDecision(
         version=decision.seq,
         seat=decision.seat,
         option=option,
-        text=decision.option,
+        text=text if text == decision.option else decision.option,
         source=DecisionSource(decision.source),
         think_ms=decision.think_ms,
         applied_at=decision.applied_at,
@@ -164,7 +164,7 @@ class Rebuilt:
     """A game rebuilt from its log: the state and its history."""
 
     state: GameState
-    history: list[AppliedDecision]
+    history: DecisionHistory
     seats: list[SeatState]
 
 
@@ -201,7 +201,7 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
                 bank_ms=clock.bank_ms,
             )
     state = engine.new_game(options, row.seed, components)
-    history: list[AppliedDecision] = []
+    history = DecisionHistory()
     detail_from = len(stored.decisions) - DETAIL_WINDOW
     for decision in stored.decisions:
         pending = state.pending
@@ -247,7 +247,7 @@ class LiveGame:
         row: GameRow,
         state: GameState,
         seats: list[SeatState],
-        history: list[AppliedDecision],
+        history: DecisionHistory,
     ) -> None:
         self.services = services
         self.game_id = row.game_id
@@ -631,11 +631,8 @@ class LiveGame:
         return record, True
 
     def remember(self, record: AppliedDecision) -> None:
-        """Add an applied decision to the history; the one leaving the detail window drops its details."""
+        """Add an applied decision to the history (the one leaving its detail window drops its details)."""
         self.history.append(record)
-        if len(self.history) > DETAIL_WINDOW:
-            old = self.history[-DETAIL_WINDOW - 1]
-            old.options = old.events = None
 
     async def _finish(self) -> None:
         result = engine.result(self.state)

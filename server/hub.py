@@ -23,6 +23,7 @@ from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.errors import ServiceError, clip, exhausted, invalid, not_found
 from kutnahora.server.game import GameServices, LiveGame, check_components, rebuild
+from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import GameStatus, SeatState
 from kutnahora.server.store import GameQuery, GameRow, SeatRow, Store, StoreError, result_to_json
@@ -157,7 +158,7 @@ class GameHub:
                 raise ServiceError(
                     grpc.StatusCode.UNAVAILABLE, f"the game could not be stored: {error}", "store_error"
                 ) from None
-            game = LiveGame(self.services, row, state, seats, [])
+            game = LiveGame(self.services, row, state, seats, DecisionHistory())
         finally:
             self._creating -= 1
         self._add(game)

@@ -71,6 +71,7 @@ from kutnahora.engine.text import QUESTIONS, describe_option, unavailable_action
 from kutnahora.engine.view import Observer, PendingView, PlayerView, WorkStep
 from kutnahora.server.config import ClockConfig
 from kutnahora.server.errors import Reason, ServiceError, clip
+from kutnahora.server.history import DETAIL_WINDOW
 from kutnahora.server.records import (
     Answer,
     AppliedDecision,
@@ -1518,8 +1519,9 @@ SPECTATOR = -1
 WATCH_WINDOW = 64
 """How many recent versions keep their prepared watch messages."""
 
-RESPONSE_WINDOW = 32
-"""How many recent decisions keep their serialised ``SubmitDecisionResponse`` (for exact retries)."""
+RESPONSE_WINDOW = DETAIL_WINDOW
+"""How many recent decisions keep their serialised ``SubmitDecisionResponse`` (for exact retries): as
+many as keep their options, without which a retry is replayed anyway."""
 
 _GET_OBSERVATION = play_service_pb2.GetObservationResponse.OBSERVATION_FIELD_NUMBER
 _WATCH_OBSERVATION = play_service_pb2.WatchGameResponse.OBSERVATION_FIELD_NUMBER

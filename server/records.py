@@ -79,7 +79,8 @@ class SeatState:
 
 @dataclass(slots=True)
 class AppliedDecision:
-    """One decision of the history. Older ones drop their options and events to save memory."""
+    """One decision of the history. Read from outside the history's detail window, it has no options or
+    events (:mod:`kutnahora.server.history`)."""
 
     version: int  # the state version it was applied at
     seat: int
