@@ -8,6 +8,10 @@ option entries that every game of a component set shares are counted too, divide
 Then the memory the games hold is measured and grouped by the module that allocated it:
 
     python -m kutnahora.bench.game_memory --games 60 --decisions 150
+
+With ``--reloaded`` the games are played first, unmeasured, and the store closed; then a second hub opens
+the file, as a restarted server does, and what is measured is the games it loads from their logs, each
+with the observation of the seat that owes the next decision built once.
 """
 
 from __future__ import annotations
@@ -55,11 +59,17 @@ def _place(filename: str) -> str:
     return "other"
 
 
-async def _play(games: int, decisions: int, seed: int, folder: Path) -> tuple[list[LiveGame], int]:
+def _hub(folder: Path) -> GameHub:
     config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
     store = SqliteStore(str(folder / "memory.db"))
-    hub = GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
-    await hub.store.open()
+    return GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
+
+
+async def _play(games: int, decisions: int, seed: int, folder: Path) -> tuple[list[LiveGame], int]:
+    hub = _hub(folder)
+    config = hub.config
+    store = hub.store
+    await store.open()
     rng = random.Random(seed)
     loaded = []
     made = 0
@@ -80,24 +90,44 @@ async def _play(games: int, decisions: int, seed: int, folder: Path) -> tuple[li
     return loaded, made
 
 
-def measure(games: int = 30, decisions: int = 120, seed: int = 1) -> GameMemory:
-    """Play ``games`` games ``decisions`` decisions deep (or to their end) and measure what they hold."""
+async def _reload(game_ids: Sequence[str], folder: Path) -> list[LiveGame]:
+    """The games loaded again by a new hub on the same file, each seen once by the seat that owes."""
+    hub = _hub(folder)
+    await hub.store.open()
+    loaded = []
+    for game_id in game_ids:
+        game = await hub.get(game_id)
+        pending = game.state.pending
+        if pending is not None and not game.ended:
+            presenter.view(game).observation(pending.seat)
+        loaded.append(game)
+    await hub.store.close()
+    return loaded
+
+
+def measure(games: int = 30, decisions: int = 120, seed: int = 1, reloaded: bool = False) -> GameMemory:
+    """Play ``games`` games ``decisions`` decisions deep (or to their end) and measure what they hold; with
+    ``reloaded``, what they hold once a new hub has loaded them from the store."""
     logs.configure("json", "error")
-    gc.collect()
-    tracemalloc.start()
-    before = tracemalloc.take_snapshot()
     kept: list[Any] = []
-
-    async def run(folder: Path) -> int:
-        loaded, made = await _play(games, decisions, seed, folder)
-        kept.append(loaded)
-        return made
-
-    with tempfile.TemporaryDirectory() as folder:
-        made = asyncio.run(run(Path(folder)))
-    gc.collect()
-    after = tracemalloc.take_snapshot()
-    tracemalloc.stop()
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        if reloaded:
+            played, made = asyncio.run(_play(games, decisions, seed, folder))
+            game_ids = [game.game_id for game in played]
+            del played
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.take_snapshot()
+        if reloaded:
+            kept.append(asyncio.run(_reload(game_ids, folder)))
+        else:
+            loaded, made = asyncio.run(_play(games, decisions, seed, folder))
+            kept.append(loaded)
+            del loaded
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+        tracemalloc.stop()
     logs.reset()
     by_place: dict[str, float] = {}
     total = 0
@@ -124,13 +154,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=30, help="games to load (2, 3 and 4 seats in turn)")
     parser.add_argument("--decisions", type=int, default=120, help="decisions played in each")
     parser.add_argument("--seed", type=int, default=1, help="the random choices' seed")
+    parser.add_argument(
+        "--reloaded",
+        action="store_true",
+        help="measure the games once a new hub has loaded them from the store, as after a restart",
+    )
     args = parser.parse_args(argv)
     if args.games <= 0 or args.decisions < 0:
         raise SystemExit("--games must be positive and --decisions not negative")
-    result = measure(args.games, args.decisions, args.seed)
+    result = measure(args.games, args.decisions, args.seed, args.reloaded)
+    how = "loaded from the store" if args.reloaded else "played"
     print(
         f"memory per loaded game: {result.bytes_per_game / 1024:.0f} KiB "
-        f"({result.games} games, {result.decisions_per_game:.0f} decisions each on average)"
+        f"({result.games} games {how}, {result.decisions_per_game:.0f} decisions each on average)"
     )
     for place, size in result.by_place.items():
         if abs(size) >= 512:

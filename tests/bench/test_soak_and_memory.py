@@ -29,3 +29,10 @@ def test_memory_per_loaded_game_is_measured_and_placed() -> None:
     assert result.games == 3 and result.decisions_per_game == 40
     assert result.bytes_per_game > 0
     assert "engine" in result.by_place and any(place.startswith("server/") for place in result.by_place)
+
+
+def test_memory_of_games_loaded_from_the_store_is_measured_and_holds_their_history() -> None:
+    result = game_memory.measure(games=3, decisions=40, reloaded=True)
+    assert result.games == 3 and result.decisions_per_game == 40
+    assert "server/history.py" in result.by_place and "engine" in result.by_place
+    assert result.bytes_per_game > 0
