@@ -106,17 +106,17 @@ class TownHallStack:
     tiles: list[int]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CityTile:
-    """A building standing in the city."""
+    """A building standing in the city (replaced, never changed, so copies of the city may share it)."""
 
     building: int
     owner: int | None  # None for public buildings
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class MinePlacement:
-    """A tile standing in the mines."""
+    """A tile standing in the mines (replaced, never changed, so copies of the mines may share it)."""
 
     tile: int
     owner: int

@@ -9,6 +9,7 @@ inside the state) is seen at once.
 from __future__ import annotations
 
 import random
+from dataclasses import FrozenInstanceError, replace
 
 import pytest
 from hypothesis import given, settings
@@ -95,8 +96,8 @@ def test_unchanged_parts_are_the_same_objects_and_changed_ones_are_rebuilt() -> 
         lambda s: s.town_hall[1].pop(),  # a stack gone
         lambda s: s.plots.__setitem__((0, 0), 1),
         lambda s: s.rocks.clear(),
-        lambda s: next(iter(s.city.values())).__setattr__("owner", 3),
-        lambda s: next(iter(s.mines.values())).__setattr__("owner", 2),
+        lambda s: s.city.update({sq: replace(tile, owner=3) for sq, tile in s.city.items()}),
+        lambda s: s.mines.update({sq: replace(tile, owner=2) for sq, tile in s.mines.items()}),
     ],
 )
 def test_a_change_made_in_place_anywhere_is_seen(change: object) -> None:
@@ -107,6 +108,15 @@ def test_a_change_made_in_place_anywhere_is_seen(change: object) -> None:
     after = observer.observe(state, 0)
     assert after == observe(state, 0)
     assert after != before
+
+
+def test_city_and_mine_tiles_are_replaced_never_changed_in_place() -> None:
+    """The observer compares the boards with copies that share their tiles, so a tile cannot change."""
+    state = _midgame()
+    with pytest.raises(FrozenInstanceError):
+        next(iter(state.city.values())).owner = 3  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        next(iter(state.mines.values())).owner = 2  # type: ignore[misc]
 
 
 def test_every_view_field_holds_the_state_value_of_its_name() -> None:
