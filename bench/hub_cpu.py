@@ -1,0 +1,170 @@
+"""The server's CPU per decision without the network: where a decision's time goes inside the process.
+
+Games are played through the server's own objects, as ``game_memory`` plays them: a
+:class:`~kutnahora.server.hub.GameHub` over a SQLite store in a temporary file, every seat answering with
+a random listed option. Many games are played in turn, one decision each, so that each game's data has
+left the processor's caches by its next turn, as in a busy server. Before each decision the observation
+of the seat that owes it is built, as a Play stream's writer does. Each decision's thread CPU is split
+into that observation (and, inside it, the engine's observer) and the submit (storing the decision,
+applying it, the history, the clock and the metrics). A finished game is replaced by a new one.
+
+    python -m kutnahora.bench.hub_cpu --games 64 --decisions 10000 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from kutnahora import engine
+from kutnahora.engine import view as engine_view
+from kutnahora.server import logs, presenter
+from kutnahora.server.config import ClockConfig, ServerConfig
+from kutnahora.server.game import LiveGame
+from kutnahora.server.hub import GameHub
+from kutnahora.server.metrics import Metrics
+from kutnahora.server.records import ListedIndex
+from kutnahora.server.sqlite_store import SqliteStore
+
+WARMUP = 2000
+"""Decisions played before measuring, so that the caches every game shares are filled."""
+
+
+@dataclass
+class HubCpu:
+    """Microseconds of thread CPU per decision: in all, and by part."""
+
+    decisions: int
+    total_us: float
+    observation_us: float
+    observer_us: float  # the engine's share of the observation
+    submit_us: float
+
+
+@contextmanager
+def _observer_timed(spent: list[float]) -> Iterator[None]:
+    """Count the thread CPU of every ``Observer.observe`` call into ``spent[0]`` while inside."""
+    original = engine_view.Observer.observe
+
+    def observe(
+        self: engine_view.Observer, state: engine.GameState, viewer: int | None
+    ) -> engine.Observation:
+        started = time.thread_time()
+        try:
+            return original(self, state, viewer)
+        finally:
+            spent[0] += time.thread_time() - started
+
+    engine_view.Observer.observe = observe  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        engine_view.Observer.observe = original  # type: ignore[method-assign]
+
+
+async def _run(games: int, decisions: int, seed: int, folder: Path) -> HubCpu:
+    config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
+    hub = GameHub(
+        config, SqliteStore(str(folder / "cpu.db")), Metrics(), engine.default_components(), logs.get_logger()
+    )
+    await hub.store.open()
+    rng = random.Random(seed)
+    created = 0
+
+    async def new_game() -> LiveGame:
+        nonlocal created
+        options = engine.GameOptions(players=2 + created % 3)
+        game, _ = await hub.create(options, seed + created, config.clock, "")
+        created += 1
+        for seat in range(len(game.seats)):
+            await game.join(seat, f"seat {seat}")
+        return game
+
+    playing = [await new_game() for _ in range(games)]
+    spent = [0.0]
+    observation = submit = 0.0
+    made = turn = 0
+    measured_from = 0.0
+    with _observer_timed(spent):
+        while made < WARMUP + decisions:
+            if made == WARMUP and measured_from == 0.0:
+                spent[0] = observation = submit = 0.0
+                measured_from = time.thread_time()
+            index = turn % games
+            turn += 1
+            game = playing[index]
+            pending = game.state.pending
+            if pending is None or game.ended:
+                playing[index] = await new_game()
+                continue
+            started = time.thread_time()
+            presenter.view(game).observation(pending.seat)
+            observed = time.thread_time()
+            await game.submit(pending.seat, game.version, ListedIndex(rng.randrange(len(pending.options))))
+            submitted = time.thread_time()
+            observation += observed - started
+            submit += submitted - observed
+            made += 1
+        total = time.thread_time() - measured_from
+    await hub.store.close()
+    scale = 1e6 / decisions
+    return HubCpu(decisions, total * scale, observation * scale, spent[0] * scale, submit * scale)
+
+
+def measure(games: int = 64, decisions: int = 10_000, seed: int = 1) -> HubCpu:
+    """Play ``decisions`` decisions (after a warm-up) over ``games`` games in turn and time them."""
+    logs.configure("json", "error")
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            return asyncio.run(_run(games, decisions, seed, Path(folder)))
+    finally:
+        logs.reset()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the CPU per decision and its parts, for each repeat and their medians."""
+    parser = argparse.ArgumentParser(
+        prog="python -m kutnahora.bench.hub_cpu",
+        description="Measure the server's CPU per decision in process, through the hub, and where it goes.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=64, help="games played in turn (2, 3 and 4 seats)")
+    parser.add_argument("--decisions", type=int, default=10_000, help="decisions measured in each repeat")
+    parser.add_argument("--repeats", type=int, default=3, help="measurements, each in a fresh hub")
+    parser.add_argument("--seed", type=int, default=1, help="the random choices' seed")
+    args = parser.parse_args(argv)
+    if args.games <= 0 or args.decisions <= 0 or args.repeats <= 0:
+        raise SystemExit("--games, --decisions and --repeats must be positive")
+    results = []
+    for repeat in range(args.repeats):
+        result = measure(args.games, args.decisions, args.seed + repeat)
+        results.append(result)
+        print(
+            f"repeat {repeat + 1}: {result.total_us:.0f} µs of CPU per decision: observation "
+            f"{result.observation_us:.0f} (the engine's observer {result.observer_us:.0f}), "
+            f"submit {result.submit_us:.0f}",
+            flush=True,
+        )
+
+    def median(part: str) -> float:
+        return float(statistics.median(float(getattr(result, part)) for result in results))
+
+    print(
+        f"median of {args.repeats}: {median('total_us'):.0f} µs per decision ({args.games} games in turn, "
+        f"{args.decisions} decisions each): observation {median('observation_us'):.0f} (observer "
+        f"{median('observer_us'):.0f}), submit {median('submit_us'):.0f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
