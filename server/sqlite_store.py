@@ -1,9 +1,11 @@
 """The SQLite store: the server's embedded default, one file in WAL mode.
 
-One worker thread owns the connection and runs every statement. Writes queued while it commits are
-gathered into the next transaction (group commit), so under load many decisions share one commit, yet
-each caller's coroutine returns only after the transaction holding its write has committed: the server
-still answers a client only once the decision is durable. ``synchronous=NORMAL`` (the default) survives
+A worker thread owns a connection and runs every read. With ``synchronous`` OFF or NORMAL (a commit
+does not wait for the disk) each write runs on the event loop's own connection and commits at once; with
+FULL or EXTRA, writes go to the worker, which gathers those queued while it commits into the next
+transaction (group commit), so that many decisions share one fsync. Either way a caller's coroutine
+returns only after its write has committed: the server answers a client only once the decision is
+durable. ``synchronous=NORMAL`` (the default) survives
 the process being killed at any moment; ``FULL`` also survives a power cut, at the cost of an fsync per
 commit. ``:memory:`` gives a private in-memory database for tests.
 
