@@ -3,6 +3,9 @@ retry of a decision that left the detail window is still answered with the same 
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import grpc
 import grpc.aio
 import pytest
@@ -103,3 +106,40 @@ async def test_an_exact_retry_of_a_decision_past_the_window_is_answered_with_the
     assert caught.value.code() == grpc.StatusCode.ABORTED
     assert "already answered" in (caught.value.details() or "")
     assert (await client.observe(game_id)).version == played
+
+
+def test_a_reader_in_another_thread_sees_every_version_in_place_while_decisions_are_appended() -> None:
+    """Replays read the history in worker threads while the event loop appends: every slice taken must
+    hold each version at its own index, whole or packed, however the threads interleave."""
+    made = decisions(4000)
+    history = DecisionHistory(window=3)
+    failures: list[str] = []
+    done = threading.Event()
+
+    def read() -> None:
+        try:
+            while not done.is_set():
+                size = len(history)
+                for version in range(max(size - 6, 0), size):  # about the window's edge, where records move
+                    if history[version].version != version:
+                        failures.append(f"decision {version} read back as another")
+                        return
+                if size % 50 == 0 and [record.version for record in history[:size]] != list(range(size)):
+                    failures.append(f"a slice of {size} held versions out of place")
+                    return
+        except Exception as error:  # an index the history should have held
+            failures.append(repr(error))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for record in made:
+            history.append(record)
+    finally:
+        done.set()
+        reader.join()
+        sys.setswitchinterval(interval)
+    assert not failures, failures[0]
+    assert [record.version for record in history] == list(range(4000))
