@@ -15,7 +15,12 @@ the streamed ones do, since gRPC writes the messages of many streams together (o
 7,000 messages per second at 120 µs of CPU each with 4 callers, twice that with 64). Finally it measures,
 in this process, what building one observation costs (the engine's view, then the wire encoding).
 
+On a shared machine the echo's figures drift between runs as much as the server's, so ``--rounds N``
+measures a fresh server and then the echo N times and reports each figure's median, with the ratios
+taken round by round (a server and the echo measured one after the other share the machine's speed).
+
     kutnahora-bench                         # 64 games, 15 s after a 3 s warm-up
+    kutnahora-bench --duration 8 --rounds 5 # five server-then-echo rounds, medians and paired ratios
     kutnahora-bench --games 16 --duration 5 --json results.json
     kutnahora-bench --target 127.0.0.1:50051  # drive a server that is already running
     kutnahora-bench --db postgresql://postgres@127.0.0.1:5432/bench   # the PostgreSQL store instead
@@ -383,6 +388,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--echo-callers", type=int, default=0, help="concurrent echo callers (default: as many as --games)"
     )
     parser.add_argument("--no-echo", action="store_true", help="skip the echo ceiling")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure the server and then the echo this many times, each round on a fresh server, and "
+        "report the medians, the ratios taken round by round",
+    )
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -394,13 +406,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.echo_server:
         asyncio.run(serve_echo())
         return 0
+    if args.rounds < 1:
+        raise SystemExit("kutnahora-bench: --rounds must be at least 1")
     results: dict[str, Any] = {"games": args.games, "players": args.players, "duration_s": args.duration}
+    rounds: list[dict[str, Any]] = []
+    for number in range(1, args.rounds + 1):
+        heading = f"round {number} of {args.rounds}: " if args.rounds > 1 else ""
+        measured = measure_server(args, heading)
+        if not args.no_echo:
+            measured.update(measure_echo_round(args, heading))
+        rounds.append(measured)
+    results.update(combine(rounds))
+    if args.rounds > 1:
+        results["rounds"] = rounds
+    progress("what an observation costs, in this process")
+    results["observation"] = measure_observation_cost()
+    print_report(results)
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
 
+
+def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any]:
+    """Play the games against the server (started here unless ``--target`` names one) and return its
+    figures; SystemExit when no decision was made."""
+    figures: dict[str, Any] = {}
     server: subprocess.Popen[str] | None = None
     with tempfile.TemporaryDirectory() as folder:
         if args.target:
             address = args.target
-            results["store"] = "as configured by the target"
+            figures["store"] = "as configured by the target"
         else:
             db = args.db or str(Path(folder) / "bench.db")
             server, port = start_process(
@@ -413,12 +448,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             address = f"127.0.0.1:{port}"
             from kutnahora.server.store_postgres import is_postgres_url
 
-            results["store"] = (
+            figures["store"] = (
                 "postgresql" if is_postgres_url(db) else f"sqlite (synchronous={args.synchronous})"
             )
         try:
             progress(
-                f"playing {args.games} games on {address}: {args.warmup:g} s of warm-up, then "
+                f"{heading}playing {args.games} games on {address}: {args.warmup:g} s of warm-up, then "
                 f"{args.duration:g} s measured"
             )
             stats, elapsed, server_cpu = asyncio.run(
@@ -434,54 +469,78 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not decisions:
         why = f" ({stats.failures[0]})" if stats.failures else ""
         raise SystemExit(f"kutnahora-bench: no decision was made at {address} in the measured time{why}")
-    results.update(
+    figures.update(
         decisions=decisions,
         decisions_per_s=decisions / elapsed,
         latency_p50_ms=percentile(stats.latencies, 0.50) * 1000,
         latency_p99_ms=percentile(stats.latencies, 0.99) * 1000,
-        latency_mean_ms=statistics.fmean(stats.latencies) * 1000 if stats.latencies else float("nan"),
+        latency_mean_ms=statistics.fmean(stats.latencies) * 1000,
         games_finished=stats.games_finished,
         rejected=stats.rejected,
         drivers_failed=len(stats.failures),
+        client_cpu_us_per_decision=stats.client_cpu / decisions * 1e6,
     )
-    if decisions:
-        results["client_cpu_us_per_decision"] = stats.client_cpu / decisions * 1e6
-        if server is not None:
-            results["server_cpu_us_per_decision"] = server_cpu / decisions * 1e6
+    if server is not None:
+        figures["server_cpu_us_per_decision"] = server_cpu / decisions * 1e6
+    return figures
 
-    if not args.no_echo:
-        progress(
-            f"the echo ceiling: {args.echo_duration:g} s of unary calls, {args.echo_duration:g} s streamed"
-        )
-        echo, port = start_process([sys.executable, "-m", "kutnahora.bench.server_bench", "--echo-server"])
-        try:
-            payload = b"x" * 1200  # about one observation
-            callers = args.echo_callers or args.games
-            unary, unary_cpu, streamed, stream_cpu = asyncio.run(
-                measure_echo(f"127.0.0.1:{port}", callers, args.echo_duration, payload, echo.pid)
-            )
-        finally:
-            echo.terminate()
-            echo.wait(10)
-        results.update(
-            echo_callers=callers,
-            echo_unary_per_s=unary,
-            echo_cpu_us_per_unary_call=unary_cpu * 1e6,
-            echo_stream_msgs_per_s=streamed,
-            echo_cpu_us_per_stream_msg=stream_cpu * 1e6,
-        )
-        results["ratio_to_echo"] = results["decisions_per_s"] / streamed
-        if "server_cpu_us_per_decision" in results and results["echo_cpu_us_per_stream_msg"] > 0:
-            results["server_cpu_per_echo_cpu"] = (
-                results["server_cpu_us_per_decision"] / results["echo_cpu_us_per_stream_msg"]
-            )
 
-    progress("what an observation costs, in this process")
-    results["observation"] = measure_observation_cost()
-    print_report(results)
-    if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-    return 0
+def measure_echo_round(args: argparse.Namespace, heading: str = "") -> dict[str, Any]:
+    """The echo ceiling, measured now: right after the server, so that the two share the machine's speed
+    of the moment."""
+    progress(
+        f"{heading}the echo ceiling: {args.echo_duration:g} s of unary calls, "
+        f"{args.echo_duration:g} s streamed"
+    )
+    echo, port = start_process([sys.executable, "-m", "kutnahora.bench.server_bench", "--echo-server"])
+    try:
+        payload = b"x" * 1200  # about one observation
+        callers = args.echo_callers or args.games
+        unary, unary_cpu, streamed, stream_cpu = asyncio.run(
+            measure_echo(f"127.0.0.1:{port}", callers, args.echo_duration, payload, echo.pid)
+        )
+    finally:
+        echo.terminate()
+        echo.wait(10)
+    return {
+        "echo_callers": callers,
+        "echo_unary_per_s": unary,
+        "echo_cpu_us_per_unary_call": unary_cpu * 1e6,
+        "echo_stream_msgs_per_s": streamed,
+        "echo_cpu_us_per_stream_msg": stream_cpu * 1e6,
+    }
+
+
+def with_ratios(measured: dict[str, Any]) -> dict[str, Any]:
+    """``measured`` with its ratios to the echo, where the echo was measured."""
+    figures = dict(measured)
+    if "echo_stream_msgs_per_s" in figures:
+        figures["ratio_to_echo"] = figures["decisions_per_s"] / figures["echo_stream_msgs_per_s"]
+        if "server_cpu_us_per_decision" in figures and figures["echo_cpu_us_per_stream_msg"] > 0:
+            figures["server_cpu_per_echo_cpu"] = (
+                figures["server_cpu_us_per_decision"] / figures["echo_cpu_us_per_stream_msg"]
+            )
+    return figures
+
+
+def combine(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """One round's figures as they are; of several, each figure's median, its ratios taken round by round
+    (a server and an echo measured one after the other share the machine's speed of the moment), and the
+    counts summed."""
+    for index, measured in enumerate(rounds):
+        rounds[index] = with_ratios(measured)
+    if len(rounds) == 1:
+        return rounds[0]
+    combined: dict[str, Any] = {}
+    for key, value in rounds[0].items():
+        values = [measured[key] for measured in rounds if key in measured]
+        if key in ("decisions", "games_finished", "rejected", "drivers_failed"):
+            combined[key] = sum(values)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and key != "echo_callers":
+            combined[key] = statistics.median(values)
+        else:
+            combined[key] = value
+    return combined
 
 
 def progress(step: str) -> None:
@@ -494,9 +553,22 @@ def print_report(results: dict[str, Any]) -> None:
     r = results
     seats = "/".join(map(str, r["players"]))
     print(f"kutnahora-bench: {r['games']} concurrent games ({seats} seats), store {r['store']}, Play streams")
+    rounds = r.get("rounds", [])
+    if rounds:
+        print(f"  {len(rounds)} rounds, each a fresh server and then the echo; the figures below are medians")
+        for number, measured in enumerate(rounds, 1):
+            line = f"  round {number:<8} {measured['decisions_per_s']:8.0f} decisions/s"
+            if "server_cpu_us_per_decision" in measured:
+                line += f", server {measured['server_cpu_us_per_decision']:.0f} µs per decision"
+            if "echo_cpu_us_per_stream_msg" in measured:
+                line += f", echo {measured['echo_cpu_us_per_stream_msg']:.0f} µs per message"
+            if "server_cpu_per_echo_cpu" in measured:
+                line += f", ratio {measured['server_cpu_per_echo_cpu']:.2f}"
+            print(line)
+    span = f"{len(rounds)} rounds of {r['duration_s']:g} s" if rounds else f"{r['duration_s']:.0f} s"
     print(
         f"  decisions/s     {r['decisions_per_s']:8.0f}   ({r['decisions']} decisions in "
-        f"{r['duration_s']:.0f} s, {r['games_finished']} games finished, {r['rejected']} rejected)"
+        f"{span}, {r['games_finished']} games finished, {r['rejected']} rejected)"
     )
     print(
         f"  latency         p50 {r['latency_p50_ms']:.1f} ms   p99 {r['latency_p99_ms']:.1f} ms   "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import statistics
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,34 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
     printed = capsys.readouterr()
     assert "decisions/s" in printed.out
     assert "kutnahora-bench: playing 4 games" in printed.err, "no progress was shown while measuring"
+
+
+def test_rounds_pair_each_server_run_with_an_echo_run_and_report_medians(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "rounds.json"
+    argv = ["--games", "4", "--duration", "1", "--warmup", "0.3"]
+    argv += ["--echo-duration", "0.3", "--echo-callers", "2"]
+    assert main([*argv, "--rounds", "2", "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    rounds = results["rounds"]
+    assert len(rounds) == 2
+    for measured in rounds:
+        assert measured["decisions"] > 0
+        assert measured["server_cpu_per_echo_cpu"] == (
+            measured["server_cpu_us_per_decision"] / measured["echo_cpu_us_per_stream_msg"]
+        )
+    assert results["decisions"] == sum(measured["decisions"] for measured in rounds)
+    ratios = [measured["server_cpu_per_echo_cpu"] for measured in rounds]
+    assert results["server_cpu_per_echo_cpu"] == statistics.median(ratios)
+    assert results["server_cpu_us_per_decision"] == statistics.median(
+        m["server_cpu_us_per_decision"] for m in rounds
+    )
+    printed = capsys.readouterr()
+    assert "2 rounds, each a fresh server and then the echo" in printed.out
+    assert "round 2 of 2: the echo ceiling" in printed.err
+    with pytest.raises(SystemExit, match="--rounds must be at least 1"):
+        main([*argv, "--rounds", "0"])
 
 
 def test_an_unreachable_target_is_an_error_not_a_figure() -> None:
