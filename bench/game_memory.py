@@ -28,14 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kutnahora import engine
+from kutnahora.bench.hub_games import joined_game, sqlite_hub
 from kutnahora.server import logs, presenter
-from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.game import LiveGame
-from kutnahora.server.hub import GameHub
-from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import ListedIndex
-from kutnahora.server.sqlite_store import SqliteStore
 
 
 @dataclass
@@ -59,24 +55,14 @@ def _place(filename: str) -> str:
     return "other"
 
 
-def _hub(folder: Path) -> GameHub:
-    config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
-    store = SqliteStore(str(folder / "memory.db"))
-    return GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
-
-
 async def _play(games: int, decisions: int, seed: int, folder: Path) -> tuple[list[LiveGame], int]:
-    hub = _hub(folder)
-    config = hub.config
-    store = hub.store
-    await store.open()
+    hub = sqlite_hub(folder, "memory.db")
+    await hub.store.open()
     rng = random.Random(seed)
     loaded = []
     made = 0
     for index in range(games):
-        game, _ = await hub.create(engine.GameOptions(players=2 + index % 3), index, config.clock, "")
-        for seat in range(len(game.seats)):
-            await game.join(seat, f"seat {seat}")
+        game = await joined_game(hub, 2 + index % 3, index)
         view = presenter.view(game)
         for _ in range(decisions):
             pending = game.state.pending
@@ -86,13 +72,13 @@ async def _play(games: int, decisions: int, seed: int, folder: Path) -> tuple[li
             await game.submit(pending.seat, game.version, ListedIndex(rng.randrange(len(pending.options))))
             made += 1
         loaded.append(game)
-    await store.close()
+    await hub.store.close()
     return loaded, made
 
 
 async def _reload(game_ids: Sequence[str], folder: Path) -> list[LiveGame]:
     """The games loaded again by a new hub on the same file, each seen once by the seat that owes."""
-    hub = _hub(folder)
+    hub = sqlite_hub(folder, "memory.db")
     await hub.store.open()
     loaded = []
     for game_id in game_ids:

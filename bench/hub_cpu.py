@@ -26,14 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kutnahora import engine
+from kutnahora.bench.hub_games import joined_game, sqlite_hub
 from kutnahora.engine import view as engine_view
 from kutnahora.server import logs, presenter
-from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.game import LiveGame
-from kutnahora.server.hub import GameHub
-from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import ListedIndex
-from kutnahora.server.sqlite_store import SqliteStore
 
 WARMUP = 2000
 """Decisions played before measuring, so that the caches every game shares are filled."""
@@ -72,33 +69,26 @@ def _observer_timed(spent: list[float]) -> Iterator[None]:
 
 
 async def _run(games: int, decisions: int, seed: int, folder: Path) -> HubCpu:
-    config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
-    hub = GameHub(
-        config, SqliteStore(str(folder / "cpu.db")), Metrics(), engine.default_components(), logs.get_logger()
-    )
+    hub = sqlite_hub(folder, "cpu.db")
     await hub.store.open()
     rng = random.Random(seed)
     created = 0
 
     async def new_game() -> LiveGame:
         nonlocal created
-        options = engine.GameOptions(players=2 + created % 3)
-        game, _ = await hub.create(options, seed + created, config.clock, "")
+        players, game_seed = 2 + created % 3, seed + created
         created += 1
-        for seat in range(len(game.seats)):
-            await game.join(seat, f"seat {seat}")
-        return game
+        return await joined_game(hub, players, game_seed)
 
     playing = [await new_game() for _ in range(games)]
-    spent = [0.0]
-    observation = submit = 0.0
-    made = turn = 0
-    measured_from = 0.0
-    with _observer_timed(spent):
-        while made < WARMUP + decisions:
-            if made == WARMUP and measured_from == 0.0:
-                spent[0] = observation = submit = 0.0
-                measured_from = time.thread_time()
+    turn = 0
+
+    async def play(count: int) -> tuple[float, float]:
+        """Play ``count`` decisions, the games in turn; the thread CPU of their observations and submits."""
+        nonlocal turn
+        observation = submit = 0.0
+        made = 0
+        while made < count:
             index = turn % games
             turn += 1
             game = playing[index]
@@ -110,10 +100,17 @@ async def _run(games: int, decisions: int, seed: int, folder: Path) -> HubCpu:
             presenter.view(game).observation(pending.seat)
             observed = time.thread_time()
             await game.submit(pending.seat, game.version, ListedIndex(rng.randrange(len(pending.options))))
-            submitted = time.thread_time()
             observation += observed - started
-            submit += submitted - observed
+            submit += time.thread_time() - observed
             made += 1
+        return observation, submit
+
+    spent = [0.0]
+    with _observer_timed(spent):
+        await play(WARMUP)
+        spent[0] = 0.0
+        measured_from = time.thread_time()
+        observation, submit = await play(decisions)
         total = time.thread_time() - measured_from
     await hub.store.close()
     scale = 1e6 / decisions

@@ -415,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         measured = measure_server(args, heading)
         if not args.no_echo:
             measured.update(measure_echo_round(args, heading))
-        rounds.append(measured)
+        rounds.append(with_ratios(measured))
     results.update(combine(rounds))
     if args.rounds > 1:
         results["rounds"] = rounds
@@ -524,11 +524,9 @@ def with_ratios(measured: dict[str, Any]) -> dict[str, Any]:
 
 
 def combine(rounds: list[dict[str, Any]]) -> dict[str, Any]:
-    """One round's figures as they are; of several, each figure's median, its ratios taken round by round
-    (a server and an echo measured one after the other share the machine's speed of the moment), and the
-    counts summed."""
-    for index, measured in enumerate(rounds):
-        rounds[index] = with_ratios(measured)
+    """One round's figures as they are; of several, the counts summed, each other figure's median (its
+    ratios were taken round by round: a server and an echo measured one after the other share the
+    machine's speed of the moment), and what every round agrees on as it is."""
     if len(rounds) == 1:
         return rounds[0]
     combined: dict[str, Any] = {}
@@ -536,10 +534,10 @@ def combine(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         values = [measured[key] for measured in rounds if key in measured]
         if key in ("decisions", "games_finished", "rejected", "drivers_failed"):
             combined[key] = sum(values)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool) and key != "echo_callers":
-            combined[key] = statistics.median(values)
-        else:
+        elif all(other == value for other in values) or not isinstance(value, (int, float)):
             combined[key] = value
+        else:
+            combined[key] = statistics.median(values)
     return combined
 
 

@@ -22,7 +22,7 @@ from kutnahora.engine.economy import current_prices, income, no_market
 from kutnahora.engine.mine import draws_per_mine_action
 from kutnahora.engine.options import DecisionKind, Option
 from kutnahora.engine.rounds import rounds_in_game, tax_due
-from kutnahora.engine.state import CityTile, GameState, MinePlacement, PlayerState
+from kutnahora.engine.state import GameState, PlayerState
 
 
 class PlayerView(NamedTuple):
@@ -309,10 +309,10 @@ def _frozen(values: tuple[Any, ...]) -> tuple[Any, ...]:
 
 _HallKey = list[tuple[int, str, list[int]]]
 
-_BoardsPart = tuple[
-    dict[Square, int], dict[Square, int], dict[Square, CityTile], dict[Square, MinePlacement], _Boards
-]
-"""Copies of the plots, rocks, city and mines, and the boards' view built from them."""
+
+def _copies(dicts: tuple[dict[Any, Any], ...]) -> tuple[dict[Any, Any], ...]:
+    """Shallow copies of a part's input dicts, whose values are never changed in place."""
+    return tuple([d.copy() for d in dicts])
 
 
 def _copied_hall_key(key: _HallKey) -> _HallKey:
@@ -335,37 +335,27 @@ class Observer:
     __slots__ = ("_boards", "_hall", "_market", "_players")
 
     def __init__(self) -> None:
-        self._market: tuple[dict[str, int], dict[Arm, int], _Market] | None = None
+        self._market: tuple[tuple[dict[Any, int], ...], _Market] | None = None
         self._hall: tuple[_HallKey, tuple[tuple[StackView, ...], ...]] | None = None
-        self._boards: _BoardsPart | None = None
+        self._boards: tuple[tuple[dict[Square, Any], ...], _Boards] | None = None
         self._players: dict[int, tuple[tuple[Any, ...], _Market, int, PlayerView]] = {}
 
     def observe(self, state: GameState, viewer: int | None) -> Observation:
         """What :func:`observe` returns for ``state`` and ``viewer``."""
+        # The market's and the boards' dicts compared with copies: their values are ints and frozen tiles.
+        market_now = (state.deck_position, state.arms)
         market_part = self._market
-        if market_part is None or market_part[0] != state.deck_position or market_part[1] != state.arms:
-            market_part = self._market = (state.deck_position.copy(), state.arms.copy(), _market(state))
-        market = market_part[2]
+        if market_part is None or market_part[0] != market_now:
+            market_part = self._market = (_copies(market_now), _market(state))
+        market = market_part[1]
         hall_key = [(row, s.label, s.tiles) for row, stacks in enumerate(state.town_hall) for s in stacks]
         hall = self._hall
         if hall is None or hall[0] != hall_key or len(hall[1]) != len(state.town_hall):
             hall = self._hall = (_copied_hall_key(hall_key), _town_hall(state))
-        # The boards' dicts compared with copies: their values are ints and frozen tiles.
+        boards_now = (state.plots, state.rocks, state.city, state.mines)
         boards = self._boards
-        if (
-            boards is None
-            or boards[0] != state.plots
-            or boards[1] != state.rocks
-            or boards[2] != state.city
-            or boards[3] != state.mines
-        ):
-            boards = self._boards = (
-                state.plots.copy(),
-                state.rocks.copy(),
-                state.city.copy(),
-                state.mines.copy(),
-                _boards(state),
-            )
+        if boards is None or boards[0] != boards_now:
+            boards = self._boards = (_copies(boards_now), _boards(state))
 
         players = []
         cached_players = self._players
@@ -379,4 +369,4 @@ class Observer:
             view = _player_view(state, seat, market.price_of)
             cached_players[seat] = (_frozen(values), market, tax, view)
             players.append(view)
-        return _assemble(state, viewer, market, hall[1], boards[4], tuple(players))
+        return _assemble(state, viewer, market, hall[1], boards[1], tuple(players))

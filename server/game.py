@@ -47,7 +47,7 @@ from kutnahora.server.errors import (
     store_unavailable,
     unauthenticated,
 )
-from kutnahora.server.history import DETAIL_WINDOW, DecisionHistory
+from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import (
     Answer,
@@ -101,10 +101,9 @@ def replayed_decision(
     pending: PendingDecision,
     events: Sequence[Event],
     game_over: bool,
-    keep_details: bool = True,
 ) -> AppliedDecision:
-    """A stored decision, once replayed; ``keep_details`` keeps its options and events. Its text is the
-    one every record of the same option shares, where the stored text is that text."""
+    """A stored decision, once replayed. Its text is the one every record of the same option shares,
+    where the stored text is that text."""
     text = canonical_text(option)
     return AppliedDecision(
         version=decision.seq,
@@ -115,8 +114,8 @@ def replayed_decision(
         think_ms=decision.think_ms,
         applied_at=decision.applied_at,
         game_over=game_over,
-        options=pending.options if keep_details else None,
-        events=tuple(events) if keep_details else None,
+        options=pending.options,
+        events=tuple(events),
         kind=pending.kind,
     )
 
@@ -202,7 +201,6 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
             )
     state = engine.new_game(options, row.seed, components)
     history = DecisionHistory()
-    detail_from = len(stored.decisions) - DETAIL_WINDOW
     for decision in stored.decisions:
         pending = state.pending
         if pending is None or pending.seat != decision.seat:
@@ -217,9 +215,7 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
             raise StoreError(
                 f"game {row.game_id}: decision {decision.seq} does not replay: {error}"
             ) from None
-        record = replayed_decision(
-            decision, option, pending, events, state.over, keep_details=decision.seq >= detail_from
-        )
+        record = replayed_decision(decision, option, pending, events, state.over)
         history.append(record)
         charge_clock(seats[decision.seat], record.source, decision.think_ms, clock)
     return Rebuilt(state, history, seats)

@@ -62,9 +62,9 @@ class DecisionHistory(Sequence[AppliedDecision]):
 
     def append(self, record: AppliedDecision) -> None:
         """Add the decision applied at the next version; the one leaving the window is packed."""
-        if record.version != len(self):
-            raise ValueError(f"decision {record.version} cannot follow a history of {len(self)} decisions")
         first, recent = self._recent
+        if record.version != first + len(recent):
+            raise ValueError(f"decision {record.version} cannot follow a history of {len(self)} decisions")
         recent.append(record)
         if len(recent) > self._window:
             self._pack(recent[0])
@@ -119,7 +119,7 @@ class DecisionHistory(Sequence[AppliedDecision]):
         first, recent = self._recent
         for version in range(first):
             yield self._unpack(version)
-        yield from recent[:]
+        yield from recent
 
     def __repr__(self) -> str:
         first, recent = self._recent

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from dataclasses import replace
 
 import grpc
 import grpc.aio
@@ -44,17 +45,7 @@ def decisions(count: int) -> list[AppliedDecision]:
 
 
 def without_details(record: AppliedDecision) -> AppliedDecision:
-    return AppliedDecision(
-        record.version,
-        record.seat,
-        record.option,
-        record.text,
-        record.source,
-        record.think_ms,
-        record.applied_at,
-        record.game_over,
-        kind=record.kind,
-    )
+    return replace(record, options=None, events=None)
 
 
 def test_packed_decisions_read_back_as_applied_and_the_window_keeps_its_details() -> None:
