@@ -27,7 +27,7 @@ def sqlite_hub(folder: Path, name: str = "games.db") -> GameHub:
 
 async def joined_game(hub: GameHub, players: int, seed: int) -> LiveGame:
     """A new game of ``players`` seats on ``hub``, every seat joined."""
-    game, _ = await hub.create(engine.GameOptions(players=players), seed, hub.config.clock, "")
+    game, _, _ = await hub.create(engine.GameOptions(players=players), seed, hub.config.clock, "")
     for seat in range(len(game.seats)):
         await game.join(seat, f"seat {seat}")
     return game

@@ -2,10 +2,13 @@
 
 The benchmark starts a server process (SQLite store on, no clock, no rate limit) and drives many games at
 once through it the way bots do: every seat of every game plays over its own Play stream, answering each
-observation with a uniformly random legal option. A game that ends is replaced by a new one, so the
-number of games in play stays constant. It reports decisions per second and the decision latency (from
-sending a decision until the next observation of that game arrives, whichever seat it is for: storing,
-applying, building the next observation and both transfers), with the server's CPU time per decision.
+observation with a uniformly random legal option. Each game is created with its seats named, as the
+tournament runner creates them (``--join`` joins them one by one instead). A game that ends is replaced by
+a new one, so the number of games in play stays constant. The server's CPU per decision includes each
+game's share of creating it, opening its streams and ending it: about 50 decisions share one game.
+It reports decisions per second and the decision latency (from sending a decision until the next
+observation of that game arrives, whichever seat it is for: storing, applying, building the next
+observation and both transfers), with the server's CPU time per decision.
 
 In the same run it measures the ceiling of the machine: a trivial grpc.aio echo server, driven by the same
 number of concurrent callers (``--echo-callers``), first with unary calls, then with streamed messages,
@@ -150,9 +153,15 @@ async def play_seat(
 
 
 async def drive_games(
-    channel: grpc.aio.Channel, players: Sequence[int], stats: Stats, stop: asyncio.Event, seed: int
+    channel: grpc.aio.Channel,
+    players: Sequence[int],
+    stats: Stats,
+    stop: asyncio.Event,
+    seed: int,
+    join: bool = False,
 ) -> None:
-    """Play games one after another on a channel until asked to stop."""
+    """Play games one after another on a channel until asked to stop. Each game is created with its seats
+    taken, as the tournament runner creates them, or with ``join`` each seat then joins with JoinGame."""
     games = game_service_pb2_grpc.GameServiceStub(channel)  # type: ignore[no-untyped-call]
     play = play_service_pb2_grpc.PlayServiceStub(channel)  # type: ignore[no-untyped-call]
     rng = random.Random(seed)
@@ -166,11 +175,12 @@ async def drive_games(
                 seed=rng.randrange(1 << 62),
                 clock=game_pb2.ClockSettings(disabled=True),
                 label="bench",
+                seat_names=() if join else ["bench"] * count,
             )
         )
         game_id = created.game.game_id
-        tokens = []
-        for seat in range(count):
+        tokens = list(created.seat_tokens)
+        for seat in range(count if join else 0):
             joined = await games.JoinGame(
                 game_service_pb2.JoinGameRequest(game_id=game_id, seat=seat, name="bench")
             )
@@ -182,14 +192,20 @@ async def drive_games(
 
 
 async def measure_games(
-    address: str, games: int, players: Sequence[int], warmup: float, duration: float, channels: int
+    address: str,
+    games: int,
+    players: Sequence[int],
+    warmup: float,
+    duration: float,
+    channels: int,
+    join: bool = False,
 ) -> tuple[Stats, float]:
     """Drive ``games`` concurrent games; returns the stats and the measured wall time."""
     stats = Stats()
     stop = asyncio.Event()
     opened = [grpc.aio.insecure_channel(address) for _ in range(channels)]
     tasks = [
-        asyncio.create_task(drive_games(opened[i % channels], players, stats, stop, seed=i))
+        asyncio.create_task(drive_games(opened[i % channels], players, stats, stop, seed=i, join=join))
         for i in range(games)
     ]
     await asyncio.sleep(warmup)
@@ -221,9 +237,10 @@ async def measure_with_cpu(
     warmup: float,
     duration: float,
     channels: int,
+    join: bool = False,
 ) -> tuple[Stats, float, float]:
     """:func:`measure_games`, with the server's CPU seconds spent during the measured window."""
-    stats_task = asyncio.create_task(measure_games(address, games, players, warmup, duration, channels))
+    stats_task = asyncio.create_task(measure_games(address, games, players, warmup, duration, channels, join))
     await asyncio.sleep(warmup)
     before = cpu_seconds(server.pid) if server is not None else 0.0
     await asyncio.sleep(duration)
@@ -377,6 +394,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
     parser.add_argument("--channels", type=int, default=4, help="client connections to spread the games over")
     parser.add_argument(
+        "--join",
+        action="store_true",
+        help="create each game empty and join its seats one by one with JoinGame, instead of naming the "
+        "seats in CreateGame",
+    )
+    parser.add_argument(
         "--db",
         default="",
         help="the server's store: a SQLite file or a postgresql:// URL (default: a temporary SQLite file)",
@@ -408,7 +431,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.rounds < 1:
         raise SystemExit("kutnahora-bench: --rounds must be at least 1")
-    results: dict[str, Any] = {"games": args.games, "players": args.players, "duration_s": args.duration}
+    results: dict[str, Any] = {
+        "games": args.games,
+        "players": args.players,
+        "duration_s": args.duration,
+        "seating": "JoinGame" if args.join else "CreateGame",
+    }
     rounds: list[dict[str, Any]] = []
     for number in range(1, args.rounds + 1):
         heading = f"round {number} of {args.rounds}: " if args.rounds > 1 else ""
@@ -458,7 +486,14 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
             )
             stats, elapsed, server_cpu = asyncio.run(
                 measure_with_cpu(
-                    server, address, args.games, args.players, args.warmup, args.duration, args.channels
+                    server,
+                    address,
+                    args.games,
+                    args.players,
+                    args.warmup,
+                    args.duration,
+                    args.channels,
+                    args.join,
                 )
             )
         finally:
@@ -550,7 +585,11 @@ def print_report(results: dict[str, Any]) -> None:
     """The results, for people."""
     r = results
     seats = "/".join(map(str, r["players"]))
-    print(f"kutnahora-bench: {r['games']} concurrent games ({seats} seats), store {r['store']}, Play streams")
+    seating = "seats joined one by one" if r.get("seating") == "JoinGame" else "seats named at creation"
+    print(
+        f"kutnahora-bench: {r['games']} concurrent games ({seats} seats, {seating}), store {r['store']}, "
+        "Play streams"
+    )
     rounds = r.get("rounds", [])
     if rounds:
         print(f"  {len(rounds)} rounds, each a fresh server and then the echo; the figures below are medians")

@@ -43,7 +43,7 @@ import asyncio
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, Self, TypeAlias, TypeVar, cast
@@ -395,14 +395,17 @@ class Client:
         label: str = "",
         guild_setup_card: int | None = None,
         mine_setup_card: int | None = None,
+        seat_names: Sequence[str] = (),
     ) -> game_service_pb2.CreateGameResponse:
-        """Create a game for ``players`` seats; it starts once every seat has joined."""
+        """Create a game for ``players`` seats; it starts once every seat has joined. With ``seat_names``
+        (one per seat) every seat is taken at creation and the response's ``seat_tokens`` hold their
+        tokens; :meth:`create_seated_game` wraps that."""
         options = game_pb2.GameOptions(players=players, events=events)
         if guild_setup_card is not None:
             options.guild_setup_card = guild_setup_card
         if mine_setup_card is not None:
             options.mine_setup_card = mine_setup_card
-        request = game_service_pb2.CreateGameRequest(options=options, label=label)
+        request = game_service_pb2.CreateGameRequest(options=options, label=label, seat_names=seat_names)
         if seed is not None:
             request.seed = seed
         if clock is not None:
@@ -410,6 +413,30 @@ class Client:
         return await self._call(
             self._games.CreateGame(request), "creating a game", game_service_pb2.CreateGameResponse
         )
+
+    async def create_seated_game(
+        self,
+        seat_names: Sequence[str],
+        *,
+        seed: int | None = None,
+        events: bool = False,
+        clock: game_pb2.ClockSettings | None = None,
+        label: str = "",
+    ) -> tuple[game_service_pb2.CreateGameResponse, list[SeatCredentials]]:
+        """Create a game with every seat taken (one name per seat) and return it with each seat's
+        credentials, in seat order. The game starts at once; the other arguments are :meth:`create_game`'s.
+
+        A server older than ``seat_names`` answers without seat tokens; its seats are then joined one by
+        one, so the result is the same."""
+        created = await self.create_game(
+            len(seat_names), seed=seed, events=events, clock=clock, label=label, seat_names=seat_names
+        )
+        game_id = created.game.game_id
+        if len(created.seat_tokens) == len(seat_names):
+            seats = [SeatCredentials(game_id, seat, token) for seat, token in enumerate(created.seat_tokens)]
+        else:
+            seats = [await self.join_game(game_id, seat, name) for seat, name in enumerate(seat_names)]
+        return created, seats
 
     async def join_game(self, game_id: str, seat: int | None = None, name: str = "") -> SeatCredentials:
         """Join a seat (the lowest free one when ``seat`` is None) and return its credentials."""

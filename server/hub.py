@@ -12,6 +12,7 @@ import asyncio
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -22,11 +23,11 @@ from kutnahora.engine.components import ComponentSet
 from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.errors import ServiceError, clip, exhausted, invalid, not_found
-from kutnahora.server.game import GameServices, LiveGame, check_components, rebuild
+from kutnahora.server.game import GameServices, LiveGame, check_components, rebuild, seat_row
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import GameStatus, SeatState
-from kutnahora.server.store import GameQuery, GameRow, SeatRow, Store, StoreError, result_to_json
+from kutnahora.server.store import GameQuery, GameRow, Store, StoreError, result_to_json
 
 MAX_PAGE = 500
 DEFAULT_PAGE = 50
@@ -114,9 +115,20 @@ class GameHub:
         return sum(1 for game in self.games.values() if not game.ended)
 
     async def create(
-        self, options: GameOptions, seed: int | None, clock: ClockConfig, label: str
-    ) -> tuple[LiveGame, str]:
-        """Create and store a game; returns it and its game token."""
+        self,
+        options: GameOptions,
+        seed: int | None,
+        clock: ClockConfig,
+        label: str,
+        seat_names: Sequence[str] = (),
+    ) -> tuple[LiveGame, str, list[str]]:
+        """Create and store a game; returns it, its game token and, when ``seat_names`` names every seat,
+        each seat's token: those seats are stored taken with the game, in one step, and the game starts."""
+        if seat_names and len(seat_names) != options.players:
+            raise invalid(
+                f"seat_names must name every seat: {options.players} names for {options.players} "
+                f"players, got {len(seat_names)}"
+            )
         if self.unfinished() + self._creating >= self.config.limits.max_games:
             self.metrics.refused.labels(limit="max_games").inc()
             raise exhausted(
@@ -147,13 +159,23 @@ class GameHub:
                 label=label,
                 game_token_hash=auth.token_hash(token),
                 rules_version=engine.RULES_VERSION,
-                status=GameStatus.WAITING,
+                status=GameStatus.ACTIVE if seat_names else GameStatus.WAITING,
                 updated_at=now,
                 components_hash=self.components_hash,
             )
-            seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(options.players)]
+            seat_tokens = [auth.new_token() for _ in seat_names]
+            seats = [
+                SeatState(
+                    seat=i,
+                    name=seat_names[i] if seat_names else "",
+                    token_hash=auth.token_hash(seat_tokens[i]) if seat_names else "",
+                    joined_at=now if seat_names else 0.0,
+                    bank_ms=clock.bank_ms,
+                )
+                for i in range(options.players)
+            ]
             try:
-                await self.store.create_game(row, [SeatRow(i) for i in range(options.players)])
+                await self.store.create_game(row, [seat_row(seat) for seat in seats])
             except StoreError as error:
                 raise ServiceError(
                     grpc.StatusCode.UNAVAILABLE, f"the game could not be stored: {error}", "store_error"
@@ -165,7 +187,9 @@ class GameHub:
         game.start()
         self.metrics.games_created.inc()
         self.log.info("game created", game_id=game_id, players=options.players, label=label)
-        return game, token
+        if seat_names:
+            self.log.info("game started", game_id=game_id, players=options.players, seated="at creation")
+        return game, token, seat_tokens
 
     async def get(self, game_id: str) -> LiveGame:
         """A game, loaded from the store if needed (NOT_FOUND when there is none)."""

@@ -257,8 +257,15 @@ class KutnaHoraService:
         if request.HasField("seed") and request.seed < 0:
             raise invalid(f"seed must not be negative, got {request.seed}")
         seed = request.seed if request.HasField("seed") else None
-        game, token = await self.hub.create(options, seed, clock, request.label)
-        return game_service_pb2.CreateGameResponse(game=presenter.summary(game), game_token=token)
+        for seat, name in enumerate(request.seat_names):
+            if len(name) > MAX_NAME:
+                raise invalid(f"seat_names[{seat}] must be at most {MAX_NAME} characters")
+        game, token, seat_tokens = await self.hub.create(
+            options, seed, clock, request.label, request.seat_names
+        )
+        return game_service_pb2.CreateGameResponse(
+            game=presenter.summary(game), game_token=token, seat_tokens=seat_tokens
+        )
 
     async def JoinGame(
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]

@@ -180,7 +180,7 @@ class SqliteStore:
     # --- the Store protocol --------------------------------------------------------------------------
 
     async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
-        """Record a new game and its empty seats."""
+        """Record a new game and its seats: empty, or taken when the game is created with them."""
 
         def work(db: sqlite3.Connection) -> None:
             db.execute(

@@ -125,7 +125,7 @@ class Store(Protocol):
         """Flush every pending write and release the store."""
 
     async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
-        """Record a new game and its empty seats."""
+        """Record a new game and its seats: empty, or taken when the game is created with them."""
 
     async def save_seat(self, game_id: str, seat: SeatRow) -> None:
         """Record a seat's join or resignation."""

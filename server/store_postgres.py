@@ -312,7 +312,7 @@ class PostgresStore:
     # on the write's own statement, sent only when a row was written.
 
     async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
-        """Record a new game and its empty seats."""
+        """Record a new game and its seats: empty, or taken when the game is created with them."""
         change = GameChange(game.game_id, "created", 0, self.replica_id)
         marks = ", ".join(["%s"] * len(GAME_COLUMNS.split(",")))
         statement = (

@@ -155,8 +155,8 @@ class Runner:
             )
 
     async def _play(self, client: Client, game: ScheduledGame, started: float) -> GameRecord:
-        created = await client.create_game(
-            self.config.players,
+        created, seats = await client.create_seated_game(
+            game.bots,
             seed=game.seed,
             events=self.config.events,
             clock=self._clock(),
@@ -164,7 +164,6 @@ class Runner:
         )
         game_id = created.game.game_id
         try:
-            seats = [await client.join_game(game_id, seat, name=bot) for seat, bot in enumerate(game.bots)]
             failures = await self._play_seats(client, game, seats)
             summary = await self._wait_for_end(client, game_id, created.game_token)
         except asyncio.CancelledError:

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -24,7 +25,7 @@ from kutnahora.clients.sdk import (
 )
 from kutnahora.server.app import create_server
 from kutnahora.server.config import ServerConfig
-from kutnahora.v1 import game_pb2
+from kutnahora.v1 import game_pb2, game_service_pb2
 from kutnahora.v1.game_pb2 import Observation
 from tests.certificates import make_certificate, needs_openssl
 from tests.clients.helpers import play_game
@@ -61,6 +62,34 @@ async def test_a_bot_may_answer_with_an_index_a_text_or_a_coroutine(server_addre
         seats = [await client.join_game(created.game.game_id, s) for s in range(2)]
         outcomes = await asyncio.gather(client.play(Mixed(), seats[0]), client.play(RandomBot(1), seats[1]))
     assert all(o.finished for o in outcomes)
+
+
+async def test_a_seated_game_is_created_in_one_call_or_joined_seat_by_seat(
+    server_address: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with await Client.connect(server_address) as client:
+        created, seats = await client.create_seated_game(["random", "greedy"], seed=3, label="pair")
+        assert created.game.status == game_pb2.GAME_STATUS_ACTIVE
+        assert [s.seat for s in seats] == [0, 1]
+        assert [s.token for s in seats] == list(created.seat_tokens)
+        outcomes = await asyncio.gather(
+            client.play(RandomBot(1), seats[0]), client.play(RandomBot(2), seats[1])
+        )
+        assert all(o.finished for o in outcomes)
+
+        # A server that does not know seat_names answers without tokens: the seats are joined instead.
+        create_game = client.create_game
+
+        async def older_server(players: int, **options: Any) -> game_service_pb2.CreateGameResponse:
+            options.pop("seat_names")
+            return await create_game(players, **options)
+
+        monkeypatch.setattr(client, "create_game", older_server)
+        created, seats = await client.create_seated_game(["a", "b", "c"], seed=4)
+        game = await client.get_game(created.game.game_id)
+        assert game.status == game_pb2.GAME_STATUS_ACTIVE
+        assert [(s.name, s.joined) for s in game.seats] == [("a", True), ("b", True), ("c", True)]
+        assert len({s.token for s in seats}) == 3
 
 
 def test_a_choice_that_is_not_listed_is_refused_before_it_is_sent() -> None:

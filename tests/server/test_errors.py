@@ -68,6 +68,19 @@ async def test_create_refuses_malformed_options(client: Client) -> None:
     )
 
 
+async def test_create_refuses_seat_names_that_do_not_name_every_seat(client: Client) -> None:
+    def create(*names: str) -> Awaitable[Any]:
+        return client.games.CreateGame(
+            game_service_pb2.CreateGameRequest(options=game_pb2.GameOptions(players=3), seat_names=names)
+        )
+
+    await refused(create("a", "b"), Code.INVALID_ARGUMENT, "seat_names", "3 names", "got 2")
+    await refused(create("a", "b", "c", "d"), Code.INVALID_ARGUMENT, "seat_names", "got 4")
+    await refused(create("a", "x" * 101, "c"), Code.INVALID_ARGUMENT, "seat_names[1]", "100 characters")
+    listed = await client.games.ListGames(game_service_pb2.ListGamesRequest())
+    assert len(listed.games) == 0  # nothing was created
+
+
 async def test_unknown_games_are_not_found(client: Client) -> None:
     await refused(
         client.games.GetGame(game_service_pb2.GetGameRequest(game_id="nope")), Code.NOT_FOUND, "nope"

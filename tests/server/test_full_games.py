@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import grpc
+import grpc.aio
 import pytest
 
 from kutnahora import engine
@@ -144,6 +146,45 @@ async def test_join_picks_the_lowest_free_seat_and_the_game_starts_when_full(cli
     assert first.seat_token != second.seat_token
     observation = await client.observe(created.game.game_id, 0, first.seat_token)
     assert observation.version == 0
+
+
+async def test_a_game_created_with_its_seats_named_starts_at_once_and_survives_a_restart(
+    start_server: StartServer, tmp_path: object
+) -> None:
+    config = ServerConfig(db=f"{tmp_path}/games.db", clock=NO_CLOCK)
+    server, client = await start_server(config)
+    created = await client.games.CreateGame(
+        game_service_pb2.CreateGameRequest(
+            options=game_pb2.GameOptions(players=3), seed=12, seat_names=["ann", "bob", "cy"]
+        )
+    )
+    game_id = created.game.game_id
+    assert created.game.status == game_pb2.GAME_STATUS_ACTIVE
+    assert [(s.seat, s.name, s.joined) for s in created.game.seats] == [
+        (0, "ann", True),
+        (1, "bob", True),
+        (2, "cy", True),
+    ]
+    tokens = dict(enumerate(created.seat_tokens))
+    assert len(set(tokens.values())) == 3 and created.game_token not in tokens.values()
+    # Every seat is taken: nobody can join, and each token proves its own seat only.
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await client.games.JoinGame(game_service_pb2.JoinGameRequest(game_id=game_id, name="late"))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await client.observe(game_id, 1, tokens[0])
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    first = await client.observe(game_id, 0, tokens[0])
+    assert first.version == 0 and first.viewer == 0
+
+    # The seats were stored with the game: a new server on the same file knows them and their tokens.
+    await server.stop(0.5)
+    _, client = await start_server(config)
+    reloaded = await client.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))
+    assert reloaded.game.status == game_pb2.GAME_STATUS_ACTIVE
+    assert [s.name for s in reloaded.game.seats] == ["ann", "bob", "cy"]
+    await play_game(client, game_id, tokens, seed=4)
+    await check_against_engine(client, game_id, 3, 12)
 
 
 async def test_list_games_pages_newest_first_and_filters(client: Client) -> None:

@@ -153,7 +153,7 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
     from kutnahora.server.records import ListedIndex
 
     server, _ = await start_server()
-    game, _ = await server.hub.create(engine.GameOptions(players=2), 5, NO_CLOCK, "")
+    game, _, _ = await server.hub.create(engine.GameOptions(players=2), 5, NO_CLOCK, "")
     for seat in (0, 1):
         await game.join(seat, f"seat {seat}")
     pending = game.state.pending

@@ -8,6 +8,7 @@ race for it; reads give back exactly what was written.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 
 import pytest
@@ -66,6 +67,20 @@ async def test_a_new_game_reads_back_exactly(store: Store) -> None:
     assert stored.game.version == 0
     assert stored.seats == tuple(empty_seats(3))
     assert stored.decisions == ()
+
+
+async def test_a_game_created_with_its_seats_taken_reads_them_back(store: Store) -> None:
+    game = dataclasses.replace(make_game("g-seated", players=2), status="active")
+    seats = [
+        SeatRow(seat=0, name="ann", token_hash="ab" * 32, joined_at=1_700_000_000.5),
+        SeatRow(seat=1, name="bob", token_hash="cd" * 32, joined_at=1_700_000_000.5),
+    ]
+    await store.create_game(game, seats)
+    stored = await store.load_game("g-seated")
+    assert stored is not None
+    assert stored.game == game
+    assert stored.seats == tuple(seats)
+    assert all(seat.joined for seat in stored.seats)
 
 
 async def test_an_unknown_game_loads_as_none(store: Store) -> None:

@@ -9,24 +9,28 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("options", "seed", "clock", "label")
+    __slots__ = ("options", "seed", "clock", "label", "seat_names")
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     options: _game_pb2.GameOptions
     seed: int
     clock: _game_pb2.ClockSettings
     label: str
-    def __init__(self, options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., seed: _Optional[int] = ..., clock: _Optional[_Union[_game_pb2.ClockSettings, _Mapping]] = ..., label: _Optional[str] = ...) -> None: ...
+    seat_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., seed: _Optional[int] = ..., clock: _Optional[_Union[_game_pb2.ClockSettings, _Mapping]] = ..., label: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
-    __slots__ = ("game", "game_token")
+    __slots__ = ("game", "game_token", "seat_tokens")
     GAME_FIELD_NUMBER: _ClassVar[int]
     GAME_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     game: _game_pb2.GameSummary
     game_token: str
-    def __init__(self, game: _Optional[_Union[_game_pb2.GameSummary, _Mapping]] = ..., game_token: _Optional[str] = ...) -> None: ...
+    seat_tokens: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[_Union[_game_pb2.GameSummary, _Mapping]] = ..., game_token: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class JoinGameRequest(_message.Message):
     __slots__ = ("game_id", "seat", "name")

@@ -77,8 +77,10 @@ class GameServiceServicer:
     """
 
     def CreateGame(self, request, context):
-        """Creates a game with the given options and seed. The game waits until every seat has joined.
-        Refused with RESOURCE_EXHAUSTED when the server holds its maximum number of unfinished games.
+        """Creates a game with the given options and seed. The game waits until every seat has joined, unless
+        the request names every seat (seat_names): then each seat is taken at once, its token is returned,
+        and the game starts. Refused with RESOURCE_EXHAUSTED when the server holds its maximum number of
+        unfinished games.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
