@@ -422,6 +422,8 @@ class Client:
         events: bool = False,
         clock: game_pb2.ClockSettings | None = None,
         label: str = "",
+        guild_setup_card: int | None = None,
+        mine_setup_card: int | None = None,
     ) -> tuple[game_service_pb2.CreateGameResponse, list[SeatCredentials]]:
         """Create a game with every seat taken (one name per seat) and return it with each seat's
         credentials, in seat order. The game starts at once; the other arguments are :meth:`create_game`'s.
@@ -429,7 +431,14 @@ class Client:
         A server older than ``seat_names`` answers without seat tokens; its seats are then joined one by
         one, so the result is the same."""
         created = await self.create_game(
-            len(seat_names), seed=seed, events=events, clock=clock, label=label, seat_names=seat_names
+            len(seat_names),
+            seed=seed,
+            events=events,
+            clock=clock,
+            label=label,
+            guild_setup_card=guild_setup_card,
+            mine_setup_card=mine_setup_card,
+            seat_names=seat_names,
         )
         game_id = created.game.game_id
         if len(created.seat_tokens) == len(seat_names):

@@ -42,8 +42,13 @@ async def replay_onto(client: Client, replay: replay_service_pb2.GetReplayRespon
     if original.status != game_pb2.GAME_STATUS_FINISHED:
         raise ReplayError(f"game {original.game_id} did not finish, so there is nothing to replay")
     options = original.options
-    created = await client.create_game(
-        options.players,
+    names = [seat.name or f"seat {seat.seat}" for seat in sorted(original.seats, key=lambda s: s.seat)]
+    if len(names) != options.players:
+        raise ReplayError(
+            f"the replay of {original.game_id} lists {len(names)} seats for a {options.players}-player game"
+        )
+    created, seats = await client.create_seated_game(
+        names,
         seed=replay.seed,
         events=options.events,
         clock=game_pb2.ClockSettings(disabled=True),
@@ -53,10 +58,6 @@ async def replay_onto(client: Client, replay: replay_service_pb2.GetReplayRespon
     )
     game_id = created.game.game_id
     try:
-        seats = [
-            await client.join_game(game_id, seat.seat, seat.name or f"seat {seat.seat}")
-            for seat in sorted(original.seats, key=lambda s: s.seat)
-        ]
         for record in replay.decisions:
             seat = seats[record.seat]
             observation = (await client.observe(game_id, seat)).observation
