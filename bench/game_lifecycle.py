@@ -46,6 +46,8 @@ WAYS = ("seated", "joined", "streams")
 
 @dataclass
 class Stubs:
+    """The two services a game's life goes through, on one channel."""
+
     games: game_service_pb2_grpc.GameServiceStub
     play: play_service_pb2_grpc.PlayServiceStub
 
