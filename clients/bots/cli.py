@@ -132,7 +132,13 @@ async def run(args: argparse.Namespace, console: Console) -> int:
         name = args.name or args.bot
         token = os.environ.get(ENV_TOKEN)
         seats: list[SeatCredentials]
-        if args.create:
+        if args.create and args.fill:  # every seat this bot's: the game is made with them taken
+            created, seats = await client.create_seated_game(
+                [name] * args.players, seed=args.seed, events=args.events
+            )
+            if not args.quiet:
+                console.print(f"Created game [bold]{created.game.game_id}[/] for {args.players} players.")
+        elif args.create:
             created = await client.create_game(args.players, seed=args.seed, events=args.events)
             game_id = created.game.game_id
             if not args.quiet:
