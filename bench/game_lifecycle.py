@@ -24,14 +24,14 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import grpc
 import grpc.aio
 
-from kutnahora.bench.server_bench import EOF, bearer, cpu_seconds, start_process
+from kutnahora.bench.server_bench import EOF, bearer, cpu_seconds, new_game, start_process
 from kutnahora.v1 import (
-    game_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
     play_service_pb2,
@@ -57,49 +57,23 @@ def players_of(number: int) -> int:
     return 2 + number % 3
 
 
-async def _create(stubs: Stubs, number: int, seated: bool) -> tuple[str, str, list[str]]:
-    """A new game: its id, its game token and its seat tokens (every seat taken either way)."""
-    players = players_of(number)
-    created = await stubs.games.CreateGame(
-        game_service_pb2.CreateGameRequest(
-            options=game_pb2.GameOptions(players=players),
-            seed=number,
-            clock=game_pb2.ClockSettings(disabled=True),
-            label="lifecycle",
-            seat_names=["bench"] * players if seated else (),
-        )
-    )
-    game_id = created.game.game_id
-    tokens = list(created.seat_tokens)
-    if not seated:
-        for seat in range(players):
-            joined = await stubs.games.JoinGame(
-                game_service_pb2.JoinGameRequest(game_id=game_id, seat=seat, name="bench")
-            )
-            tokens.append(joined.seat_token)
-    return game_id, created.game_token, tokens
-
-
 async def _abandon(stubs: Stubs, game_id: str, game_token: str) -> None:
     await stubs.games.AbandonGame(
         game_service_pb2.AbandonGameRequest(game_id=game_id, reason="measured"), metadata=bearer(game_token)
     )
 
 
-async def seated_game(stubs: Stubs, number: int) -> None:
-    game_id, game_token, _ = await _create(stubs, number, seated=True)
-    await _abandon(stubs, game_id, game_token)
-
-
-async def joined_game(stubs: Stubs, number: int) -> None:
-    game_id, game_token, _ = await _create(stubs, number, seated=False)
-    await _abandon(stubs, game_id, game_token)
+async def abandoned_game(stubs: Stubs, number: int, join: bool) -> None:
+    """A game with every seat taken (named at creation, or with ``join`` joined one by one), abandoned."""
+    created, _ = await new_game(stubs.games, players_of(number), number, "lifecycle", join)
+    await _abandon(stubs, created.game.game_id, created.game_token)
 
 
 async def streamed_game(stubs: Stubs, number: int) -> None:
     """A seated game whose every seat opens its Play stream; once the server has sent the first turn, the
     game is abandoned and every stream is read to its GameEnded."""
-    game_id, game_token, tokens = await _create(stubs, number, seated=True)
+    created, tokens = await new_game(stubs.games, players_of(number), number, "lifecycle")
+    game_id = created.game.game_id
     first_turn = asyncio.Event()
 
     async def play(seat: int, token: str) -> None:
@@ -116,13 +90,13 @@ async def streamed_game(stubs: Stubs, number: int) -> None:
 
     streams = [asyncio.create_task(play(seat, token)) for seat, token in enumerate(tokens)]
     await first_turn.wait()
-    await _abandon(stubs, game_id, game_token)
+    await _abandon(stubs, game_id, created.game_token)
     await asyncio.gather(*streams)
 
 
 PLAYS: dict[str, Callable[[Stubs, int], Awaitable[None]]] = {
-    "seated": seated_game,
-    "joined": joined_game,
+    "seated": partial(abandoned_game, join=False),
+    "joined": partial(abandoned_game, join=True),
     "streams": streamed_game,
 }
 

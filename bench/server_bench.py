@@ -5,7 +5,7 @@ once through it the way bots do: every seat of every game plays over its own Pla
 observation with a uniformly random legal option. Each game is created with its seats named, as the
 tournament runner creates them (``--join`` joins them one by one instead). A game that ends is replaced by
 a new one, so the number of games in play stays constant. The server's CPU per decision includes each
-game's share of creating it, opening its streams and ending it: about 50 decisions share one game.
+game's share of creating it, opening its streams and ending it: about 57 decisions share one game.
 It reports decisions per second and the decision latency (from sending a decision until the next
 observation of that game arrives, whichever seat it is for: storing, applying, building the next
 observation and both transfers), with the server's CPU time per decision.
@@ -152,67 +152,76 @@ async def play_seat(
             stats.rejected += 1
 
 
+async def new_game(
+    games: game_service_pb2_grpc.GameServiceStub, players: int, seed: int, label: str, join: bool = False
+) -> tuple[game_service_pb2.CreateGameResponse, list[str]]:
+    """A game without a clock and with every seat taken: named in CreateGame, as the tournament runner
+    creates games, or with ``join`` created empty and joined seat by seat. The response and the seat
+    tokens, in seat order."""
+    created = await games.CreateGame(
+        game_service_pb2.CreateGameRequest(
+            options=game_pb2.GameOptions(players=players),
+            seed=seed,
+            clock=game_pb2.ClockSettings(disabled=True),
+            label=label,
+            seat_names=() if join else [label] * players,
+        )
+    )
+    tokens = list(created.seat_tokens)
+    for seat in range(players if join else 0):
+        joined = await games.JoinGame(
+            game_service_pb2.JoinGameRequest(game_id=created.game.game_id, seat=seat, name=label)
+        )
+        tokens.append(joined.seat_token)
+    return created, tokens
+
+
+@dataclass(frozen=True)
+class Load:
+    """The games the benchmark plays: how many at once, their seats, for how long, over how many
+    connections, and whether their seats join one by one."""
+
+    games: int
+    players: Sequence[int]
+    warmup: float
+    duration: float
+    channels: int
+    join: bool = False
+
+
 async def drive_games(
-    channel: grpc.aio.Channel,
-    players: Sequence[int],
-    stats: Stats,
-    stop: asyncio.Event,
-    seed: int,
-    join: bool = False,
+    channel: grpc.aio.Channel, load: Load, stats: Stats, stop: asyncio.Event, seed: int
 ) -> None:
-    """Play games one after another on a channel until asked to stop. Each game is created with its seats
-    taken, as the tournament runner creates them, or with ``join`` each seat then joins with JoinGame."""
+    """Play games one after another on a channel until asked to stop."""
     games = game_service_pb2_grpc.GameServiceStub(channel)  # type: ignore[no-untyped-call]
     play = play_service_pb2_grpc.PlayServiceStub(channel)  # type: ignore[no-untyped-call]
     rng = random.Random(seed)
     round_number = 0
     while not stop.is_set():
-        count = players[round_number % len(players)]
+        count = load.players[round_number % len(load.players)]
         round_number += 1
-        created = await games.CreateGame(
-            game_service_pb2.CreateGameRequest(
-                options=game_pb2.GameOptions(players=count),
-                seed=rng.randrange(1 << 62),
-                clock=game_pb2.ClockSettings(disabled=True),
-                label="bench",
-                seat_names=() if join else ["bench"] * count,
-            )
-        )
+        created, tokens = await new_game(games, count, rng.randrange(1 << 62), "bench", load.join)
         game_id = created.game.game_id
-        tokens = list(created.seat_tokens)
-        for seat in range(count if join else 0):
-            joined = await games.JoinGame(
-                game_service_pb2.JoinGameRequest(game_id=game_id, seat=seat, name="bench")
-            )
-            tokens.append(joined.seat_token)
         run = GameRun()
         await asyncio.gather(
             *(play_seat(play, game_id, seat, token, run, stats, rng) for seat, token in enumerate(tokens))
         )
 
 
-async def measure_games(
-    address: str,
-    games: int,
-    players: Sequence[int],
-    warmup: float,
-    duration: float,
-    channels: int,
-    join: bool = False,
-) -> tuple[Stats, float]:
-    """Drive ``games`` concurrent games; returns the stats and the measured wall time."""
+async def measure_games(address: str, load: Load) -> tuple[Stats, float]:
+    """Drive ``load.games`` concurrent games; returns the stats and the measured wall time."""
     stats = Stats()
     stop = asyncio.Event()
-    opened = [grpc.aio.insecure_channel(address) for _ in range(channels)]
+    opened = [grpc.aio.insecure_channel(address) for _ in range(load.channels)]
     tasks = [
-        asyncio.create_task(drive_games(opened[i % channels], players, stats, stop, seed=i, join=join))
-        for i in range(games)
+        asyncio.create_task(drive_games(opened[i % load.channels], load, stats, stop, seed=i))
+        for i in range(load.games)
     ]
-    await asyncio.sleep(warmup)
+    await asyncio.sleep(load.warmup)
     stats.measuring = True
     started = time.perf_counter()
     cpu_started = time.process_time()
-    await asyncio.sleep(duration)
+    await asyncio.sleep(load.duration)
     stats.measuring = False
     elapsed = time.perf_counter() - started
     stats.client_cpu = time.process_time() - cpu_started
@@ -230,20 +239,13 @@ async def measure_games(
 
 
 async def measure_with_cpu(
-    server: subprocess.Popen[str] | None,
-    address: str,
-    games: int,
-    players: Sequence[int],
-    warmup: float,
-    duration: float,
-    channels: int,
-    join: bool = False,
+    server: subprocess.Popen[str] | None, address: str, load: Load
 ) -> tuple[Stats, float, float]:
     """:func:`measure_games`, with the server's CPU seconds spent during the measured window."""
-    stats_task = asyncio.create_task(measure_games(address, games, players, warmup, duration, channels, join))
-    await asyncio.sleep(warmup)
+    stats_task = asyncio.create_task(measure_games(address, load))
+    await asyncio.sleep(load.warmup)
     before = cpu_seconds(server.pid) if server is not None else 0.0
-    await asyncio.sleep(duration)
+    await asyncio.sleep(load.duration)
     after = cpu_seconds(server.pid) if server is not None else 0.0
     stats, elapsed = await stats_task
     return stats, elapsed, after - before
@@ -488,12 +490,7 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
                 measure_with_cpu(
                     server,
                     address,
-                    args.games,
-                    args.players,
-                    args.warmup,
-                    args.duration,
-                    args.channels,
-                    args.join,
+                    Load(args.games, args.players, args.warmup, args.duration, args.channels, args.join),
                 )
             )
         finally:

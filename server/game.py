@@ -90,6 +90,12 @@ def policy_option(seed: int, version: int, options: Sequence[Option]) -> Option:
     return random.Random(f"{seed}:{version}").choice(list(options))
 
 
+def taken_seat(seat: int, name: str, bank_ms: int, now: float) -> tuple[SeatState, str]:
+    """A seat taken by ``name`` now, and the new token that proves it (the seat keeps only its hash)."""
+    token = auth.new_token()
+    return SeatState(seat, name, auth.token_hash(token), joined_at=now, bank_ms=bank_ms), token
+
+
 def seat_row(seat: SeatState) -> SeatRow:
     """The store's record of a seat."""
     return SeatRow(seat.seat, seat.name, seat.token_hash, seat.resigned, seat.joined_at)
@@ -362,15 +368,7 @@ class LiveGame:
             self.check_seat(seat)
             if self.seats[seat].joined:
                 raise conflict(f"seat {seat} of game {self.game_id} is taken", "seat_taken")
-            token = auth.new_token()
-            state = self.seats[seat]
-            updated = SeatState(
-                seat=seat,
-                name=name,
-                token_hash=auth.token_hash(token),
-                joined_at=time.time(),
-                bank_ms=state.bank_ms,
-            )
+            updated, token = taken_seat(seat, name, self.seats[seat].bank_ms, time.time())
             await self.services.store.save_seat(self.game_id, seat_row(updated))
             self.seats[seat] = updated
             self.updated_at = time.time()

@@ -23,7 +23,14 @@ from kutnahora.engine.components import ComponentSet
 from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.errors import ServiceError, clip, exhausted, invalid, not_found
-from kutnahora.server.game import GameServices, LiveGame, check_components, rebuild, seat_row
+from kutnahora.server.game import (
+    GameServices,
+    LiveGame,
+    check_components,
+    rebuild,
+    seat_row,
+    taken_seat,
+)
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import GameStatus, SeatState
@@ -163,17 +170,12 @@ class GameHub:
                 updated_at=now,
                 components_hash=self.components_hash,
             )
-            seat_tokens = [auth.new_token() for _ in seat_names]
-            seats = [
-                SeatState(
-                    seat=i,
-                    name=seat_names[i] if seat_names else "",
-                    token_hash=auth.token_hash(seat_tokens[i]) if seat_names else "",
-                    joined_at=now if seat_names else 0.0,
-                    bank_ms=clock.bank_ms,
-                )
-                for i in range(options.players)
-            ]
+            if seat_names:
+                taken = [taken_seat(i, name, clock.bank_ms, now) for i, name in enumerate(seat_names)]
+                seats, seat_tokens = [seat for seat, _ in taken], [token for _, token in taken]
+            else:
+                seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(options.players)]
+                seat_tokens = []
             try:
                 await self.store.create_game(row, [seat_row(seat) for seat in seats])
             except StoreError as error:

@@ -132,18 +132,17 @@ async def run(args: argparse.Namespace, console: Console) -> int:
         name = args.name or args.bot
         token = os.environ.get(ENV_TOKEN)
         seats: list[SeatCredentials]
-        if args.create and args.fill:  # every seat this bot's: the game is made with them taken
-            created, seats = await client.create_seated_game(
-                [name] * args.players, seed=args.seed, events=args.events
-            )
-            if not args.quiet:
-                console.print(f"Created game [bold]{created.game.game_id}[/] for {args.players} players.")
-        elif args.create:
-            created = await client.create_game(args.players, seed=args.seed, events=args.events)
+        if args.create:
+            if args.fill:  # every seat this bot's: the game is made with them taken
+                created, seats = await client.create_seated_game(
+                    [name] * args.players, seed=args.seed, events=args.events
+                )
+            else:
+                created = await client.create_game(args.players, seed=args.seed, events=args.events)
+                seats = await _join(client, created.game.game_id, args, name, args.players)
             game_id = created.game.game_id
             if not args.quiet:
                 console.print(f"Created game [bold]{game_id}[/] for {args.players} players.")
-            seats = await _join(client, game_id, args, name, args.players)
             if not args.quiet and not args.fill and args.players > 1:
                 console.print(
                     f"Others join with: kutnahora-bot random --server {args.server} --game {game_id}\n"
