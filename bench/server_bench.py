@@ -103,9 +103,11 @@ class Stats:
 
 @dataclass
 class GameRun:
-    """One game being driven: when its last decision was sent (one is outstanding at a time)."""
+    """One game being driven: when its last decision was sent (one is outstanding at a time), and whether
+    a seat has seen it end (each seat's stream does; the game is counted once)."""
 
     sent_at: float | None = None
+    ended: bool = False
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -144,8 +146,9 @@ async def play_seat(
             run.sent_at = time.perf_counter()
             await call.write(decision)
         elif kind == "game_ended":
-            if stats.measuring:
+            if stats.measuring and not run.ended:
                 stats.games_finished += 1
+            run.ended = True
             await call.done_writing()
             return
         else:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 import socket
 import statistics
 from pathlib import Path
 
 import pytest
 
-from kutnahora.bench.server_bench import main
+from kutnahora.bench.server_bench import GameRun, Stats, main, play_seat
+from kutnahora.v1 import play_service_pb2
 
 
 def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
@@ -95,3 +98,42 @@ def test_an_unreachable_target_is_an_error_not_a_figure() -> None:
         ]
         with pytest.raises(SystemExit, match=f"no decision was made at 127.0.0.1:{port}.*UNAVAILABLE"):
             main(argv)
+
+
+class _EndedCall:
+    """A Play stream that answers its PlayStart with the game's end, as each seat's stream does."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    async def write(self, request: object) -> None:
+        pass
+
+    async def read(self) -> object:
+        return play_service_pb2.PlayResponse(game_ended=play_service_pb2.GameEnded())
+
+    async def done_writing(self) -> None:
+        self.closed = True
+
+
+class _Play:
+    def __init__(self) -> None:
+        self.calls: list[_EndedCall] = []
+
+    def Play(self, metadata: object = None) -> _EndedCall:
+        self.calls.append(_EndedCall())
+        return self.calls[-1]
+
+
+def test_a_game_is_counted_once_though_every_seat_sees_it_end() -> None:
+    """Each of a game's seats reads its GameEnded; the report counts games, not seats."""
+
+    async def four_seats() -> Stats:
+        stats, run, play = Stats(measuring=True), GameRun(), _Play()
+        await asyncio.gather(
+            *(play_seat(play, "g", seat, "t", run, stats, random.Random(seat)) for seat in range(4))  # type: ignore[arg-type]
+        )
+        assert all(call.closed for call in play.calls)
+        return stats
+
+    assert asyncio.run(four_seats()).games_finished == 1
