@@ -5,8 +5,10 @@ Games are played through the server's own objects, as ``game_memory`` plays them
 a random listed option. Many games are played in turn, one decision each, so that each game's data has
 left the processor's caches by its next turn, as in a busy server. Before each decision the observation
 of the seat that owes it is built, as a Play stream's writer does. Each decision's thread CPU is split
-into that observation (and, inside it, the engine's observer) and the submit (storing the decision,
-applying it, the history, the clock and the metrics). A finished game is replaced by a new one.
+into that observation and the submit (storing the decision, applying it, the history, the clock and the
+metrics), and inside them into the engine's observer, the pricing of the options (their costs and the
+card halves left out), the store's insert and the engine's apply. A finished game is replaced by a new
+one.
 
     python -m kutnahora.bench.hub_cpu --games 64 --decisions 10000 --repeats 5
 """
@@ -21,9 +23,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game, sqlite_hub
@@ -45,27 +48,61 @@ class HubCpu:
     observation_us: float
     observer_us: float  # the engine's share of the observation
     submit_us: float
+    pricing_us: float = 0.0  # the options' costs and the card halves left out, inside the observation
+    store_us: float = 0.0  # the store's insert, inside the submit
+    apply_us: float = 0.0  # the engine's apply, inside the submit
+
+
+PARTS = ("observer", "pricing", "store", "apply")
+"""The parts timed inside a decision, each the thread CPU of the calls :func:`_parts_timed` wraps."""
 
 
 @contextmanager
-def _observer_timed(spent: list[float]) -> Iterator[None]:
-    """Count the thread CPU of every ``Observer.observe`` call into ``spent[0]`` while inside."""
-    original = engine_view.Observer.observe
+def _timed(spent: dict[str, float], part: str, owner: object, name: str) -> Iterator[None]:
+    """While inside, count the thread CPU of every call of ``owner.name`` (a function or a coroutine
+    function) into ``spent[part]``."""
+    original = getattr(owner, name)
+    own = name in vars(owner)  # a module's or a class's own attribute, not an instance's bound method
+    if asyncio.iscoroutinefunction(original):
 
-    def observe(
-        self: engine_view.Observer, state: engine.GameState, viewer: int | None
-    ) -> engine.Observation:
-        started = time.thread_time()
-        try:
-            return original(self, state, viewer)
-        finally:
-            spent[0] += time.thread_time() - started
+        async def timed_coroutine(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return await original(*args, **kwargs)
+            finally:
+                spent[part] += time.thread_time() - started
 
-    engine_view.Observer.observe = observe  # type: ignore[method-assign]
+        setattr(owner, name, timed_coroutine)
+    else:
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[part] += time.thread_time() - started
+
+        setattr(owner, name, timed)
     try:
         yield
     finally:
-        engine_view.Observer.observe = original  # type: ignore[method-assign]
+        if own:
+            setattr(owner, name, original)
+        else:  # an instance's bound method: drop the override, and the class's method shows again
+            delattr(owner, name)
+
+
+@contextmanager
+def _parts_timed(spent: dict[str, float], store: object) -> Iterator[None]:
+    """Time the parts of :data:`PARTS` into ``spent``: the engine's observer, the options' pricing (as the
+    presenter calls it), the store's insert (on ``store``) and the engine's apply (as the game calls it)."""
+    with ExitStack() as stack:
+        stack.enter_context(_timed(spent, "observer", engine_view.Observer, "observe"))
+        stack.enter_context(_timed(spent, "pricing", presenter, "option_costs"))
+        stack.enter_context(_timed(spent, "pricing", presenter, "unavailable_actions"))
+        stack.enter_context(_timed(spent, "store", store, "append_decision"))
+        stack.enter_context(_timed(spent, "apply", engine, "apply"))
+        yield
 
 
 async def _run(games: int, decisions: int, seed: int, folder: Path) -> HubCpu:
@@ -105,16 +142,25 @@ async def _run(games: int, decisions: int, seed: int, folder: Path) -> HubCpu:
             made += 1
         return observation, submit
 
-    spent = [0.0]
-    with _observer_timed(spent):
+    spent = dict.fromkeys(PARTS, 0.0)
+    with _parts_timed(spent, hub.store):
         await play(WARMUP)
-        spent[0] = 0.0
+        spent.update(dict.fromkeys(PARTS, 0.0))
         measured_from = time.thread_time()
         observation, submit = await play(decisions)
         total = time.thread_time() - measured_from
     await hub.store.close()
     scale = 1e6 / decisions
-    return HubCpu(decisions, total * scale, observation * scale, spent[0] * scale, submit * scale)
+    return HubCpu(
+        decisions,
+        total * scale,
+        observation * scale,
+        spent["observer"] * scale,
+        submit * scale,
+        pricing_us=spent["pricing"] * scale,
+        store_us=spent["store"] * scale,
+        apply_us=spent["apply"] * scale,
+    )
 
 
 def measure(games: int = 64, decisions: int = 10_000, seed: int = 1) -> HubCpu:
@@ -147,8 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(result)
         print(
             f"repeat {repeat + 1}: {result.total_us:.0f} µs of CPU per decision: observation "
-            f"{result.observation_us:.0f} (the engine's observer {result.observer_us:.0f}), "
-            f"submit {result.submit_us:.0f}",
+            f"{result.observation_us:.0f} (the engine's observer {result.observer_us:.0f}, pricing "
+            f"{result.pricing_us:.0f}), submit {result.submit_us:.0f} (the store's insert "
+            f"{result.store_us:.0f}, the engine's apply {result.apply_us:.0f})",
             flush=True,
         )
 
@@ -158,7 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"median of {args.repeats}: {median('total_us'):.0f} µs per decision ({args.games} games in turn, "
         f"{args.decisions} decisions each): observation {median('observation_us'):.0f} (observer "
-        f"{median('observer_us'):.0f}), submit {median('submit_us'):.0f}"
+        f"{median('observer_us'):.0f}, pricing {median('pricing_us'):.0f}), submit "
+        f"{median('submit_us'):.0f} (insert {median('store_us'):.0f}, apply {median('apply_us'):.0f})"
     )
     return 0
 
