@@ -137,7 +137,7 @@ async def _measure(address: str, pid: int, games: int, repeats: int) -> dict[str
 def measure(games: int, repeats: int) -> dict[str, list[float]]:
     """Start a server and measure every way ``repeats`` times, ``games`` games each."""
     with tempfile.TemporaryDirectory() as folder:
-        server, port = start_process(
+        server, port, _ = start_process(
             [
                 sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--metrics-port", "off",
                 "--db", str(Path(folder) / "lifecycle.db"), "--clock", "false", "--rate", "0",

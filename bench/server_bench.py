@@ -5,10 +5,12 @@ once through it the way bots do: every seat of every game plays over its own Pla
 observation with a uniformly random legal option. Each game is created with its seats named, as the
 tournament runner creates them (``--join`` joins them one by one instead). A game that ends is replaced by
 a new one, so the number of games in play stays constant. The server's CPU per decision includes each
-game's share of creating it, opening its streams and ending it: about 57 decisions share one game.
+game's share of creating it, opening its streams and ending it: about 160 decisions share one game.
 It reports decisions per second and the decision latency (from sending a decision until the next
 observation of that game arrives, whichever seat it is for: storing, applying, building the next
-observation and both transfers), with the server's CPU time per decision.
+observation and both transfers), with the server's CPU time per decision. From the server's own metrics
+(read before and after the measured seconds) it also says how long, per decision, the server spent
+handling the decision it received, and inside that building the next seat's observation and storing.
 
 In the same run it measures the ceiling of the machine: a trivial grpc.aio echo server, driven by the same
 number of concurrent callers (``--echo-callers``), first with unary calls, then with streamed messages,
@@ -42,14 +44,16 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 import grpc.aio
+from prometheus_client.parser import text_string_to_metric_families
 
 from kutnahora.v1 import (
     game_pb2,
@@ -60,6 +64,7 @@ from kutnahora.v1 import (
 )
 
 LISTENING = re.compile(r"listening on grpc://[^:]+:(\d+)")
+METRICS_URL = re.compile(r"\(metrics (http://\S+/metrics)")
 ECHO_SERVICE = "bench.Echo"
 EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]
 
@@ -67,7 +72,15 @@ EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]
 # --- the server under test -----------------------------------------------------------------------------
 
 
-def start_process(command: Sequence[str]) -> tuple[subprocess.Popen[str], int]:
+class Started(NamedTuple):
+    """A server process that has started listening, its port and the line it said so in."""
+
+    process: subprocess.Popen[str]
+    port: int
+    banner: str
+
+
+def start_process(command: Sequence[str]) -> Started:
     """Start a server process that prints ``listening on grpc://host:port``; return it and its port."""
     process = subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert process.stdout is not None
@@ -76,7 +89,7 @@ def start_process(command: Sequence[str]) -> tuple[subprocess.Popen[str], int]:
     if match is None:
         process.kill()
         raise SystemExit(f"the server did not start: {line!r}")
-    return process, int(match.group(1))
+    return Started(process, int(match.group(1)), line)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -108,6 +121,47 @@ class GameRun:
 
     sent_at: float | None = None
     ended: bool = False
+
+
+# --- the server's own metrics ----------------------------------------------------------------------------
+
+SERVER_TIMES = {
+    "submit": ("kutnahora_submission_latency_seconds", (("path", "stream"),)),
+    "observation": ("kutnahora_observation_build_seconds", ()),
+    "store_insert": ("kutnahora_store_write_seconds", ()),
+}
+"""The server's histograms whose seconds the report shares out over the decisions: the handling of a
+decision received on a Play stream (decoding, checking, storing, applying, building the next seat's
+observation), and inside it the observations built and the store's inserts. Each is wall time, measured
+around code that does not wait: about its CPU time while the machine has a core to spare."""
+
+APPLIED = "kutnahora_decisions_applied_total"
+
+
+def read_metrics(url: str) -> dict[str, float]:
+    """Seconds so far in each of :data:`SERVER_TIMES`, and the decisions applied, from ``url``."""
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        text = answer.read().decode()
+    found = dict.fromkeys([*SERVER_TIMES, "decisions"], 0.0)
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == APPLIED:
+                found["decisions"] += sample.value
+            for part, (histogram, labels) in SERVER_TIMES.items():
+                if sample.name == f"{histogram}_sum" and all(sample.labels.get(k) == v for k, v in labels):
+                    found[part] += sample.value
+    return found
+
+
+def server_times(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """Microseconds per decision applied between two readings, for each of :data:`SERVER_TIMES`."""
+    decisions = after["decisions"] - before["decisions"]
+    if decisions <= 0:
+        return {}
+    return {
+        f"server_{part}_us_per_decision": (after[part] - before[part]) / decisions * 1e6
+        for part in SERVER_TIMES
+    }
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -242,16 +296,20 @@ async def measure_games(address: str, load: Load) -> tuple[Stats, float]:
 
 
 async def measure_with_cpu(
-    server: subprocess.Popen[str] | None, address: str, load: Load
-) -> tuple[Stats, float, float]:
-    """:func:`measure_games`, with the server's CPU seconds spent during the measured window."""
+    server: subprocess.Popen[str] | None, address: str, load: Load, metrics: str | None = None
+) -> tuple[Stats, float, float, dict[str, float]]:
+    """:func:`measure_games`, with the server's CPU seconds spent during the measured window and, when
+    ``metrics`` is the server's metrics URL, its :func:`server_times` in that window."""
     stats_task = asyncio.create_task(measure_games(address, load))
     await asyncio.sleep(load.warmup)
     before = cpu_seconds(server.pid) if server is not None else 0.0
+    read_before = await asyncio.to_thread(read_metrics, metrics) if metrics else None
     await asyncio.sleep(load.duration)
     after = cpu_seconds(server.pid) if server is not None else 0.0
+    read_after = await asyncio.to_thread(read_metrics, metrics) if metrics else None
     stats, elapsed = await stats_task
-    return stats, elapsed, after - before
+    times = server_times(read_before, read_after) if read_before and read_after else {}
+    return stats, elapsed, after - before, times
 
 
 # --- the echo ceiling -----------------------------------------------------------------------------------
@@ -466,19 +524,23 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
     figures: dict[str, Any] = {}
     server: subprocess.Popen[str] | None = None
     with tempfile.TemporaryDirectory() as folder:
+        metrics: str | None = None
         if args.target:
             address = args.target
             figures["store"] = "as configured by the target"
         else:
             db = args.db or str(Path(folder) / "bench.db")
-            server, port = start_process(
+            started = start_process(
                 [
-                    sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--metrics-port", "off",
+                    sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--metrics-port", "0",
                     "--db", db, "--db-synchronous", args.synchronous, "--clock", "false",
                     "--rate", "0", "--log-level", "warning", "--max-games", str(max(1000, args.games * 4)),
                 ]
             )  # fmt: skip
-            address = f"127.0.0.1:{port}"
+            server = started.process
+            address = f"127.0.0.1:{started.port}"
+            found = METRICS_URL.search(started.banner)
+            metrics = found.group(1) if found else None
             from kutnahora.server.store_postgres import is_postgres_url
 
             figures["store"] = (
@@ -489,11 +551,12 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
                 f"{heading}playing {args.games} games on {address}: {args.warmup:g} s of warm-up, then "
                 f"{args.duration:g} s measured"
             )
-            stats, elapsed, server_cpu = asyncio.run(
+            stats, elapsed, server_cpu, times = asyncio.run(
                 measure_with_cpu(
                     server,
                     address,
                     Load(args.games, args.players, args.warmup, args.duration, args.channels, args.join),
+                    metrics,
                 )
             )
         finally:
@@ -517,6 +580,7 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
     )
     if server is not None:
         figures["server_cpu_us_per_decision"] = server_cpu / decisions * 1e6
+    figures.update(times)
     return figures
 
 
@@ -527,7 +591,7 @@ def measure_echo_round(args: argparse.Namespace, heading: str = "") -> dict[str,
         f"{heading}the echo ceiling: {args.echo_duration:g} s of unary calls, "
         f"{args.echo_duration:g} s streamed"
     )
-    echo, port = start_process([sys.executable, "-m", "kutnahora.bench.server_bench", "--echo-server"])
+    echo, port, _ = start_process([sys.executable, "-m", "kutnahora.bench.server_bench", "--echo-server"])
     try:
         payload = b"x" * 1200  # about one observation
         callers = args.echo_callers or args.games
@@ -619,6 +683,13 @@ def print_report(results: dict[str, Any]) -> None:
         print(
             f"  CPU             server {r['server_cpu_us_per_decision']:.0f} µs per decision, "
             f"client {r['client_cpu_us_per_decision']:.0f} µs per decision"
+        )
+    if "server_submit_us_per_decision" in r:
+        print(
+            f"  in the server   handling a decision {r['server_submit_us_per_decision']:.0f} µs, of which "
+            f"the next observation {r['server_observation_us_per_decision']:.0f} µs and storing "
+            f"{r['server_store_insert_us_per_decision']:.0f} µs (its metrics; the rest of its CPU is gRPC, "
+            "the games' lives and the event loop)"
         )
     if "echo_unary_per_s" in r:
         streamed = r["echo_stream_msgs_per_s"]
