@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
 import inspect
 import logging
 import time
@@ -429,7 +430,8 @@ class Client:
         credentials, in seat order. The game starts at once; the other arguments are :meth:`create_game`'s.
 
         A server older than ``seat_names`` answers without seat tokens; its seats are then joined one by
-        one, so the result is the same."""
+        one, so the result is the same. Should a join fail or be cancelled there, the game is abandoned
+        before the error goes on: it is made whole or not at all, as by a newer server."""
         created = await self.create_game(
             len(seat_names),
             seed=seed,
@@ -444,7 +446,13 @@ class Client:
         if len(created.seat_tokens) == len(seat_names):
             seats = [SeatCredentials(game_id, seat, token) for seat, token in enumerate(created.seat_tokens)]
         else:
-            seats = [await self.join_game(game_id, seat, name) for seat, name in enumerate(seat_names)]
+            try:
+                seats = [await self.join_game(game_id, seat, name) for seat, name in enumerate(seat_names)]
+            except BaseException:
+                with contextlib.suppress(ClientError, asyncio.CancelledError):
+                    reason = "its seats could not all be joined"
+                    await asyncio.shield(self.abandon(game_id, created.game_token, reason))
+                raise
         return created, seats
 
     async def join_game(self, game_id: str, seat: int | None = None, name: str = "") -> SeatCredentials:

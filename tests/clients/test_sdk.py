@@ -91,6 +91,24 @@ async def test_a_seated_game_is_created_in_one_call_or_joined_seat_by_seat(
         assert [(s.name, s.joined) for s in game.seats] == [("a", True), ("b", True), ("c", True)]
         assert len({s.token for s in seats}) == 3
 
+        # There, a seat that cannot be joined leaves no half-seated game behind: it is abandoned.
+        join_game = client.join_game
+        made: list[str] = []
+
+        async def second_join_fails(game_id: str, seat: int | None = None, name: str = "") -> SeatCredentials:
+            made.append(game_id)
+            if seat == 1:
+                await join_game(game_id, 0, "taken twice")  # the seat is taken already: refused
+            return await join_game(game_id, seat, name)
+
+        monkeypatch.setattr(client, "join_game", second_join_fails)
+        with pytest.raises(ClientError) as refused:
+            await client.create_seated_game(["a", "b"], seed=5)
+        assert refused.value.code == grpc.StatusCode.ALREADY_EXISTS
+        game = await client.get_game(made[0])
+        assert game.status == game_pb2.GAME_STATUS_ABANDONED
+        assert "could not all be joined" in game.abandon_reason
+
 
 def test_a_choice_that_is_not_listed_is_refused_before_it_is_sent() -> None:
     observation = game_pb2.Observation(version=3)
