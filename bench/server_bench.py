@@ -153,6 +153,18 @@ def read_metrics(url: str) -> dict[str, float]:
     return found
 
 
+async def try_read_metrics(url: str | None) -> dict[str, float] | None:
+    """:func:`read_metrics` in a worker thread; None without a URL or when the server does not answer
+    (the report then goes without the server's own figures)."""
+    if not url:
+        return None
+    try:
+        return await asyncio.to_thread(read_metrics, url)
+    except (OSError, ValueError) as error:
+        progress(f"the server's metrics could not be read ({error}); going on without them")
+        return None
+
+
 def server_times(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
     """Microseconds per decision applied between two readings, for each of :data:`SERVER_TIMES`."""
     decisions = after["decisions"] - before["decisions"]
@@ -303,10 +315,10 @@ async def measure_with_cpu(
     stats_task = asyncio.create_task(measure_games(address, load))
     await asyncio.sleep(load.warmup)
     before = cpu_seconds(server.pid) if server is not None else 0.0
-    read_before = await asyncio.to_thread(read_metrics, metrics) if metrics else None
+    read_before = await try_read_metrics(metrics)
     await asyncio.sleep(load.duration)
     after = cpu_seconds(server.pid) if server is not None else 0.0
-    read_after = await asyncio.to_thread(read_metrics, metrics) if metrics else None
+    read_after = await try_read_metrics(metrics)
     stats, elapsed = await stats_task
     times = server_times(read_before, read_after) if read_before and read_after else {}
     return stats, elapsed, after - before, times

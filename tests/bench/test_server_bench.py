@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.bench.server_bench import GameRun, Stats, main, play_seat
+from kutnahora.bench.server_bench import GameRun, Stats, main, play_seat, server_times, try_read_metrics
 from kutnahora.v1 import play_service_pb2
 
 
@@ -143,3 +143,15 @@ def test_a_game_is_counted_once_though_every_seat_sees_it_end() -> None:
         return stats
 
     assert asyncio.run(four_seats()).games_finished == 1
+
+
+def test_a_metrics_endpoint_that_does_not_answer_leaves_out_only_the_servers_own_figures(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound but not listening: connections are refused
+        assert asyncio.run(try_read_metrics(f"http://127.0.0.1:{port}/metrics")) is None
+    assert asyncio.run(try_read_metrics(None)) is None
+    assert "the server's metrics could not be read" in capsys.readouterr().err
+    assert server_times({"decisions": 5.0}, {"decisions": 5.0}) == {}
