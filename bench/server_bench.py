@@ -81,7 +81,8 @@ class Started(NamedTuple):
 
 
 def start_process(command: Sequence[str]) -> Started:
-    """Start a server process that prints ``listening on grpc://host:port``; return it and its port."""
+    """Start a server process that prints ``listening on grpc://host:port``; return it, its port and that
+    line (the Kutná Hora server names its metrics endpoint there too)."""
     process = subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert process.stdout is not None
     line = process.stdout.readline()
