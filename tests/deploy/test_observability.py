@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.error import HTTPError
 from urllib.parse import urlencode
 from urllib.request import urlopen
 
@@ -380,3 +381,18 @@ def test_prometheus_sees_decisions_and_latency_during_a_bot_game(
     wait_for(evaluated, 10, "every rule to evaluate healthily")
     firing = {a["labels"]["alertname"] for a in query(prometheus, 'ALERTS{alertstate="firing"}')}
     assert firing == set(), f"alerts firing against a healthy server: {firing}"
+    # Every dashboard query is PromQL that Prometheus evaluates, Grafana's variables filled in as it would.
+    results: dict[str, list[list[dict[str, Any]]]] = {}
+    for where, expr in dashboard_expressions():
+        filled = expr.replace("$__rate_interval", "1m").replace("$instance", ".*")
+        try:
+            results.setdefault(where, []).append(query(prometheus, filled))
+        except HTTPError as error:
+            raise AssertionError(f"{where}: Prometheus refused {filled!r}: {error.read().decode()}") from None
+    # The efficiency panels give a decision's cost in seconds: a server's CPU, the parts of its work.
+    for panel, queries in (("CPU per decision", 1), ("Time per decision by part", 3)):
+        answers = next(found for name, found in results.items() if name.endswith(f"panel {panel!r}"))
+        assert len(answers) == queries
+        for series in answers:
+            values = [float(sample["value"][1]) for sample in series]
+            assert values and all(0 < value < 1 for value in values), (panel, values)
