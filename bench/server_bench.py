@@ -133,8 +133,9 @@ SERVER_TIMES = {
 }
 """The server's histograms whose seconds the report shares out over the decisions: the handling of a
 decision received on a Play stream (decoding, checking, storing, applying, building the next seat's
-observation), and inside it the observations built and the store's inserts. Each is wall time, measured
-around code that does not wait: about its CPU time while the machine has a core to spare."""
+observation), and inside it the observations built and the store's inserts. Each is wall time. With SQLite
+it is measured around code that does not wait, so it is about its CPU time while the machine has a core
+to spare; with PostgreSQL, storing (and so handling) waits for the database's answer."""
 
 APPLIED = "kutnahora_decisions_applied_total"
 
@@ -698,11 +699,16 @@ def print_report(results: dict[str, Any]) -> None:
             f"client {r['client_cpu_us_per_decision']:.0f} µs per decision"
         )
     if "server_submit_us_per_decision" in r:
+        waits = "postgresql" in str(r.get("store"))
         print(
             f"  in the server   handling a decision {r['server_submit_us_per_decision']:.0f} µs, of which "
             f"the next observation {r['server_observation_us_per_decision']:.0f} µs and storing "
-            f"{r['server_store_insert_us_per_decision']:.0f} µs (its metrics; the rest of its CPU is gRPC, "
-            "the games' lives and the event loop)"
+            f"{r['server_store_insert_us_per_decision']:.0f} µs "
+            + (
+                "(its metrics, wall time: storing waits for PostgreSQL's answer)"
+                if waits
+                else "(its metrics; the rest of its CPU is gRPC, the games' lives and the event loop)"
+            )
         )
     if "echo_unary_per_s" in r:
         streamed = r["echo_stream_msgs_per_s"]
