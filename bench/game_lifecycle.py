@@ -30,7 +30,14 @@ from pathlib import Path
 import grpc
 import grpc.aio
 
-from kutnahora.bench.server_bench import EOF, bearer, cpu_seconds, new_game, start_process
+from kutnahora.bench.server_bench import (
+    EOF,
+    bearer,
+    cpu_seconds,
+    new_game,
+    server_command,
+    start_process,
+)
 from kutnahora.v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
@@ -138,12 +145,8 @@ def measure(games: int, repeats: int) -> dict[str, list[float]]:
     """Start a server and measure every way ``repeats`` times, ``games`` games each."""
     with tempfile.TemporaryDirectory() as folder:
         server, port, _ = start_process(
-            [
-                sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--metrics-port", "off",
-                "--db", str(Path(folder) / "lifecycle.db"), "--clock", "false", "--rate", "0",
-                "--log-level", "warning", "--max-games", str(max(1000, games * 4)),
-            ]
-        )  # fmt: skip
+            server_command(str(Path(folder) / "lifecycle.db"), max(1000, games * 4))
+        )
         try:
             return asyncio.run(_measure(f"127.0.0.1:{port}", server.pid, games, repeats))
         finally:

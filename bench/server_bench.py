@@ -79,6 +79,23 @@ class Started(NamedTuple):
     port: int
     banner: str
 
+    @property
+    def metrics_url(self) -> str | None:
+        """The URL of the server's ``/metrics`` endpoint, when its banner names one."""
+        found = METRICS_URL.search(self.banner)
+        return found.group(1) if found else None
+
+
+def server_command(db: str, max_games: int, synchronous: str = "NORMAL", metrics: bool = False) -> list[str]:
+    """The command of a Kutná Hora server for a benchmark: any free port, no clock, no rate limit,
+    warnings only, the store ``db``, at most ``max_games`` games, and a metrics endpoint on a free port
+    when ``metrics`` (else none)."""
+    return [
+        sys.executable, "-m", "kutnahora.server.main", "--port", "0",
+        "--metrics-port", "0" if metrics else "off", "--db", db, "--db-synchronous", synchronous,
+        "--clock", "false", "--rate", "0", "--log-level", "warning", "--max-games", str(max_games),
+    ]  # fmt: skip
+
 
 def start_process(command: Sequence[str]) -> Started:
     """Start a server process that prints ``listening on grpc://host:port``; return it, its port and that
@@ -545,16 +562,11 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
         else:
             db = args.db or str(Path(folder) / "bench.db")
             started = start_process(
-                [
-                    sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--metrics-port", "0",
-                    "--db", db, "--db-synchronous", args.synchronous, "--clock", "false",
-                    "--rate", "0", "--log-level", "warning", "--max-games", str(max(1000, args.games * 4)),
-                ]
-            )  # fmt: skip
+                server_command(db, max(1000, args.games * 4), args.synchronous, metrics=True)
+            )
             server = started.process
             address = f"127.0.0.1:{started.port}"
-            found = METRICS_URL.search(started.banner)
-            metrics = found.group(1) if found else None
+            metrics = started.metrics_url
             from kutnahora.server.store_postgres import is_postgres_url
 
             figures["store"] = (

@@ -258,8 +258,7 @@ class KutnaHoraService:
             raise invalid(f"seed must not be negative, got {request.seed}")
         seed = request.seed if request.HasField("seed") else None
         for seat, name in enumerate(request.seat_names):
-            if len(name) > MAX_NAME:
-                raise invalid(f"seat_names[{seat}] must be at most {MAX_NAME} characters")
+            _check_name(f"seat_names[{seat}]", name)
         game, token, seat_tokens = await self.hub.create(
             options, seed, clock, request.label, request.seat_names
         )
@@ -271,8 +270,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.JoinGameResponse:
         """Join a seat."""
-        if len(request.name) > MAX_NAME:
-            raise invalid(f"name must be at most {MAX_NAME} characters")
+        _check_name("name", request.name)
         game = await self._game(request.game_id)
         seat, token = await game.join(request.seat if request.HasField("seat") else None, request.name)
         return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, game=presenter.summary(game))
@@ -511,6 +509,12 @@ class KutnaHoraService:
         for status, count in self.hub.counts().items():
             response.games.add(status=presenter.STATUS[status], count=count)
         return response
+
+
+def _check_name(field: str, name: str) -> None:
+    """INVALID_ARGUMENT when a player's name (the request's ``field``) is longer than :data:`MAX_NAME`."""
+    if len(name) > MAX_NAME:
+        raise invalid(f"{field} must be at most {MAX_NAME} characters")
 
 
 def decode(request_class: type[M], body: bytes) -> M:
