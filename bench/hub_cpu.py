@@ -8,7 +8,8 @@ of the seat that owes it is built, as a Play stream's writer does. Each decision
 into that observation and the submit (storing the decision, applying it, the history, the clock and the
 metrics), and inside them into the engine's observer, the pricing of the options (their costs and the
 card halves left out), the store's insert and the engine's apply. A finished game is replaced by a new
-one.
+one. In a compiled build (setup.py) the presenter calls the observer and the pricing from compiled code,
+where they cannot be wrapped, so there the observation is timed whole.
 
     python -m kutnahora.bench.hub_cpu --games 64 --decisions 10000 --repeats 5
 """
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import kutnahora
 from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game, sqlite_hub
 from kutnahora.engine import view as engine_view
@@ -55,6 +57,12 @@ class HubCpu:
 
 PARTS = ("observer", "pricing", "store", "apply")
 """The parts timed inside a decision, each the thread CPU of the calls :func:`_parts_timed` wraps."""
+
+
+def observation_split() -> bool:
+    """Whether the observation's parts can be timed: not when the presenter runs compiled, since compiled
+    code calls the observer and the pricing directly, past any wrapper."""
+    return "kutnahora.server.presenter" not in kutnahora.compiled_modules()
 
 
 @contextmanager
@@ -97,9 +105,10 @@ def _parts_timed(spent: dict[str, float], store: object) -> Iterator[None]:
     """Time the parts of :data:`PARTS` into ``spent``: the engine's observer, the options' pricing (as the
     presenter calls it), the store's insert (on ``store``) and the engine's apply (as the game calls it)."""
     with ExitStack() as stack:
-        stack.enter_context(_timed(spent, "observer", engine_view.Observer, "observe"))
-        stack.enter_context(_timed(spent, "pricing", presenter, "option_costs"))
-        stack.enter_context(_timed(spent, "pricing", presenter, "unavailable_actions"))
+        if observation_split():
+            stack.enter_context(_timed(spent, "observer", engine_view.Observer, "observe"))
+            stack.enter_context(_timed(spent, "pricing", presenter, "option_costs"))
+            stack.enter_context(_timed(spent, "pricing", presenter, "unavailable_actions"))
         stack.enter_context(_timed(spent, "store", store, "append_decision"))
         stack.enter_context(_timed(spent, "apply", engine, "apply"))
         yield
@@ -187,14 +196,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games <= 0 or args.decisions <= 0 or args.repeats <= 0:
         raise SystemExit("--games, --decisions and --repeats must be positive")
+    split = observation_split()
+    if not split:
+        compiled = len(kutnahora.compiled_modules())
+        print(
+            f"{compiled} modules run compiled here, the presenter among them: the observation is timed whole",
+            flush=True,
+        )
     results = []
     for repeat in range(args.repeats):
         result = measure(args.games, args.decisions, args.seed + repeat)
         results.append(result)
+        parts = (
+            f" (the engine's observer {result.observer_us:.0f}, pricing {result.pricing_us:.0f})"
+            if split
+            else ""
+        )
         print(
             f"repeat {repeat + 1}: {result.total_us:.0f} µs of CPU per decision: observation "
-            f"{result.observation_us:.0f} (the engine's observer {result.observer_us:.0f}, pricing "
-            f"{result.pricing_us:.0f}), submit {result.submit_us:.0f} (the store's insert "
+            f"{result.observation_us:.0f}{parts}, submit {result.submit_us:.0f} (the store's insert "
             f"{result.store_us:.0f}, the engine's apply {result.apply_us:.0f})",
             flush=True,
         )
@@ -202,10 +222,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     def median(part: str) -> float:
         return float(statistics.median(float(getattr(result, part)) for result in results))
 
+    parts = f" (observer {median('observer_us'):.0f}, pricing {median('pricing_us'):.0f})" if split else ""
     print(
         f"median of {args.repeats}: {median('total_us'):.0f} µs per decision ({args.games} games in turn, "
-        f"{args.decisions} decisions each): observation {median('observation_us'):.0f} (observer "
-        f"{median('observer_us'):.0f}, pricing {median('pricing_us'):.0f}), submit "
+        f"{args.decisions} decisions each): observation {median('observation_us'):.0f}{parts}, submit "
         f"{median('submit_us'):.0f} (insert {median('store_us'):.0f}, apply {median('apply_us'):.0f})"
     )
     return 0

@@ -55,6 +55,7 @@ import grpc
 import grpc.aio
 from prometheus_client.parser import text_string_to_metric_families
 
+import kutnahora
 from kutnahora.v1 import (
     game_pb2,
     game_service_pb2,
@@ -531,6 +532,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "duration_s": args.duration,
         "seating": "JoinGame" if args.join else "CreateGame",
     }
+    if not args.target:  # the server started here runs this interpreter, with this installation's modules
+        results["compiled_modules"] = len(kutnahora.compiled_modules())
     rounds: list[dict[str, Any]] = []
     for number in range(1, args.rounds + 1):
         heading = f"round {number} of {args.rounds}: " if args.rounds > 1 else ""
@@ -671,6 +674,15 @@ def progress(step: str) -> None:
     print(f"kutnahora-bench: {step}…", file=sys.stderr, flush=True)
 
 
+def _build(compiled: int | None) -> str:
+    """How the server started here was built: pure Python, or with modules compiled (setup.py)."""
+    if compiled is None:
+        return ""
+    if compiled == 0:
+        return ", a pure-Python server"
+    return f", a compiled server ({compiled} of {len(kutnahora.COMPILABLE)} modules)"
+
+
 def print_report(results: dict[str, Any]) -> None:
     """The results, for people."""
     r = results
@@ -678,7 +690,7 @@ def print_report(results: dict[str, Any]) -> None:
     seating = "seats joined one by one" if r.get("seating") == "JoinGame" else "seats named at creation"
     print(
         f"kutnahora-bench: {r['games']} concurrent games ({seats} seats, {seating}), store {r['store']}, "
-        "Play streams"
+        "Play streams" + _build(r.get("compiled_modules"))
     )
     rounds = r.get("rounds", [])
     if rounds:

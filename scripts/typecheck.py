@@ -5,7 +5,7 @@ maps them to ``kutnahora.engine``, ``kutnahora.server`` and so on. mypy reads fo
 so this script lays the same mapping out as a tree of links under ``build/typecheck/kutnahora`` and runs
 mypy on it: every module is checked under its installed name. Arguments go to mypy::
 
-    python scripts/typecheck.py            # check every package
+    python scripts/typecheck.py            # check every package, setup.py and the build backend
     python scripts/typecheck.py --strict   # any extra mypy flags
 """
 
@@ -53,7 +53,11 @@ def main() -> int:
     for package in packages:
         command += ["-p", package]
     env = dict(os.environ, MYPYPATH=str(TREE))
-    return subprocess.call([*command, *sys.argv[1:]], cwd=ROOT, env=env)
+    packages_checked = subprocess.call([*command, *sys.argv[1:]], cwd=ROOT, env=env)
+    # the build's own files (setup.py and the backend), which mypy checks as files, in a run of their own
+    build = [sys.executable, "-m", "mypy", "--no-warn-unused-configs", "setup.py", "build_backend/backend.py"]
+    build += sys.argv[1:]
+    return packages_checked or subprocess.call(build, cwd=ROOT)
 
 
 if __name__ == "__main__":

@@ -157,6 +157,7 @@ async def create_server(
         version=kutnahora.__version__,
         rules_version=str(RULES_VERSION),
         components=components_hash(components),
+        compiled=str(kutnahora.compiled_modules() == kutnahora.COMPILABLE).lower(),
     ).set(1)
     server = grpc.aio.server(options=server_options(config))
     server.add_generic_rpc_handlers(tuple(service.handlers()))

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+import kutnahora
 from kutnahora.engine import ComponentError, load_components
 from kutnahora.server import collector, logs
 from kutnahora.server.app import StartupError, create_server
@@ -239,7 +240,13 @@ async def serve(host: str, port: int, config: ServerConfig) -> None:
     else:
         store = f"sqlite {config.db}"
     print(f"kutnahora-server listening on {where} (metrics {metrics}, store {store})", flush=True)
-    log.info("server listening", address=f"{host}:{bound}", metrics=metrics, store=store)
+    log.info(
+        "server listening",
+        address=f"{host}:{bound}",
+        metrics=metrics,
+        store=store,
+        compiled_modules=len(kutnahora.compiled_modules()),
+    )
     await stop.wait()
     log.info("stopping", grace_seconds=config.grace_seconds)
     await server.stop()

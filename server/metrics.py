@@ -60,8 +60,9 @@ class Metrics:
         self.games = Gauge("kutnahora_games", "Games held in memory, by status.", ["status"], registry=r)
         self.build_info = Gauge(
             "kutnahora_build_info",
-            "Always 1: the server's version, the rules version and the content hash of its component set.",
-            ["version", "rules_version", "components"],
+            "Always 1: the server's version, the rules version, the content hash of its component set, and "
+            "whether its engine and encoder run compiled (a wheel built with KUTNAHORA_COMPILE=1).",
+            ["version", "rules_version", "components", "compiled"],
             registry=r,
         )
         self.decisions = Counter(

@@ -51,6 +51,8 @@ def test_the_wheel_installs_one_top_level_package(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"kutnahora"}, f"the wheel installs {sorted(tops)} at the top of site-packages"
+    # the default build is pure Python (setup.py compiles only under KUTNAHORA_COMPILE=1)
+    assert not [name for name in names if name.endswith((".so", ".pyd"))]
     for package in TYPED:
         assert f"{package}/py.typed" in names, f"{package} has no py.typed marker"
     assert "kutnahora/engine/data/components.json" in names

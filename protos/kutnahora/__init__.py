@@ -9,12 +9,44 @@ The installed package gathers the repository's folders under one name:
 - ``kutnahora.bench``: the server benchmark (``bench/``).
 
 ``__version__`` is the installed distribution's version, read from its metadata: pyproject.toml is the one
-place it is written.
+place it is written. :func:`compiled_modules` says which modules of this installation run compiled (a wheel
+built with ``KUTNAHORA_COMPILE=1``, see setup.py).
 """
 
+from importlib.machinery import EXTENSION_SUFFIXES
 from importlib.metadata import PackageNotFoundError, version
+from importlib.util import find_spec
 
 try:
     __version__ = version("kutnahora")
 except PackageNotFoundError:  # run from a source tree that was never installed
     __version__ = "0+unknown"
+
+COMPILABLE = (
+    "kutnahora.engine.barbara",
+    "kutnahora.engine.costs",
+    "kutnahora.engine.economy",
+    "kutnahora.engine.flow",
+    "kutnahora.engine.geometry",
+    "kutnahora.engine.income",
+    "kutnahora.engine.mine",
+    "kutnahora.engine.resample",
+    "kutnahora.engine.rounds",
+    "kutnahora.engine.scoring",
+    "kutnahora.engine.setup",
+    "kutnahora.engine.text",
+    "kutnahora.engine.town",
+    "kutnahora.engine.view",
+    "kutnahora.server.presenter",
+)
+"""The modules the compiled build compiles (setup.py's list, checked against it by the tests)."""
+
+
+def compiled_modules() -> tuple[str, ...]:
+    """The modules of :data:`COMPILABLE` that load as C extensions here (none from the sources)."""
+    found = []
+    for name in COMPILABLE:
+        spec = find_spec(name)
+        if spec is not None and spec.origin is not None and spec.origin.endswith(tuple(EXTENSION_SUFFIXES)):
+            found.append(name)
+    return tuple(found)

@@ -22,9 +22,12 @@ def test_a_decisions_cpu_is_split_into_observation_and_submit() -> None:
     result = hub_cpu.measure(games=4, decisions=200)
     assert result.decisions == 200
     assert result.observation_us > 0 and result.submit_us > 0
-    # the acting seat's observation always prices its options (a free decision's costs come quickly)
-    assert result.observer_us > 0 and result.pricing_us > 0
-    assert result.observer_us + result.pricing_us <= result.observation_us
+    if hub_cpu.observation_split():
+        # the acting seat's observation always prices its options (a free decision's costs come quickly)
+        assert result.observer_us > 0 and result.pricing_us > 0
+        assert result.observer_us + result.pricing_us <= result.observation_us
+    else:  # compiled: the presenter calls them past any wrapper, and the observation is timed whole
+        assert result.observer_us == result.pricing_us == 0
     assert result.store_us > 0 and result.apply_us > 0
     assert result.store_us + result.apply_us <= result.submit_us
     # the timed functions are the originals again

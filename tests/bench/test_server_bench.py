@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import kutnahora
 from kutnahora.bench.server_bench import GameRun, Stats, main, play_seat, server_times, try_read_metrics
 from kutnahora.v1 import play_service_pb2
 
@@ -55,6 +56,11 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
     printed = capsys.readouterr()
     assert "decisions/s" in printed.out
     assert re.search(r"in the server +handling a decision \d+ µs, of which the next observation", printed.out)
+    # the server started here runs this installation's modules: the report says whether they are compiled
+    compiled = len(kutnahora.compiled_modules())
+    assert results["compiled_modules"] == compiled
+    build = f"a compiled server ({compiled} of" if compiled else "a pure-Python server"
+    assert build in printed.out.splitlines()[0]
     assert "kutnahora-bench: playing 4 games" in printed.err, "no progress was shown while measuring"
 
 

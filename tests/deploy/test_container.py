@@ -84,6 +84,9 @@ def test_the_image_is_built_in_stages_and_runs_as_a_user() -> None:
     assert build[0][1].endswith("AS build") and runtime[0][1].endswith("AS runtime")
     # Nothing of the source tree reaches the final stage: it installs the wheels built before.
     assert not [rest for word, rest in runtime if word in ("COPY", "ADD")]
+    # The wheel is compiled (setup.py) unless the build is told otherwise; the build stage has the compiler.
+    assert ("ARG", "KUTNAHORA_COMPILE=1") in build
+    assert any("build-essential" in rest for word, rest in build if word == "RUN")
     assert any("from=build" in rest and "--no-index" in rest for word, rest in runtime if word == "RUN")
     user = [rest for word, rest in runtime if word == "USER"]
     assert user and user[-1].split(":")[0].isdigit() and user[-1].split(":")[0] != "0"
@@ -119,7 +122,7 @@ def test_the_build_context_lets_in_every_package() -> None:
     for package, folder in folders.items():
         top = folder.split("/")[0]
         assert top in allowed, f"{folder}/ holds {package} but the build context leaves it out"
-    assert {"pyproject.toml", "README.md", "protos"} <= allowed
+    assert {"pyproject.toml", "README.md", "protos", "setup.py", "build_backend"} <= allowed
 
 
 def test_hadolint_finds_nothing() -> None:

@@ -28,9 +28,10 @@ async def test_build_info_and_the_server_version_come_from_the_package(start_ser
     url = f"http://127.0.0.1:{server.metrics_port}/metrics"
     text = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
     components = engine.components_hash(engine.default_components())
+    compiled = "true" if kutnahora.compiled_modules() == kutnahora.COMPILABLE else "false"
     line = (
-        f'kutnahora_build_info{{components="{components}",rules_version="{engine.RULES_VERSION}",'
-        f'version="{installed}"}} 1.0'
+        f'kutnahora_build_info{{compiled="{compiled}",components="{components}",'
+        f'rules_version="{engine.RULES_VERSION}",version="{installed}"}} 1.0'
     )
     assert line in text.splitlines()
 

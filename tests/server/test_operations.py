@@ -144,7 +144,7 @@ async def test_server_info(served: tuple[object, object]) -> None:
 
 
 async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_applied_decision(
-    start_server: StartServer, captured_logs: io.StringIO, monkeypatch: pytest.MonkeyPatch
+    start_server: StartServer, captured_logs: io.StringIO
 ) -> None:
     """The server builds the next seat's observation right after a decision, for a waiting Play stream.
     Should that fail, the decision stands and its submitter gets its answer; the error is logged."""
@@ -161,17 +161,24 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
     wakes = [game.subscribe(seat) for seat in (0, 1)]  # as both seats' Play streams do
     view = presenter.view(game)
 
-    def broken(*args: object) -> bytes:
-        raise RuntimeError("encoder broke")
+    class BrokenView:
+        """The game's presenter, failing as an encoder fault would (the presenter may run compiled,
+        where its own functions cannot be replaced, so the whole listener is)."""
 
-    monkeypatch.setattr(presenter, "encode_observation", broken)
+        def changed(self, new_version: bool, waiting_seat: int | None) -> None:
+            raise RuntimeError("encoder broke")
+
+        def ended(self) -> None:
+            view.ended()
+
+    game.listener = BrokenView()
     record = await game.submit(pending.seat, 0, ListedIndex(0))
     assert record.version == 0 and game.version == 1
     following = game.state.pending
     assert following is not None and wakes[following.seat].is_set()  # its stream is woken all the same
     lines = [json.loads(line) for line in captured_logs.getvalue().splitlines() if line.strip()]
     assert any(line["event"] == "observation could not be built" for line in lines)
-    monkeypatch.undo()
+    game.listener = view
     assert view.observation(following.seat)  # the stream builds it when it writes
     for wake in wakes:
         game.unsubscribe(wake)
