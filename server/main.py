@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import kutnahora
-from kutnahora.engine import ComponentError, load_components
+from kutnahora.engine import RULES_VERSION, ComponentError, load_components
 from kutnahora.server import collector, logs
 from kutnahora.server.app import StartupError, create_server
 from kutnahora.server.config import ClockConfig, Limits, ServerConfig
@@ -57,6 +57,14 @@ def _optional_port(text: str) -> int | None:
     return int(text)
 
 
+def version_text() -> str:
+    """What ``--version`` prints: the package version, the rules version and how this installation was
+    built (pure Python, or with modules compiled by mypyc, see setup.py)."""
+    compiled = kutnahora.compiled_modules()
+    build = f"compiled: {len(compiled)} of {len(kutnahora.COMPILABLE)} modules" if compiled else "pure Python"
+    return f"kutnahora-server {kutnahora.__version__} (rules version {RULES_VERSION}, {build})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line parser, with defaults taken from the environment."""
     parser = argparse.ArgumentParser(
@@ -74,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
             metavar=env,
         )
 
+    parser.add_argument("--version", action="version", version=version_text())
     defaults = ServerConfig()
     clock = ClockConfig()
     limits = Limits()

@@ -14,6 +14,23 @@ from kutnahora.server import collector, logs
 from kutnahora.server.main import build_parser, config_from_args, main
 
 
+def test_version_names_the_package_the_rules_and_the_build(capsys: pytest.CaptureFixture[str]) -> None:
+    import kutnahora
+    from kutnahora import engine
+
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(["--version"])
+    assert exited.value.code == 0
+    printed = capsys.readouterr().out.strip()
+    head = f"kutnahora-server {kutnahora.__version__} (rules version {engine.RULES_VERSION}, "
+    assert printed.startswith(head)
+    compiled = kutnahora.compiled_modules()
+    if compiled:
+        assert printed.endswith(f"compiled: {len(compiled)} of {len(kutnahora.COMPILABLE)} modules)")
+    else:
+        assert printed.endswith("pure Python)")
+
+
 def test_defaults_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     args = build_parser().parse_args([])
     assert args.port == 50051
