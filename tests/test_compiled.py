@@ -1,8 +1,9 @@
 """The compiled build (setup.py, ``KUTNAHORA_COMPILE=1``): what it compiles, and that a checkout runs its
 sources.
 
-CI builds the compiled wheel and runs the engine, server, environment and benchmark tests against it with
-``KUTNAHORA_EXPECT_COMPILED=1``, where the last test checks that every listed module did load compiled.
+CI builds the compiled wheel and runs the engine, server, environment, benchmark and client tests against
+it with ``KUTNAHORA_EXPECT_COMPILED=1``, where the last test checks that every listed module did load
+compiled.
 """
 
 from __future__ import annotations
