@@ -26,6 +26,7 @@ from urllib.request import urlopen
 import pytest
 import yaml
 
+import kutnahora
 from tests.deploy.promql import (
     DEPLOY,
     dashboard_expressions,
@@ -396,3 +397,9 @@ def test_prometheus_sees_decisions_and_latency_during_a_bot_game(
         for series in answers:
             values = [float(sample["value"][1]) for sample in series]
             assert values and all(0 < value < 1 for value in values), (panel, values)
+    # The build table names each replica's version and whether it runs compiled.
+    (builds,) = next(
+        found for name, found in results.items() if name.endswith("panel 'Build of each replica'")
+    )
+    assert [sample["metric"]["version"] for sample in builds] == [kutnahora.__version__]
+    assert builds[0]["metric"]["compiled"] in ("true", "false")
