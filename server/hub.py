@@ -57,6 +57,7 @@ class GameHub:
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         self._creating = 0
+        self._unfinished = 0  # games in memory still waiting or active, kept by _add and _on_status
         self._recovery: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.started_at = time.time()
@@ -118,8 +119,8 @@ class GameHub:
     # --- creating and finding games ------------------------------------------------------------------
 
     def unfinished(self) -> int:
-        """Games waiting or active in memory."""
-        return sum(1 for game in self.games.values() if not game.ended)
+        """Games waiting or active in memory (counted as they come and end, not by looking at each)."""
+        return self._unfinished
 
     async def create(
         self,
@@ -257,12 +258,15 @@ class GameHub:
         self.metrics.games.labels(status=game.status).inc()
         if game.ended:
             self._remember_ended(game.game_id)
+        else:
+            self._unfinished += 1
 
     def _on_status(self, game: LiveGame, old: GameStatus, new: GameStatus) -> None:
         if self.games.get(game.game_id) is not game:
             return
         self.metrics.games.labels(status=old).dec()
         self.metrics.games.labels(status=new).inc()
+        self._unfinished += old.ended - new.ended
         if new.ended:
             self._remember_ended(game.game_id)
 

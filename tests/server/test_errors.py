@@ -344,6 +344,36 @@ async def test_limits_refuse_with_resource_exhausted(start_server: StartServer) 
     watch.cancel()
 
 
+async def test_a_game_that_ends_frees_its_place_under_the_games_limit(start_server: StartServer) -> None:
+    """max_games counts the unfinished games: one that finishes or is abandoned makes room for another,
+    also once it has left memory; the count the hub keeps is always the one a look at every game gives."""
+    server, client = await start_server(
+        ServerConfig(clock=NO_CLOCK, limits=Limits(max_games=2, rate_per_second=0), ended_games_in_memory=1)
+    )
+    hub = server.hub
+
+    def counted() -> int:
+        recount = sum(1 for game in hub.games.values() if not game.ended)
+        assert hub.unfinished() == recount
+        return recount
+
+    first, first_tokens, _ = await client.new_game(players=2, seed=3)
+    second, _, second_token = await client.new_game(players=2, join=False)
+    assert counted() == 2
+    await refused(client.new_game(players=2), Code.RESOURCE_EXHAUSTED, "unfinished games")
+    await client.games.AbandonGame(
+        game_service_pb2.AbandonGameRequest(game_id=second, reason="room"), metadata=bearer(second_token)
+    )
+    assert counted() == 1
+    third, _, _ = await client.new_game(players=2, join=False)  # the abandoned game made room
+    assert counted() == 2
+    await play_game(client, first, first_tokens, seed=3)  # finished, then evicted by the next ended game
+    assert counted() == 1
+    await client.new_game(players=2, join=False)
+    assert counted() == 2 and third in hub.games
+    await refused(client.new_game(players=2), Code.RESOURCE_EXHAUSTED, "unfinished games")
+
+
 async def test_the_rate_limit_refuses_a_flood(start_server: StartServer) -> None:
     _, client = await start_server(
         ServerConfig(clock=NO_CLOCK, limits=Limits(rate_per_second=1, rate_burst=5))
