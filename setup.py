@@ -12,33 +12,28 @@ deep-copied.
     KUTNAHORA_COMPILE=1 pip wheel --no-deps -w dist .     # a compiled wheel for this platform
 
 mypyc names modules from the folders they sit in, and the package's folders (engine/, server/, protos/) are
-not named as its modules are (``kutnahora.engine``...), so the sources are first copied into
-``build/mypyc/kutnahora/`` under their module names and compiled from there.
+not named as its modules are (``kutnahora.engine``...), so the sources are first laid out under their
+module names in ``build/mypyc/`` (links, by ``build_backend/package_layout.py``, as the type check does)
+and compiled from there.
 """
 
 from __future__ import annotations
 
 import ast
-import os
-import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
-COMPILE_VARIABLE = "KUTNAHORA_COMPILE"
+sys.path.insert(0, str(ROOT / "build_backend"))  # on the path already when the backend runs this file
+from package_layout import compiling, lay_out  # noqa: E402 (found through the line above)
+
 PACKAGE_INIT = ROOT / "protos" / "kutnahora" / "__init__.py"
 """Where the list of compiled modules is written once (``kutnahora.COMPILABLE``)."""
 STAGE = Path("build", "mypyc")
-"""Where the sources are copied under their module names (``build/mypyc/kutnahora/engine/view.py``)."""
-STAGED = {"protos/kutnahora": "kutnahora", "engine": "kutnahora/engine", "server": "kutnahora/server"}
-"""Folders copied under their module names for mypyc (the compiled modules and what they import)."""
-
-
-def compiling() -> bool:
-    """Whether ``KUTNAHORA_COMPILE`` asks for the compiled build."""
-    return os.environ.get(COMPILE_VARIABLE, "").strip().lower() in ("1", "true", "yes", "on")
+"""Where the sources are laid out under their module names (``build/mypyc/kutnahora/engine/view.py``)."""
 
 
 def compilable() -> list[str]:
@@ -58,15 +53,7 @@ def compiled_extensions() -> list[Any]:
         return []
     from mypyc.build import mypycify
 
-    stage = ROOT / STAGE
-    if stage.exists():
-        shutil.rmtree(stage)
-    for source, target in STAGED.items():
-        shutil.copytree(
-            ROOT / source,
-            stage / target,
-            ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc", "data", "static", "templates"),
-        )
+    lay_out(ROOT / STAGE)
     # relative paths, as setuptools wants them; mypy names each module from the package folders above it
     paths = [str(STAGE / (name.replace(".", "/") + ".py")) for name in compilable()]
     return list(
@@ -74,7 +61,7 @@ def compiled_extensions() -> list[Any]:
             ["--config-file=", "--ignore-missing-imports", *paths],
             opt_level="3",
             group_name="kutnahora",
-            target_dir=str(STAGE / "c"),
+            target_dir=str(Path("build", "mypyc-c")),  # beside the tree of links, not inside a linked folder
         )
     )
 

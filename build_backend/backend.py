@@ -15,15 +15,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from package_layout import COMPILE_VARIABLE, compiling
 from setuptools import build_meta
 
-COMPILE_VARIABLE = "KUTNAHORA_COMPILE"
 COMPILE_REQUIRES = ["mypy>=1.11", "types-protobuf"]
 T = TypeVar("T")
-
-
-def _compiling() -> bool:
-    return os.environ.get(COMPILE_VARIABLE, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 @contextmanager
@@ -49,7 +45,7 @@ def _uncompiled(hook: Callable[..., T]) -> Callable[..., T]:
 
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
     """setuptools' requirements, and mypy for a compiled wheel."""
-    extra = COMPILE_REQUIRES if _compiling() else []
+    extra = COMPILE_REQUIRES if compiling() else []
     with _sources_only():
         return [*build_meta.get_requires_for_build_wheel(config_settings), *extra]
 
@@ -70,7 +66,7 @@ def build_editable(
     metadata_directory: str | None = None,
 ) -> str:
     """setuptools' editable install, never compiled."""
-    if _compiling():
+    if compiling():
         print(
             f"{COMPILE_VARIABLE} is ignored by an editable install, which runs the sources; "
             "build a wheel to compile (KUTNAHORA_COMPILE=1 pip wheel --no-deps -w dist .)",
