@@ -1,6 +1,6 @@
 """The server's CPU for a game's life outside its decisions: creating it, seating it, its Play streams.
 
-``kutnahora-bench`` counts these costs into its CPU per decision, shared by the about 57 decisions of a
+``kutnahora-bench`` counts these costs into its CPU per decision, shared by the about 160 decisions of a
 random game. This measures them apart, against a server process of its own (a SQLite store in a
 temporary file, no clock), in three ways of starting a game, each run in turn ``--repeats`` times:
 

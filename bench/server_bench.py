@@ -23,6 +23,8 @@ in this process, what building one observation costs (the engine's view, then th
 On a shared machine the echo's figures drift between runs as much as the server's, so ``--rounds N``
 measures a fresh server and then the echo N times and reports each figure's median, with the ratios
 taken round by round (a server and the echo measured one after the other share the machine's speed).
+The server and the echo run on the same event loop (``--event-loop``: uvloop where it is installed, as the
+server runs by default), so that the ratio compares the game's work with the transport's on equal terms.
 
     kutnahora-bench                         # 64 games, 15 s after a 3 s warm-up
     kutnahora-bench --duration 8 --rounds 5 # five server-then-echo rounds, medians and paired ratios
@@ -56,6 +58,7 @@ import grpc.aio
 from prometheus_client.parser import text_string_to_metric_families
 
 import kutnahora
+from kutnahora.server import event_loop
 from kutnahora.v1 import (
     game_pb2,
     game_service_pb2,
@@ -87,14 +90,17 @@ class Started(NamedTuple):
         return found.group(1) if found else None
 
 
-def server_command(db: str, max_games: int, synchronous: str = "NORMAL", metrics: bool = False) -> list[str]:
+def server_command(
+    db: str, max_games: int, synchronous: str = "NORMAL", metrics: bool = False, loop: str = "auto"
+) -> list[str]:
     """The command of a Kutná Hora server for a benchmark: any free port, no clock, no rate limit,
-    warnings only, the store ``db``, at most ``max_games`` games, and a metrics endpoint on a free port
-    when ``metrics`` (else none)."""
+    warnings only, the store ``db``, at most ``max_games`` games, a metrics endpoint on a free port
+    when ``metrics`` (else none), and the event loop ``loop``."""
     return [
         sys.executable, "-m", "kutnahora.server.main", "--port", "0",
         "--metrics-port", "0" if metrics else "off", "--db", db, "--db-synchronous", synchronous,
         "--clock", "false", "--rate", "0", "--log-level", "warning", "--max-games", str(max_games),
+        "--event-loop", loop,
     ]  # fmt: skip
 
 
@@ -513,6 +519,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure the server and then the echo this many times, each round on a fresh server, and "
         "report the medians, the ratios taken round by round",
     )
+    parser.add_argument(
+        "--event-loop",
+        default="auto",
+        choices=event_loop.CHOICES,
+        help="the event loop of the server started here and of the echo, the same for both: auto is "
+        "uvloop where installed, else asyncio's",
+    )
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -521,8 +534,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kutnahora-bench``."""
     args = build_parser().parse_args(argv)
+    try:
+        args.event_loop = event_loop.resolve(args.event_loop)
+    except ValueError as error:
+        raise SystemExit(f"kutnahora-bench: {error}") from None
     if args.echo_server:
-        asyncio.run(serve_echo())
+        event_loop.run(serve_echo(), args.event_loop)
         return 0
     if args.rounds < 1:
         raise SystemExit("kutnahora-bench: --rounds must be at least 1")
@@ -534,6 +551,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     if not args.target:  # the server started here runs this interpreter, with this installation's modules
         results["compiled_modules"] = len(kutnahora.compiled_modules())
+        results["event_loop"] = args.event_loop
     rounds: list[dict[str, Any]] = []
     for number in range(1, args.rounds + 1):
         heading = f"round {number} of {args.rounds}: " if args.rounds > 1 else ""
@@ -565,7 +583,9 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
         else:
             db = args.db or str(Path(folder) / "bench.db")
             started = start_process(
-                server_command(db, max(1000, args.games * 4), args.synchronous, metrics=True)
+                server_command(
+                    db, max(1000, args.games * 4), args.synchronous, metrics=True, loop=args.event_loop
+                )
             )
             server = started.process
             address = f"127.0.0.1:{started.port}"
@@ -620,7 +640,12 @@ def measure_echo_round(args: argparse.Namespace, heading: str = "") -> dict[str,
         f"{heading}the echo ceiling: {args.echo_duration:g} s of unary calls, "
         f"{args.echo_duration:g} s streamed"
     )
-    echo, port, _ = start_process([sys.executable, "-m", "kutnahora.bench.server_bench", "--echo-server"])
+    echo, port, _ = start_process(
+        [
+            sys.executable, "-m", "kutnahora.bench.server_bench", "--echo-server",
+            "--event-loop", args.event_loop,
+        ]
+    )  # fmt: skip
     try:
         payload = b"x" * 1200  # about one observation
         callers = args.echo_callers or args.games
@@ -683,6 +708,11 @@ def _build(compiled: int | None) -> str:
     return f", a compiled server ({compiled} of {len(kutnahora.COMPILABLE)} modules)"
 
 
+def _loop(name: str | None) -> str:
+    """The event loop of the server started here, which the echo ran on too."""
+    return f", on the {name} event loop (the echo too)" if name else ""
+
+
 def print_report(results: dict[str, Any]) -> None:
     """The results, for people."""
     r = results
@@ -690,7 +720,7 @@ def print_report(results: dict[str, Any]) -> None:
     seating = "seats joined one by one" if r.get("seating") == "JoinGame" else "seats named at creation"
     print(
         f"kutnahora-bench: {r['games']} concurrent games ({seats} seats, {seating}), store {r['store']}, "
-        "Play streams" + _build(r.get("compiled_modules"))
+        "Play streams" + _build(r.get("compiled_modules")) + _loop(r.get("event_loop"))
     )
     rounds = r.get("rounds", [])
     if rounds:

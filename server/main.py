@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, ComponentError, load_components
-from kutnahora.server import collector, logs
+from kutnahora.server import collector, event_loop, logs
 from kutnahora.server.app import StartupError, create_server
 from kutnahora.server.config import ClockConfig, Limits, ServerConfig
 from kutnahora.server.store_postgres import is_postgres_url, redact_url
@@ -157,6 +157,13 @@ def build_parser() -> argparse.ArgumentParser:
         "Python garbage-collector thresholds (700,10,10 are Python's own)",
     )
     add(
+        "--event-loop",
+        "EVENT_LOOP",
+        "auto",
+        str,
+        "event loop: auto (uvloop where installed, else asyncio's), uvloop or asyncio",
+    )
+    add(
         "--components",
         "COMPONENTS",
         "",
@@ -255,6 +262,7 @@ async def serve(host: str, port: int, config: ServerConfig) -> None:
         metrics=metrics,
         store=store,
         compiled_modules=len(kutnahora.compiled_modules()),
+        event_loop=event_loop.running_loop_name(),
     )
     await stop.wait()
     log.info("stopping", grace_seconds=config.grace_seconds)
@@ -268,10 +276,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         logs.configure(args.log_format, args.log_level)
         collector.configure(collector.parse_thresholds(args.gc_thresholds))
+        event_loop.resolve(args.event_loop)
     except ValueError as error:
         raise SystemExit(f"kutnahora-server: {error}") from None
     try:
-        asyncio.run(serve(args.host, args.port, config))
+        event_loop.run(serve(args.host, args.port, config), args.event_loop)
     except KeyboardInterrupt:
         return 130
     return 0

@@ -91,6 +91,14 @@ def test_a_bad_gc_threshold_stops_the_server_with_a_sentence() -> None:
         main(["--gc-thresholds", "fast", "--port", "0", "--db", ":memory:"])
 
 
+@pytest.mark.usefixtures("keep_process_settings")
+def test_an_unknown_event_loop_stops_the_server_with_a_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(SystemExit, match="kutnahora-server: the event loop must be one of auto, uvloop"):
+        main(["--event-loop", "trio", "--port", "0", "--db", ":memory:", "--metrics-port", "off"])
+    monkeypatch.setenv("KUTNAHORA_EVENT_LOOP", "asyncio")
+    assert build_parser().parse_args([]).event_loop == "asyncio"
+
+
 @pytest.fixture
 def keep_process_settings() -> Iterator[None]:
     """``main`` sets the collector's thresholds and the logging of the whole process: put them back."""
