@@ -1,5 +1,6 @@
 """The server's event loop: uvloop where installed (``--event-loop auto``), asyncio's on request, and a
-sentence when the loop asked for cannot be had. A server process on either loop plays whole games."""
+sentence when the loop asked for cannot be had. A server process on either loop plays whole games, runs
+its clocks (a silent game ends by timeouts and the policy) and stops gracefully."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import grpc.aio
 import pytest
 
 from kutnahora.server import event_loop
-from kutnahora.v1 import game_pb2
+from kutnahora.v1 import game_pb2, game_service_pb2, replay_service_pb2
 from tests.server.conftest import Client, play_game
+from tests.server.test_clock import ms
 from tests.server.test_restart import server_process
 
 uvloop = pytest.importorskip("uvloop")
@@ -66,5 +68,19 @@ async def test_a_server_on_each_loop_plays_games_and_stops_gracefully(tmp_path: 
                 assert [end.status for end in ended] == [game_pb2.GAME_STATUS_FINISHED] * len(tokens)
                 final = await client.observe(game_id)
                 assert final.over and final.pending.ByteSize() == 0
+            # Nobody answers this one: its timers (call_at on the loop) time the seats out, strike them
+            # out, and the random policy finishes the game.
+            silent, _, _ = await client.new_game(
+                players=2, seed=21, decision_time=ms(30), time_bank=ms(20), max_strikes=2
+            )
+            request = game_service_pb2.GetGameRequest(game_id=silent)
+            deadline = asyncio.get_running_loop().time() + 30
+            while (await client.games.GetGame(request)).game.status != game_pb2.GAME_STATUS_FINISHED:
+                assert asyncio.get_running_loop().time() < deadline, "the silent game did not finish"
+                await asyncio.sleep(0.05)
+            replay = await client.replay.GetReplay(replay_service_pb2.GetReplayRequest(game_id=silent))
+            sources = [record.source for record in replay.decisions]
+            assert sources[:4] == [game_pb2.DECISION_SOURCE_TIMEOUT] * 4
+            assert set(sources[4:]) == {game_pb2.DECISION_SOURCE_POLICY}
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0
