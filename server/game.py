@@ -134,8 +134,9 @@ class GameListener(Protocol):
         """The game changed: ``new_version`` when a decision was applied (or the status or seats changed);
         ``waiting_seat`` is the seat that now owes a decision and has a Play stream waiting for it."""
 
-    def ended(self) -> None:
-        """The game finished or was abandoned: it changes no more."""
+    def ended(self, playing: Sequence[int]) -> None:
+        """The game finished or was abandoned: it changes no more. ``playing`` are the seats with a Play
+        stream open, each about to be sent its last observation."""
 
 
 @dataclass(slots=True)
@@ -299,7 +300,7 @@ class LiveGame:
         old, self.status = self.status, status
         if old != status:
             if status.ended and self.listener is not None:
-                self.listener.ended()
+                self.listener.ended([seat for seat, events in self._seat_subscribers.items() if events])
             self.services.on_status(self, old, status)
 
     # --- credentials ---------------------------------------------------------------------------------

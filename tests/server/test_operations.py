@@ -7,7 +7,7 @@ import io
 import json
 import logging
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import grpc.aio
@@ -17,7 +17,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from kutnahora.server import logs
 from kutnahora.server.config import ServerConfig
-from kutnahora.v1 import admin_service_pb2, play_service_pb2
+from kutnahora.v1 import admin_service_pb2, game_pb2, play_service_pb2
 from tests.server.conftest import NO_CLOCK, StartServer, play_game
 
 
@@ -168,8 +168,8 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
         def changed(self, new_version: bool, waiting_seat: int | None) -> None:
             raise RuntimeError("encoder broke")
 
-        def ended(self) -> None:
-            view.ended()
+        def ended(self, playing: Sequence[int]) -> None:
+            view.ended(playing)
 
     game.listener = BrokenView()
     record = await game.submit(pending.seat, 0, ListedIndex(0))
@@ -182,3 +182,44 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
     assert view.observation(following.seat)  # the stream builds it when it writes
     for wake in wakes:
         game.unsubscribe(wake)
+
+
+async def test_an_ending_game_builds_the_last_observations_of_its_playing_seats_first(
+    start_server: StartServer,
+) -> None:
+    """When a game ends, the seats with a Play stream get their last observation from the parts cached
+    during play (building it afresh costs several times more): it is built as the game ends, before the
+    encoder's caches are dropped, so the streams' GameEnded messages build nothing; and it is exactly the
+    observation a fresh encoder builds."""
+    import random
+
+    from kutnahora import engine
+    from kutnahora.server import presenter
+    from kutnahora.server.records import ListedIndex
+
+    server, _ = await start_server()
+    game, _, _ = await server.hub.create(engine.GameOptions(players=3), 8, NO_CLOCK, "")
+    for seat in range(3):
+        await game.join(seat, f"seat {seat}")
+    for seat in (0, 2):  # seats 0 and 2 play over Play streams; seat 1 over unary calls
+        game.subscribe(seat)
+    view = presenter.view(game)
+    registry = server.metrics.registry
+    rng = random.Random(8)
+    while not game.ended:
+        pending = game.state.pending
+        assert pending is not None
+        await game.submit(pending.seat, game.version, ListedIndex(rng.randrange(len(pending.options))))
+
+    def built() -> float | None:
+        return registry.get_sample_value("kutnahora_observation_build_seconds_count")
+
+    ready = built()
+    for seat in (0, 2):
+        ended = play_service_pb2.PlayResponse.FromString(view.game_ended(seat)).game_ended
+        fresh = presenter.encode_observation(game.state, seat, presenter.ObservationEncoder(game.game_id))
+        assert ended.observation == game_pb2.Observation.FromString(fresh)
+        assert ended.observation.over and ended.observation.viewer == seat
+    assert built() == ready  # both were built as the game ended
+    view.game_ended(1)
+    assert built() == ready + 1  # no stream waited for seat 1's: built when asked
