@@ -50,16 +50,6 @@ def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) 
         return [*build_meta.get_requires_for_build_wheel(config_settings), *extra]
 
 
-def build_wheel(
-    wheel_directory: str,
-    config_settings: dict[str, Any] | None = None,
-    metadata_directory: str | None = None,
-) -> str:
-    """setuptools' wheel: compiled when ``KUTNAHORA_COMPILE`` says so."""
-    built: str = build_meta.build_wheel(wheel_directory, config_settings, metadata_directory)
-    return built
-
-
 def build_editable(
     wheel_directory: str,
     config_settings: dict[str, Any] | None = None,
@@ -77,6 +67,7 @@ def build_editable(
     return built
 
 
+build_wheel = build_meta.build_wheel  # setuptools' own: setup.py compiles when KUTNAHORA_COMPILE says so
 prepare_metadata_for_build_wheel = _uncompiled(build_meta.prepare_metadata_for_build_wheel)
 get_requires_for_build_sdist = _uncompiled(build_meta.get_requires_for_build_sdist)
 build_sdist = _uncompiled(build_meta.build_sdist)

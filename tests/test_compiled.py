@@ -9,12 +9,17 @@ compiled.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import kutnahora
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = {"kutnahora.engine": ROOT / "engine", "kutnahora.server": ROOT / "server"}
+sys.path.insert(0, str(ROOT / "build_backend"))
+from package_layout import package_dirs  # noqa: E402 (found through the line above)
+
+FOLDERS = package_dirs()
+"""The folders setup.py lays out for mypyc, by package (pyproject.toml's package-dir)."""
 
 
 def _source(module: str) -> Path:
