@@ -106,6 +106,12 @@ class Metrics:
         self.store_commit_writes = Counter(
             "kutnahora_store_commit_writes_total", "Writes committed, summed over transactions.", registry=r
         )
+        self.store_commit = Histogram(
+            "kutnahora_store_commit_seconds",
+            "Time to run and commit one store transaction, from its first statement to its commit.",
+            buckets=STORE_BUCKETS,
+            registry=r,
+        )
         self.observation_build = Histogram(
             "kutnahora_observation_build_seconds",
             "Time to build one observation for one viewer (engine view and wire encoding).",
@@ -130,9 +136,11 @@ class Metrics:
         self.latency_by_path = {p: self.submission_latency.labels(path=p) for p in ("unary", "stream")}
 
     def on_commit(self, seconds: float, writes: int) -> None:
-        """Count one store commit (called from the store's worker thread)."""
+        """Count one store commit of ``writes`` writes that took ``seconds`` (called from the thread that
+        committed it)."""
         self.store_commits.inc()
         self.store_commit_writes.inc(writes)
+        self.store_commit.observe(seconds)
 
 
 class MetricsEndpoint:

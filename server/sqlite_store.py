@@ -1,13 +1,17 @@
 """The SQLite store: the server's embedded default, one file in WAL mode.
 
 A worker thread owns a connection and runs every read. With ``synchronous`` OFF or NORMAL (a commit
-does not wait for the disk) each write runs on the event loop's own connection and commits at once; with
-FULL or EXTRA, writes go to the worker, which gathers those queued while it commits into the next
-transaction (group commit), so that many decisions share one fsync. Either way a caller's coroutine
-returns only after its write has committed: the server answers a client only once the decision is
-durable. ``synchronous=NORMAL`` (the default) survives
-the process being killed at any moment; ``FULL`` also survives a power cut, at the cost of an fsync per
-commit. ``:memory:`` gives a private in-memory database for tests.
+does not wait for the disk) writes run on the event loop's own connection: the decisions appended during
+one turn of the event loop (one from each game that moved) are committed together, in one transaction, at
+the start of the next turn, and every other write commits at once. With FULL or EXTRA, writes go to the
+worker, which gathers those queued while it commits into the next transaction, so that many decisions
+share one fsync. Either way a caller's coroutine returns only after its write has committed: the server
+answers a client only once the decision is durable. A caller cancelled while it waits (its client gone)
+either withdraws its write, when the write has not started, or gets to the end of it, its cancellation
+delivered again at its next wait: so a decision is never stored without its game applying it.
+``synchronous=NORMAL`` (the default) survives the process being killed at any moment; ``FULL`` also
+survives a power cut, at the cost of an fsync per commit. ``:memory:`` gives a private in-memory
+database for tests.
 
 Schema: ``games`` (one row per game, its status updated in place), ``seats`` (one row per seat), and
 ``decisions``, the append-only log, whose primary key ``(game_id, seq)`` refuses a second decision N.
@@ -123,6 +127,7 @@ class SqliteStore:
         synchronous: str = "NORMAL",
         on_commit: Callable[[float, int], None] | None = None,
         inline_writes: bool | None = None,
+        group_appends: bool = True,
     ) -> None:
         """``on_commit(seconds, writes)`` is called after every commit.
 
@@ -131,6 +136,8 @@ class SqliteStore:
         OFF or NORMAL) takes tens of microseconds, far less than the hand-over between threads, so that
         is the default for a file; with FULL or EXTRA every commit waits for the disk, and the worker
         thread's group commit shares that wait between many writes. Reads always run on the worker.
+        ``group_appends`` commits the decisions appended on the event loop's connection in one turn of the
+        loop together (False: each at once, as every other write).
         """
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
@@ -145,6 +152,8 @@ class SqliteStore:
             inline_writes = self.path != ":memory:" and self.synchronous in ("OFF", "NORMAL")
         self._inline_writes = inline_writes
         self._inline: sqlite3.Connection | None = None
+        self._appends: list[_Job] = []  # the decisions appended in this turn of the event loop
+        self._group_appends = group_appends
         # The length of each unfinished game's log, as this store last wrote or read it (committed).
         self._log_lengths: dict[str, int] = {}
 
@@ -243,7 +252,15 @@ class SqliteStore:
             raise refused_append(game_id, decision.seq, known is not None, following)
 
         try:
-            await self._submit(work, write=True)
+            if (
+                self._group_appends
+                and self._inline is not None
+                and self._loop is not None
+                and not self._closed
+            ):
+                await self._append_grouped(self._loop, work)
+            else:
+                await self._submit(work, write=True)
         except BaseException:
             self._log_lengths.pop(game_id, None)
             raise
@@ -357,7 +374,52 @@ class SqliteStore:
             return self._write_inline(self._inline, work, statements)
         future: asyncio.Future[T] = self._loop.create_future()
         self._jobs.put(_Job(work, future, write, statements))
+        if write:
+            return await _to_the_end(future)
         return await future
+
+    async def _append_grouped(
+        self, loop: asyncio.AbstractEventLoop, work: Callable[[sqlite3.Connection], None]
+    ) -> None:
+        """Queue one decision's insert for this turn's transaction and wait until it has committed.
+
+        With many games several decisions arrive in each turn of the event loop, and committing them
+        together costs less than one by one (inserts of 64 games' decisions on a 2-core machine: about 18
+        µs each committed alone, 12 each in transactions of twelve). The transaction runs in the next turn.
+        """
+        future: asyncio.Future[None] = loop.create_future()
+        appends = self._appends
+        appends.append(_Job(work, future, True))
+        if len(appends) == 1:
+            loop.call_soon(self._commit_appends)
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.cancelled():  # cancelled before the commit: the insert is withdrawn, nothing written
+                raise
+            # The insert ran before the cancellation reached its caller, who must apply what it wrote.
+            _deliver_cancellation_later()
+            future.result()  # its own outcome: raises the store's refusal or error, if any
+
+    def _commit_appends(self) -> None:
+        """Commit the decisions appended during the last turn of the event loop (those still awaited)."""
+        jobs = [job for job in self._appends if not job.future.done()]
+        self._appends = []
+        db = self._inline
+        if not jobs:
+            return
+        if db is None:
+            _settle_all([(job.future, None, StoreError("the store is closed")) for job in jobs])
+        elif len(jobs) == 1:  # alone: committed by itself, as every other write
+            job = jobs[0]
+            try:
+                value = self._write_inline(db, job.work, 1)
+            except Exception as error:
+                _settle_one(job.future, None, error)
+            else:
+                _settle_one(job.future, value, None)
+        else:
+            _settle_all(self._run_batch(db, jobs))
 
     def _write_inline(
         self, db: sqlite3.Connection, work: Callable[[sqlite3.Connection], T], statements: int
@@ -473,8 +535,40 @@ class SqliteStore:
             failure = StoreError(f"the store could not commit: {error}")
             return [(job.future, None, failure) for job in batch]
         if writes and self._on_commit is not None:
-            self._on_commit(time.perf_counter() - started, writes)
+            committed = sum(
+                1 for job, (_, _, error) in zip(batch, outcomes, strict=True) if job.write and not error
+            )
+            if committed:
+                self._on_commit(time.perf_counter() - started, committed)
         return outcomes
+
+
+async def _to_the_end(future: asyncio.Future[T]) -> T:
+    """The outcome of a write handed to the worker, awaited to its end even when the waiting task is
+    cancelled meanwhile (the worker may be running it already): the cancellation is delivered again at the
+    task's next wait, once its caller has acted on what was written."""
+    cancelled = False
+    try:
+        while True:
+            try:
+                return await asyncio.shield(future)
+            except asyncio.CancelledError:
+                if future.cancelled():
+                    raise
+                cancelled = True
+                if future.done():
+                    return future.result()
+    finally:
+        if cancelled:
+            _deliver_cancellation_later()
+
+
+def _deliver_cancellation_later() -> None:
+    """Hand a cancellation that the running task caught back to it, for its next wait."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+        task.cancel()
 
 
 def _settle_one(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
