@@ -17,7 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.bench.hub_games import joined_game, sqlite_hub
+from kutnahora import engine
+from kutnahora.bench.hub_games import joined_game
+from kutnahora.server import logs, sqlite_store
+from kutnahora.server.config import ClockConfig, ServerConfig
+from kutnahora.server.hub import GameHub
+from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import ListedIndex
 from kutnahora.server.sqlite_store import SqliteStore
 from kutnahora.server.store import DuplicateDecision
@@ -41,8 +46,10 @@ class Commits:
 async def opened(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[tuple[SqliteStore, Commits]]:
+    """A store that makes every append wait: for its turn's transaction (NORMAL, grouping from the start)
+    or for the worker thread (FULL)."""
     commits = Commits()
-    store = SqliteStore(tmp_path / "store.db", request.param, on_commit=commits)
+    store = SqliteStore(tmp_path / "store.db", request.param, on_commit=commits, group_appends=True)
     await store.open()
     yield store, commits
     await store.close()
@@ -63,24 +70,50 @@ async def logged(store: SqliteStore, game_id: str) -> list[int]:
     return [row.seq for row in stored.decisions]
 
 
-async def test_the_decisions_of_one_turn_commit_in_one_transaction(tmp_path: Path) -> None:
+def committed_at_once(store: SqliteStore, game_id: str, seq: int) -> bool:
+    """Whether appending decision ``seq`` commits it without waiting for the event loop's next turn."""
+    appending = store.append_decision(game_id, decision(seq))
+    try:
+        appending.send(None)
+    except StopIteration:
+        return True
+    appending.close()
+    return False
+
+
+async def test_decisions_commit_at_once_until_a_turn_brings_several_which_then_commit_together(
+    tmp_path: Path,
+) -> None:
     commits = Commits()
     store = SqliteStore(tmp_path / "store.db", on_commit=commits)
     await store.open()
     try:
         games = await new_games(store, commits, 5)
-        await asyncio.gather(*(store.append_decision(game_id, decision(0)) for game_id in games))
-        assert commits.writes == [5]
-        await store.append_decision(games[0], decision(1))  # alone in its turn: a transaction of its own
-        assert commits.writes == [5, 1]
-        assert [await logged(store, game_id) for game_id in games] == [[0, 1], [0], [0], [0], [0]]
+        assert committed_at_once(store, games[0], 0)  # a quiet server: no wait for the next turn
+        assert commits.writes == [1]
+        await asyncio.sleep(0)
+        # five games move in one turn: the first commits at once, the others together in the next turn
+        await asyncio.gather(*(store.append_decision(g, decision(1 if g == games[0] else 0)) for g in games))
+        assert commits.writes == [1, 1, 4]
+        await asyncio.gather(*(store.append_decision(g, decision(2 if g == games[0] else 1)) for g in games))
+        assert commits.writes == [1, 1, 4, 5]
+        # once LONE_TURNS turns in a row have brought one decision each, each commits at once again
+        lone = sqlite_store.LONE_TURNS
+        for seq in range(2, 2 + lone):
+            await store.append_decision(games[1], decision(seq))
+        assert commits.writes[4:] == [1] * lone
+        await asyncio.sleep(0)
+        assert committed_at_once(store, games[1], 2 + lone)
+        assert await logged(store, games[0]) == [0, 1, 2]
+        assert await logged(store, games[1]) == list(range(3 + lone))
+        assert [await logged(store, game_id) for game_id in games[2:]] == [[0, 1]] * 3
     finally:
         await store.close()
 
 
 async def test_a_refused_decision_does_not_sink_the_others_of_its_transaction(tmp_path: Path) -> None:
     commits = Commits()
-    store = SqliteStore(tmp_path / "store.db", on_commit=commits)
+    store = SqliteStore(tmp_path / "store.db", on_commit=commits, group_appends=True)
     await store.open()
     try:
         first, second = await new_games(store, commits, 2)
@@ -154,9 +187,9 @@ async def test_a_game_applies_every_decision_it_stored_even_when_its_submitter_i
 ) -> None:
     """The game's side of the guarantee: a Play stream that closes while its decision waits for the commit
     either leaves the game as it was or leaves it with the decision applied, and the store agrees."""
-    hub = sqlite_hub(tmp_path)
-    store = hub.store
-    assert isinstance(store, SqliteStore)
+    store = SqliteStore(tmp_path / "games.db", group_appends=True)
+    config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
+    hub = GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
     await store.open()
     commits = Commits()
     store._on_commit = commits
