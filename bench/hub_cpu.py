@@ -7,11 +7,9 @@ left the processor's caches by its next turn, as in a busy server. Before each d
 of the seat that owes it is built, as a Play stream's writer does. Each decision's thread CPU is split
 into that observation and the submit (storing the decision, applying it, the history, the clock and the
 metrics), and inside them into the engine's observer, the pricing of the options (their costs and the
-card halves left out), the store's insert and the engine's apply. The games move one at a time, so each
-decision is committed at once, alone (a busy server commits a turn's decisions together: ``store_bench``
-measures that). A finished game is replaced by a new one. In a compiled build (setup.py) the presenter
-calls the observer and the pricing from compiled code, where they cannot be wrapped, so there the
-observation is timed whole.
+card halves left out), the store's insert and the engine's apply. A finished game is replaced by a new
+one. In a compiled build (setup.py) the presenter calls the observer and the pricing from compiled code,
+where they cannot be wrapped, so there the observation is timed whole.
 
     python -m kutnahora.bench.hub_cpu --games 64 --decisions 10000 --repeats 5
 """

@@ -159,11 +159,10 @@ SERVER_TIMES = {
 """The server's histograms whose seconds the report shares out over the decisions, each wall time: the
 submission of a decision received on a Play stream (decoding, checking, storing, applying, building the
 next seat's observation), until it is durable; inside it the observations built, and the appends of the
-decisions to the store, each until its transaction has committed; and the store's transactions themselves.
-With SQLite, the decisions appended in one turn of the event loop commit together in the next, so an append
-waits for the other games' work of that turn: the report's *handling* is the submission without that wait
-(the submission, less the appends, plus the commits). Measured around code that does not wait, it is about
-its CPU time while the machine has a core to spare; with PostgreSQL, committing waits for the database's
+decisions to the store, each until it has committed; and the store's transactions themselves. The report's
+*handling* is the submission without any wait for the store (the submission, less the appends, plus the
+commits). With SQLite at ``synchronous=NORMAL`` nothing in it waits, so it is about its CPU time while the
+machine has a core to spare; with FULL the commits wait for the disk, with PostgreSQL for the database's
 answer."""
 
 APPLIED = "kutnahora_decisions_applied_total"

@@ -1,17 +1,15 @@
 """The SQLite store: the server's embedded default, one file in WAL mode.
 
 A worker thread owns a connection and runs every read. With ``synchronous`` OFF or NORMAL (a commit
-does not wait for the disk) writes run on the event loop's own connection and commit at once, except the
-decisions of a busy server: once two arrive in one turn of the event loop, the decisions appended during
-each turn (one from each game that moved) are committed together, in one transaction, in the next turn.
-With FULL or EXTRA, writes go to the worker, which gathers those queued while it commits into the next
-transaction, so that many decisions share one fsync. Either way a caller's coroutine returns only after
-its write has committed: the server answers a client only once the decision is durable. A caller
-cancelled while it waits (its client gone) either withdraws its write, when the write has not started, or
-gets to the end of it, its cancellation delivered again at its next wait: so a decision is never stored
-without its game applying it. ``synchronous=NORMAL`` (the default) survives the process being killed at
-any moment; ``FULL`` also survives a power cut, at the cost of an fsync per commit. ``:memory:`` gives a
-private in-memory database for tests.
+does not wait for the disk) each write runs on the event loop's own connection and commits at once; with
+FULL or EXTRA, writes go to the worker, which gathers those queued while it commits into the next
+transaction (group commit), so that many decisions share one fsync. Either way a caller's coroutine
+returns only after its write has committed: the server answers a client only once the decision is
+durable. A write on the event loop's connection never waits; a caller cancelled while the worker has its
+write (its client gone) still gets to the end of it, its cancellation delivered again at its next wait, so
+a decision is never stored without its game applying it. ``synchronous=NORMAL`` (the default) survives
+the process being killed at any moment; ``FULL`` also survives a power cut, at the cost of an fsync per
+commit. ``:memory:`` gives a private in-memory database for tests.
 
 Schema: ``games`` (one row per game, its status updated in place), ``seats`` (one row per seat), and
 ``decisions``, the append-only log, whose primary key ``(game_id, seq)`` refuses a second decision N.
@@ -106,11 +104,6 @@ _APPEND_NEXT = (
 )
 
 
-LONE_TURNS = 8
-"""Turns of the event loop in a row that bring one decision each, after which the store goes back from
-committing each turn's decisions together to committing each at once (see :class:`SqliteStore`)."""
-
-
 @dataclass(slots=True)
 class _Job:
     """One unit of work for the worker thread and the future that awaits its outcome."""
@@ -132,7 +125,6 @@ class SqliteStore:
         synchronous: str = "NORMAL",
         on_commit: Callable[[float, int], None] | None = None,
         inline_writes: bool | None = None,
-        group_appends: bool | None = None,
     ) -> None:
         """``on_commit(seconds, writes)`` is called after every commit.
 
@@ -141,11 +133,6 @@ class SqliteStore:
         OFF or NORMAL) takes tens of microseconds, far less than the hand-over between threads, so that
         is the default for a file; with FULL or EXTRA every commit waits for the disk, and the worker
         thread's group commit shares that wait between many writes. Reads always run on the worker.
-        ``group_appends`` says how the decisions appended on the event loop's connection commit: True, those
-        of one turn of the loop together, in the next turn; False, each at once, as every other write; None
-        (the default), each at once while they come one a turn, and together from a turn that brings two
-        until :data:`LONE_TURNS` turns in a row have brought one each. A decision committed at once does not
-        wait for the next turn, so a quiet server answers as soon as it can; a busy one shares its commits.
         """
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
@@ -160,11 +147,6 @@ class SqliteStore:
             inline_writes = self.path != ":memory:" and self.synchronous in ("OFF", "NORMAL")
         self._inline_writes = inline_writes
         self._inline: sqlite3.Connection | None = None
-        self._appends: list[_Job] = []  # the decisions appended in this turn of the event loop
-        self._group_appends = group_appends
-        self._grouping = bool(group_appends)  # whether appends wait for their turn's transaction
-        self._turn_appends = 0  # appends in this turn of the loop, counted while not grouping
-        self._lone_turns = 0  # turns in a row whose transaction held one append (while grouping)
         # The length of each unfinished game's log, as this store last wrote or read it (committed).
         self._log_lengths: dict[str, int] = {}
 
@@ -263,13 +245,7 @@ class SqliteStore:
             raise refused_append(game_id, decision.seq, known is not None, following)
 
         try:
-            loop, inline = self._loop, self._inline
-            if self._group_appends is False or inline is None or loop is None or self._closed:
-                await self._submit(work, write=True)
-            elif self._grouping or self._second_in_turn(loop):
-                await self._append_grouped(loop, work)
-            else:
-                self._write_inline(inline, work, 1)
+            await self._submit(work, write=True)
         except BaseException:
             self._log_lengths.pop(game_id, None)
             raise
@@ -386,68 +362,6 @@ class SqliteStore:
         if write:
             return await _to_the_end(future)
         return await future
-
-    async def _append_grouped(
-        self, loop: asyncio.AbstractEventLoop, work: Callable[[sqlite3.Connection], None]
-    ) -> None:
-        """Queue one decision's insert for this turn's transaction and wait until it has committed.
-
-        With many games several decisions arrive in each turn of the event loop, and committing them
-        together costs less than one by one (inserts of 64 games' decisions on a 2-core machine: about 18
-        µs each committed alone, 12 each in transactions of twelve). The transaction runs in the next turn.
-        """
-        future: asyncio.Future[None] = loop.create_future()
-        appends = self._appends
-        appends.append(_Job(work, future, True))
-        if len(appends) == 1:
-            loop.call_soon(self._commit_appends)
-        try:
-            await future
-        except asyncio.CancelledError:
-            if future.cancelled():  # cancelled before the commit: the insert is withdrawn, nothing written
-                raise
-            # The insert ran before the cancellation reached its caller, who must apply what it wrote.
-            _deliver_cancellation_later()
-            future.result()  # its own outcome: raises the store's refusal or error, if any
-
-    def _second_in_turn(self, loop: asyncio.AbstractEventLoop) -> bool:
-        """Count an append of this turn of the event loop: whether another came before it in this turn,
-        which starts grouping them (the first of the turn is committed at once)."""
-        self._turn_appends += 1
-        if self._turn_appends == 1:
-            loop.call_soon(self._end_turn)
-            return False
-        self._grouping = True
-        self._lone_turns = 0
-        return True
-
-    def _end_turn(self) -> None:
-        self._turn_appends = 0
-
-    def _commit_appends(self) -> None:
-        """Commit the decisions appended during the last turn of the event loop (those still awaited)."""
-        jobs = [job for job in self._appends if not job.future.done()]
-        self._appends = []
-        if self._group_appends is None:  # back to committing each at once when the turns bring one each
-            self._lone_turns = self._lone_turns + 1 if len(jobs) <= 1 else 0
-            if self._lone_turns >= LONE_TURNS:
-                self._grouping = False
-                self._lone_turns = 0
-        db = self._inline
-        if not jobs:
-            return
-        if db is None:
-            _settle_all([(job.future, None, StoreError("the store is closed")) for job in jobs])
-        elif len(jobs) == 1:  # alone: committed by itself, as every other write
-            job = jobs[0]
-            try:
-                value = self._write_inline(db, job.work, 1)
-            except Exception as error:
-                _settle_one(job.future, None, error)
-            else:
-                _settle_one(job.future, value, None)
-        else:
-            _settle_all(self._run_batch(db, jobs))
 
     def _write_inline(
         self, db: sqlite3.Connection, work: Callable[[sqlite3.Connection], T], statements: int

@@ -50,7 +50,7 @@ def test_the_benchmark_reports_decisions_latency_and_the_echo_ceiling(
     assert results["ratio_to_echo"] == results["decisions_per_s"] / results["echo_stream_msgs_per_s"]
     assert results["server_cpu_per_echo_cpu"] > 0
     # from the server's metrics: handling a decision holds storing it and building the next observation;
-    # a submission lasts until its decision has committed, with the others of its turn of the event loop
+    # a submission lasts until its decision has committed
     handling = results["server_handling_us_per_decision"]
     assert 0 < results["server_observation_us_per_decision"] < handling
     assert 0 < results["server_store_commit_us_per_decision"] < handling

@@ -1,11 +1,9 @@
 """The SQLite store's own guarantees, beyond the contract every store keeps.
 
-The decisions appended during one turn of the event loop commit together in one transaction, each
-refused or accepted on its own. A caller cancelled while it waits for its write never loses track of it:
-cancelled before the commit, its insert is withdrawn; cancelled once the write has run, its coroutine
-still returns (so that the game applies the decision it stored) and the cancellation arrives at the
-caller's next wait. Both hold for the event loop's own connection (synchronous NORMAL, the default) and
-for the worker thread (FULL).
+A write on the event loop's own connection (synchronous NORMAL, the default) commits before its coroutine
+first waits, so nothing can cancel it half-way. A write handed to the worker thread (FULL) may be under way
+when its caller is cancelled (a Play stream closed): the caller still gets to the end of it, so that its
+game applies the decision it stored, and the cancellation arrives at its next wait.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ import pytest
 
 from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game
-from kutnahora.server import logs, sqlite_store
+from kutnahora.server import logs
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
@@ -42,14 +40,11 @@ class Commits:
         self.done.set()
 
 
-@pytest.fixture(params=["NORMAL", "FULL"])
-async def opened(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[tuple[SqliteStore, Commits]]:
-    """A store that makes every append wait: for its turn's transaction (NORMAL, grouping from the start)
-    or for the worker thread (FULL)."""
+@pytest.fixture
+async def opened(tmp_path: Path) -> AsyncIterator[tuple[SqliteStore, Commits]]:
+    """A store whose writes go to the worker thread (FULL), so that its callers wait for them."""
     commits = Commits()
-    store = SqliteStore(tmp_path / "store.db", request.param, on_commit=commits, group_appends=True)
+    store = SqliteStore(tmp_path / "store.db", "FULL", on_commit=commits)
     await store.open()
     yield store, commits
     await store.close()
@@ -71,7 +66,7 @@ async def logged(store: SqliteStore, game_id: str) -> list[int]:
 
 
 def committed_at_once(store: SqliteStore, game_id: str, seq: int) -> bool:
-    """Whether appending decision ``seq`` commits it without waiting for the event loop's next turn."""
+    """Whether appending decision ``seq`` commits it without ever waiting."""
     appending = store.append_decision(game_id, decision(seq))
     try:
         appending.send(None)
@@ -81,80 +76,51 @@ def committed_at_once(store: SqliteStore, game_id: str, seq: int) -> bool:
     return False
 
 
-async def test_decisions_commit_at_once_until_a_turn_brings_several_which_then_commit_together(
-    tmp_path: Path,
-) -> None:
+async def test_a_write_on_the_event_loops_connection_commits_without_waiting(tmp_path: Path) -> None:
     commits = Commits()
     store = SqliteStore(tmp_path / "store.db", on_commit=commits)
     await store.open()
     try:
-        games = await new_games(store, commits, 5)
-        assert committed_at_once(store, games[0], 0)  # a quiet server: no wait for the next turn
-        assert commits.writes == [1]
-        await asyncio.sleep(0)
-        # five games move in one turn: the first commits at once, the others together in the next turn
-        await asyncio.gather(*(store.append_decision(g, decision(1 if g == games[0] else 0)) for g in games))
-        assert commits.writes == [1, 1, 4]
-        await asyncio.gather(*(store.append_decision(g, decision(2 if g == games[0] else 1)) for g in games))
-        assert commits.writes == [1, 1, 4, 5]
-        # once LONE_TURNS turns in a row have brought one decision each, each commits at once again
-        lone = sqlite_store.LONE_TURNS
-        for seq in range(2, 2 + lone):
-            await store.append_decision(games[1], decision(seq))
-        assert commits.writes[4:] == [1] * lone
-        await asyncio.sleep(0)
-        assert committed_at_once(store, games[1], 2 + lone)
-        assert await logged(store, games[0]) == [0, 1, 2]
-        assert await logged(store, games[1]) == list(range(3 + lone))
-        assert [await logged(store, game_id) for game_id in games[2:]] == [[0, 1]] * 3
+        (game_id,) = await new_games(store, commits, 1)
+        assert committed_at_once(store, game_id, 0) and committed_at_once(store, game_id, 1)
+        assert commits.writes == [1, 1]
+        assert await logged(store, game_id) == [0, 1]
     finally:
         await store.close()
 
 
-async def test_a_refused_decision_does_not_sink_the_others_of_its_transaction(tmp_path: Path) -> None:
-    commits = Commits()
-    store = SqliteStore(tmp_path / "store.db", on_commit=commits, group_appends=True)
-    await store.open()
-    try:
-        first, second = await new_games(store, commits, 2)
-        await store.append_decision(first, decision(0))
-        commits.writes.clear()
-        outcomes = await asyncio.gather(
-            store.append_decision(first, decision(0, option="again")),  # decision 0 is stored already
-            store.append_decision(second, decision(0)),
-            return_exceptions=True,
-        )
-        assert isinstance(outcomes[0], DuplicateDecision)
-        assert outcomes[1] is None
-        assert commits.writes == [1]
-        assert await logged(store, first) == [0] and await logged(store, second) == [0]
-        stored = await store.load_game(first)
-        assert stored is not None and stored.decisions[0].option == "skip"
-    finally:
-        await store.close()
+async def test_a_refused_write_is_not_counted_as_committed(opened: tuple[SqliteStore, Commits]) -> None:
+    store, commits = opened
+    first, second = await new_games(store, commits, 2)
+    await store.append_decision(first, decision(0))
+    commits.writes.clear()
+    outcomes = await asyncio.gather(
+        store.append_decision(first, decision(0, option="again")),  # decision 0 is stored already
+        store.append_decision(second, decision(0)),
+        return_exceptions=True,
+    )
+    assert isinstance(outcomes[0], DuplicateDecision)
+    assert outcomes[1] is None
+    assert sum(commits.writes) == 1  # one transaction or two, one write committed
+    assert await logged(store, first) == [0] and await logged(store, second) == [0]
+    stored = await store.load_game(first)
+    assert stored is not None and stored.decisions[0].option == "skip"
 
 
-async def test_an_append_cancelled_before_its_commit_writes_nothing(
+async def test_a_caller_cancelled_while_the_worker_has_its_write_waits_for_it_then_is_cancelled(
     opened: tuple[SqliteStore, Commits],
 ) -> None:
     store, commits = opened
     (game_id,) = await new_games(store, commits, 1)
     appending = asyncio.create_task(store.append_decision(game_id, decision(0)))
-    await asyncio.sleep(0)  # the append is queued and waits for its commit
+    await asyncio.sleep(0)  # the write is handed to the worker
     appending.cancel()
-    if store.synchronous == "NORMAL":
-        with pytest.raises(asyncio.CancelledError):
-            await appending
-        assert await logged(store, game_id) == []
-        assert commits.writes == []
-    else:  # the worker may hold the write already: it is waited for, then the cancellation takes effect
-        with pytest.raises(asyncio.CancelledError):
-            await appending
-        assert await logged(store, game_id) == [0]
-    # either way the store knows where the log stands: the next decision is the one after it
-    following = len(await logged(store, game_id))
-    await store.append_decision(game_id, decision(following))
-    assert await logged(store, game_id) == list(range(following + 1))
+    with pytest.raises(asyncio.CancelledError):
+        await appending
+    assert commits.writes == [1]
+    assert await logged(store, game_id) == [0]
+    await store.append_decision(game_id, decision(1))  # the store knows where the log stands
+    assert await logged(store, game_id) == [0, 1]
 
 
 async def test_a_caller_cancelled_once_its_write_ran_still_returns_and_is_cancelled_at_its_next_wait(
@@ -182,53 +148,36 @@ async def test_a_caller_cancelled_once_its_write_ran_still_returns_and_is_cancel
     assert await logged(store, game_id) == [0, 1]
 
 
-async def test_a_game_applies_every_decision_it_stored_even_when_its_submitter_is_cancelled(
+async def test_a_game_applies_the_decision_it_stored_even_when_its_submitter_is_cancelled(
     tmp_path: Path,
 ) -> None:
-    """The game's side of the guarantee: a Play stream that closes while its decision waits for the commit
-    either leaves the game as it was or leaves it with the decision applied, and the store agrees."""
-    store = SqliteStore(tmp_path / "games.db", group_appends=True)
+    """The game's side of the guarantee: a Play stream that closes while the worker stores its decision
+    leaves the game with the decision applied, as the store holds it, and the game goes on from there."""
+    commits = Commits()
+    store = SqliteStore(tmp_path / "games.db", "FULL", on_commit=commits)
     config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
     hub = GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
     await store.open()
-    commits = Commits()
-    store._on_commit = commits
     try:
         game = await joined_game(hub, 2, seed=11)
-        commits.done.clear()
 
         async def stored() -> int:
             row = await store.load_game(game.game_id)
             assert row is not None
             return len(row.decisions)
 
-        def submit() -> asyncio.Task[object]:
+        for version in range(3):
             pending = game.state.pending
-            assert pending is not None
-            return asyncio.create_task(game.submit(pending.seat, game.version, ListedIndex(0)))
-
-        # cancelled before the commit: nothing stored, nothing applied
-        submitting = submit()
-        await asyncio.sleep(0)
-        assert not commits.done.is_set()
-        submitting.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await submitting
-        assert game.version == 0 and await stored() == 0
-
-        # cancelled once the insert has committed: applied, and stored
-        submitting = submit()
-        while not commits.done.is_set():
-            await asyncio.sleep(0)
-        submitting.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await submitting
-        assert game.version == 1 and await stored() == 1
-
-        # the game goes on from there
+            assert pending is not None and game.version == version
+            submitting = asyncio.create_task(game.submit(pending.seat, version, ListedIndex(0)))
+            await asyncio.sleep(0)  # the decision is handed to the worker
+            submitting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await submitting
+            assert game.version == version + 1 and await stored() == version + 1
         pending = game.state.pending
         assert pending is not None
-        await game.submit(pending.seat, 1, ListedIndex(0))
-        assert game.version == 2 and await stored() == 2
+        await game.submit(pending.seat, 3, ListedIndex(0))
+        assert game.version == 4 and await stored() == 4
     finally:
         await store.close()
