@@ -42,6 +42,7 @@ from kutnahora.server.store import (
     game_filter,
     game_values,
     refused_append,
+    to_the_end,
 )
 
 T = TypeVar("T")
@@ -360,7 +361,7 @@ class SqliteStore:
         future: asyncio.Future[T] = self._loop.create_future()
         self._jobs.put(_Job(work, future, write, statements))
         if write:
-            return await _to_the_end(future)
+            return await to_the_end(future)
         return await future
 
     def _write_inline(
@@ -483,34 +484,6 @@ class SqliteStore:
             if committed:
                 self._on_commit(time.perf_counter() - started, committed)
         return outcomes
-
-
-async def _to_the_end(future: asyncio.Future[T]) -> T:
-    """The outcome of a write handed to the worker, awaited to its end even when the waiting task is
-    cancelled meanwhile (the worker may be running it already): the cancellation is delivered again at the
-    task's next wait, once its caller has acted on what was written."""
-    cancelled = False
-    try:
-        while True:
-            try:
-                return await asyncio.shield(future)
-            except asyncio.CancelledError:
-                if future.cancelled():
-                    raise
-                cancelled = True
-                if future.done():
-                    return future.result()
-    finally:
-        if cancelled:
-            _deliver_cancellation_later()
-
-
-def _deliver_cancellation_later() -> None:
-    """Hand a cancellation that the running task caught back to it, for its next wait."""
-    task = asyncio.current_task()
-    if task is not None:
-        task.uncancel()
-        task.cancel()
 
 
 def _settle_one(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:

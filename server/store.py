@@ -8,18 +8,23 @@ game by replaying its log through the engine, so the log is the only game state 
 ``--db :memory:``), :class:`kutnahora.server.sqlite_store.SqliteStore` writes a SQLite file, and a PostgreSQL
 store can follow by implementing the same protocol. Every write is durable when its coroutine returns; the
 server answers a client only after that. Appending decision ``seq`` twice for a game raises
-:class:`DuplicateDecision`, so two writers can never both append decision N.
+:class:`DuplicateDecision`, so two writers can never both append decision N. A write that has been handed
+to a store's writer is waited for to its end even if the caller is cancelled meanwhile (:func:`to_the_end`):
+a game whose Play stream closes while its decision is being stored still applies the decision it stored.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from kutnahora.engine import GameResult
 from kutnahora.server.records import UNFINISHED
+
+T = TypeVar("T")
 
 
 class StoreError(RuntimeError):
@@ -40,6 +45,29 @@ def refused_append(game_id: str, seq: int, known: bool, following: int) -> Store
     return StoreError(
         f"decision {seq} of game {game_id} would leave a gap: the log holds {following} decisions"
     )
+
+
+async def to_the_end(future: asyncio.Future[T]) -> T:
+    """The outcome of a write handed to a store's writer, awaited to its end even when the waiting task is
+    cancelled meanwhile (the writer may be running it already): the cancellation is delivered again at the
+    task's next wait, once its caller has acted on what was written."""
+    cancelled = False
+    try:
+        while True:
+            try:
+                return await asyncio.shield(future)
+            except asyncio.CancelledError:
+                if future.cancelled():
+                    raise
+                cancelled = True
+                if future.done():
+                    return future.result()
+    finally:
+        if cancelled:
+            task = asyncio.current_task()
+            if task is not None:  # the caught cancellation, handed back for the task's next wait
+                task.uncancel()
+                task.cancel()
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ from kutnahora.server.store import (
     game_filter,
     game_values,
     refused_append,
+    to_the_end,
 )
 
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -529,13 +530,14 @@ class PostgresStore:
         game_id: str,
         what: str,
     ) -> bool:
-        """Queues one write for the writer and waits until the transaction holding it has committed;
-        whether its statement wrote (a refused write raises its refusal instead)."""
+        """Queues one write for the writer and waits until the transaction holding it has committed, even
+        if the caller is cancelled meanwhile (:func:`~kutnahora.server.store.to_the_end`); whether its
+        statement wrote (a refused write raises its refusal instead)."""
         if self._writer is None or self._closed:
             raise StoreError("the store is not open")
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_WriteJob(statement, params, refusal, game_id, what, future))
-        return await future
+        return await to_the_end(future)
 
     async def _write_loop(self) -> None:
         """Commits queued writes, everything queued meanwhile in one transaction (group commit)."""

@@ -226,6 +226,37 @@ async def test_concurrent_writes_share_commits(url: str) -> None:
         await store.close()
 
 
+async def test_a_caller_cancelled_while_its_write_is_under_way_waits_for_it_then_is_cancelled(
+    url: str,
+) -> None:
+    """A Play stream closed while its decision is being stored: the write runs to its end and its caller
+    returns from it (so that its game applies the decision), and the cancellation arrives at the caller's
+    next wait."""
+    store = PostgresStore(url)
+    await store.open()
+    steps: list[str] = []
+
+    async def submit() -> None:
+        await store.append_decision("g-cancelled", row(0))
+        steps.append("applied")
+        await asyncio.sleep(5)
+        steps.append("went on")
+
+    try:
+        await store.create_game(game("g-cancelled"), [SeatRow(0), SeatRow(1)])
+        submitting = asyncio.create_task(submit())
+        await asyncio.sleep(0)  # the write is queued for the writer
+        submitting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await submitting
+        assert steps == ["applied"]
+        stored = await store.load_game("g-cancelled")
+        assert stored is not None and stored.game.version == 1
+        await store.append_decision("g-cancelled", row(1))
+    finally:
+        await store.close()
+
+
 async def test_a_write_that_fails_in_the_database_does_not_fail_the_others(url: str) -> None:
     store = PostgresStore(url)
     await store.open()
