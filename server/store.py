@@ -47,27 +47,33 @@ def refused_append(game_id: str, seq: int, known: bool, following: int) -> Store
     )
 
 
-async def to_the_end(future: asyncio.Future[T]) -> T:
+WRITE_GRACE = 10.0
+"""Seconds a cancelled caller still waits for its write under way (:func:`to_the_end`) before giving up."""
+
+
+async def to_the_end(future: asyncio.Future[T], grace: float = WRITE_GRACE) -> T:
     """The outcome of a write handed to a store's writer, awaited to its end even when the waiting task is
-    cancelled meanwhile (the writer may be running it already): the cancellation is delivered again at the
-    task's next wait, once its caller has acted on what was written."""
-    cancelled = False
+    cancelled meanwhile (the writer may be running it already): the cancellation is then delivered again at
+    the task's next wait, once its caller has acted on what was written. A writer that has not finished
+    ``grace`` seconds after the cancellation is given up on, and the task is cancelled at once."""
+    task = asyncio.current_task()
     try:
-        while True:
-            try:
-                return await asyncio.shield(future)
-            except asyncio.CancelledError:
-                if future.cancelled():
-                    raise
-                cancelled = True
-                if future.done():
-                    return future.result()
-    finally:
-        if cancelled:
-            task = asyncio.current_task()
-            if task is not None:  # the caught cancellation, handed back for the task's next wait
-                task.uncancel()
-                task.cancel()
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        if future.cancelled() or task is None:
+            raise
+        task.uncancel()  # held back until the write is over
+    try:
+        await asyncio.wait_for(asyncio.shield(future), grace)
+    except TimeoutError:
+        raise asyncio.CancelledError from None
+    except asyncio.CancelledError:  # cancelled again while waiting: as asked
+        raise
+    except BaseException:  # the write's own failure, for the caller to act on before the cancellation
+        task.cancel()
+        raise
+    task.cancel()
+    return future.result()
 
 
 @dataclass(frozen=True, slots=True)
