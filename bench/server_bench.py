@@ -153,34 +153,34 @@ class GameRun:
 SERVER_TIMES = {
     "submit": ("kutnahora_submission_latency_seconds", (("path", "stream"),)),
     "observation": ("kutnahora_observation_build_seconds", ()),
-    "store_append": ("kutnahora_store_write_seconds", ()),
-    "store_commit": ("kutnahora_store_commit_seconds", ()),
+    "store_insert": ("kutnahora_store_write_seconds", ()),
 }
-"""The server's histograms whose seconds the report shares out over the decisions, each wall time: the
-submission of a decision received on a Play stream (decoding, checking, storing, applying, building the
-next seat's observation), until it is durable; inside it the observations built, and the appends of the
-decisions to the store, each until it has committed; and the store's transactions themselves. The report's
-*handling* is the submission without any wait for the store (the submission, less the appends, plus the
-commits). With SQLite at ``synchronous=NORMAL`` nothing in it waits, so it is about its CPU time while the
-machine has a core to spare; with FULL the commits wait for the disk, with PostgreSQL for the database's
-answer."""
+"""The server's histograms whose seconds the report shares out over the decisions: the handling of a
+decision received on a Play stream (decoding, checking, storing, applying, building the next seat's
+observation), and inside it the observations built and the store's inserts. Each is wall time. With SQLite
+it is measured around code that does not wait, so it is about its CPU time while the machine has a core
+to spare; with PostgreSQL, storing (and so handling) waits for the database's answer."""
 
 APPLIED = "kutnahora_decisions_applied_total"
-COMMITS = "kutnahora_store_commits_total"
-COMMIT_WRITES = "kutnahora_store_commit_writes_total"
+COUNTED = {
+    APPLIED: "decisions",
+    "kutnahora_store_commits_total": "commits",
+    "kutnahora_store_commit_writes_total": "commit_writes",
+}
+"""The server's counters read with its histograms: the decisions applied, the store's transactions and
+the writes they held (with SQLite at ``synchronous=NORMAL`` one each; with FULL or PostgreSQL, group
+commit puts several in one)."""
 
 
 def read_metrics(url: str) -> dict[str, float]:
-    """Seconds so far in each of :data:`SERVER_TIMES`, the decisions applied, and the store's commits and
-    the writes they held, from ``url``."""
+    """Seconds so far in each of :data:`SERVER_TIMES`, and the counts of :data:`COUNTED`, from ``url``."""
     with urllib.request.urlopen(url, timeout=10) as answer:
         text = answer.read().decode()
-    found = dict.fromkeys([*SERVER_TIMES, "decisions", "commits", "commit_writes"], 0.0)
-    counters = {APPLIED: "decisions", COMMITS: "commits", COMMIT_WRITES: "commit_writes"}
+    found = dict.fromkeys([*SERVER_TIMES, *COUNTED.values()], 0.0)
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            if sample.name in counters:
-                found[counters[sample.name]] += sample.value
+            if sample.name in COUNTED:
+                found[COUNTED[sample.name]] += sample.value
             for part, (histogram, labels) in SERVER_TIMES.items():
                 if sample.name == f"{histogram}_sum" and all(sample.labels.get(k) == v for k, v in labels):
                     found[part] += sample.value
@@ -200,8 +200,8 @@ async def try_read_metrics(url: str | None) -> dict[str, float] | None:
 
 
 def server_times(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
-    """Microseconds per decision applied between two readings, for each of :data:`SERVER_TIMES`, the
-    handling without waiting for the commit, and the writes per store commit."""
+    """Microseconds per decision applied between two readings, for each of :data:`SERVER_TIMES`, and the
+    writes per store transaction."""
     decisions = after["decisions"] - before["decisions"]
     if decisions <= 0:
         return {}
@@ -209,14 +209,9 @@ def server_times(before: dict[str, float], after: dict[str, float]) -> dict[str,
         f"server_{part}_us_per_decision": (after[part] - before[part]) / decisions * 1e6
         for part in SERVER_TIMES
     }
-    commits = after.get("commits", 0.0) - before.get("commits", 0.0)
+    commits = after["commits"] - before["commits"]
     if commits > 0:
         times["server_writes_per_commit"] = (after["commit_writes"] - before["commit_writes"]) / commits
-    times["server_handling_us_per_decision"] = (
-        times["server_submit_us_per_decision"]
-        - times["server_store_append_us_per_decision"]
-        + times["server_store_commit_us_per_decision"]
-    )
     return times
 
 
@@ -770,16 +765,16 @@ def print_report(results: dict[str, Any]) -> None:
             f"  CPU             server {r['server_cpu_us_per_decision']:.0f} µs per decision, "
             f"client {r['client_cpu_us_per_decision']:.0f} µs per decision"
         )
-    if "server_handling_us_per_decision" in r:
+    if "server_submit_us_per_decision" in r:
         waits = "postgresql" in str(r.get("store"))
         print(
-            f"  in the server   handling a decision {r['server_handling_us_per_decision']:.0f} µs, of which "
+            f"  in the server   handling a decision {r['server_submit_us_per_decision']:.0f} µs, of which "
             f"the next observation {r['server_observation_us_per_decision']:.0f} µs and storing "
-            f"{r['server_store_commit_us_per_decision']:.0f} µs"
+            f"{r['server_store_insert_us_per_decision']:.0f} µs "
             + (
-                f" ({r['server_writes_per_commit']:.1f} writes a commit) "
+                f"({r['server_writes_per_commit']:.1f} writes a commit) "
                 if "server_writes_per_commit" in r
-                else " "
+                else ""
             )
             + (
                 "(its metrics, wall time: storing waits for PostgreSQL's answer)"
