@@ -82,7 +82,8 @@ ENV_SEAT: Final = "KUTNAHORA_SEAT"
 ENV_TOKEN: Final = "KUTNAHORA_TOKEN"
 ENV_TLS: Final = "KUTNAHORA_TLS"
 ENV_CA_CERT: Final = "KUTNAHORA_CA_CERT"
-"""Environment variables through which a runner hands a seat to an external bot (see README)."""
+"""Environment variables through which a runner hands a seat to an external bot (see
+docs/bots.md#write-a-bot-in-any-language)."""
 
 # A dropped connection shows as one of these; the play loop reopens its stream after them.
 RETRYABLE_CODES: Final = frozenset(

@@ -1,4 +1,5 @@
-"""Who may import whom (DESIGN · Layers): the engine only the standard library, clients only wire code."""
+"""Who may import whom (docs/architecture.md#layers): the engine only the standard library, clients only
+wire code."""
 
 from __future__ import annotations
 
@@ -45,8 +46,8 @@ def test_the_engine_imports_only_the_standard_library() -> None:
 
 
 SEARCH_BOT = {"clients/bots/mcts.py", "clients/bots/wire_observation.py"}
-"""The search bot's modules: they simulate the game with the engine as a library (DESIGN · Layers), but
-still receive their observation and send their decision over gRPC."""
+"""The search bot's modules: they simulate the game with the engine as a library
+(docs/architecture.md#layers), but still receive their observation and send their decision over gRPC."""
 
 
 @pytest.mark.parametrize("forbidden", ["kutnahora.engine", "kutnahora.server"])

@@ -1,7 +1,7 @@
 """The engine's :class:`~kutnahora.engine.Observation` of a wire ``kutnahora.v1.Observation``.
 
-A bot that simulates the game with the engine as a library (DESIGN · Layers) receives what every bot
-receives, the wire observation, and nothing more; this module reads it back into the engine's own view,
+A bot that simulates the game with the engine as a library (docs/architecture.md#layers) receives what every
+bot receives, the wire observation, and nothing more; this module reads it back into the engine's own view,
 which :func:`kutnahora.engine.resample` turns into whole states to search. For every position,
 ``engine_observation(wire(observe(state, seat))) == observe(state, seat)``.
 
