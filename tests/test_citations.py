@@ -9,6 +9,7 @@ once cited from outside the repository are cited no more.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -54,15 +55,13 @@ OUTSIDE_DOCUMENT = re.compile(r"\b(RULINGS|DESIGN)\b")
 def repository_files() -> list[Path]:
     """Every text file of the project: its code, tests, pages, configuration and CI script."""
     found = []
-    for path in sorted(ROOT.rglob("*")):
-        relative = path.relative_to(ROOT)
-        if not path.is_file() or SKIPPED_DIRS & set(relative.parts):
-            continue
-        if any(part.endswith(".egg-info") for part in relative.parts):
-            continue
-        if path.suffix in TEXT_SUFFIXES or relative.parts[0] == ".ci":
-            found.append(path)
-    return found
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [name for name in dirs if name not in SKIPPED_DIRS and not name.endswith(".egg-info")]
+        for name in files:
+            path = Path(folder) / name
+            if path.suffix in TEXT_SUFFIXES or path.relative_to(ROOT).parts[0] == ".ci":
+                found.append(path)
+    return sorted(found)
 
 
 def heading_anchor(heading: str) -> str:
