@@ -111,8 +111,13 @@ def start(image: str, name: str, volume: str, *extra: str) -> Container:
 
 
 def remove(*names: str) -> None:
+    """Removes containers and their anonymous volumes (a removal racing podman's own cleanup is retried)."""
     for name in names:
-        engine("rm", "--force", "--time", "1", name, check=False)
+        for _ in range(5):
+            engine("rm", "--force", "--volumes", "--time", "1", name, check=False)
+            if engine("container", "exists", name, check=False).returncode != 0:
+                break
+            time.sleep(1)
 
 
 def game_summary(address: str, game_id: str) -> game_pb2.GameSummary:
