@@ -43,7 +43,7 @@ class SeatOutcome:
 
 def places(outcomes: Sequence[SeatOutcome]) -> list[int]:
     """Each seat's place from 1; equal seats share a place, lost seats are last (sharing it)."""
-    keys = [(0 if o.lost else 1, o.score, o.groschen) for o in outcomes]
+    keys = [(0, 0, 0) if o.lost else (1, o.score, o.groschen) for o in outcomes]
     return [1 + sum(1 for other in keys if other > key) for key in keys]
 
 
