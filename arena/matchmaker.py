@@ -126,21 +126,20 @@ def _match_pool(tickets: list[Ticket], window: Window) -> list[list[Ticket]]:
 
 
 def _seat(group: Sequence[Ticket], counts: Mapping[tuple[str, str], Sequence[int]]) -> tuple[Ticket, ...]:
-    """The group in seat order: the order whose seats the accounts have played least, then longest
-    waiting first, then by ticket id (so the result does not depend on the input's order)."""
-    players = len(group)
+    """The group in seat order: the order whose seats the accounts have played least (fewest in total,
+    then the fewest at worst), else longest waiting first, then by ticket id (so the result does not
+    depend on the input's order)."""
     ordered = sorted(group, key=lambda t: (-t.waited, t.ticket_id))
-
-    def played(ticket: Ticket, seat: int) -> int:
-        seats = counts.get((ticket.account, ticket.pool), ())
-        return seats[seat] if seat < len(seats) else 0
-
-    best: tuple[Ticket, ...] = tuple(ordered)
+    histories = [counts.get((t.account, t.pool), ()) for t in ordered]
+    if not any(histories):
+        return tuple(ordered)
+    players = len(ordered)
+    played = [[h[seat] if seat < len(h) else 0 for seat in range(players)] for h in histories]
+    best: tuple[int, ...] = tuple(range(players))
     best_cost: tuple[int, int] | None = None
-    for order in itertools.permutations(ordered):
-        costs = [played(ticket, seat) for seat, ticket in enumerate(order)]
-        cost = (sum(costs), max(costs) if costs else 0)
+    for order in itertools.permutations(range(players)):  # order[seat] = index into ordered
+        costs = [played[index][seat] for seat, index in enumerate(order)]
+        cost = (sum(costs), max(costs))
         if best_cost is None or cost < best_cost:
             best, best_cost = order, cost
-    assert len(best) == players
-    return best
+    return tuple(ordered[index] for index in best)
