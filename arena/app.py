@@ -79,7 +79,8 @@ class Arena:
             status_interval=config.status_seconds,
             log=log,
         )
-        arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(self.servicer, server)
+        generated: Any = arena_service_pb2_grpc  # the generated gRPC code is untyped
+        generated.add_ArenaServiceServicer_to_server(self.servicer, server)
         self.health: Any = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         add_reflection(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))

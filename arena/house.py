@@ -54,7 +54,7 @@ def parse_house_bots(text: str, max_players: int) -> list[HouseBot]:
     if not specs:
         return []
     each = max(1, math.ceil((max_players - 1) / len(specs)))
-    bots = []
+    bots: list[HouseBot] = []
     for kind, iterations in specs:
         label = kind if iterations is None else f"{kind}{iterations}"
         bots.extend(HouseBot(f"house-{label}-{n}", kind, iterations) for n in range(1, each + 1))
