@@ -7,14 +7,21 @@ ticket's future with its seat. A match that cannot be placed puts its tickets ba
 game is followed to its end: a finished game is rated in one store transaction, an abandoned game (or
 one whose server is lost) is stored as abandoned and not rated. Games still active when the arena
 stopped are followed again when it starts.
+
+With PostgreSQL, replicas share the lobby through the store: each replica writes its tickets to
+``arena_tickets`` and renews them every tick; the one replica holding the matchmaker lock
+(:class:`kutnahora.arena.store.MatchmakerLock`) matches every live ticket of every replica, places the
+games, writes each match into its ticket and follows the games (adopting those of a replica that held the
+lock before); each replica hands its own matched tickets to their bots. Should the matching replica die,
+another takes the lock at its next tick and matches the waiting tickets; their bots keep their streams.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +31,7 @@ from kutnahora.arena.metrics import ArenaMetrics
 from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating, SeatOutcome, places, rate
 from kutnahora.arena.servers import GameServers, PlacementFailed
-from kutnahora.arena.store import Account, ArenaStore
+from kutnahora.arena.store import Account, ArenaStore, MatchmakerLock
 from kutnahora.server.errors import conflict
 from kutnahora.v1 import game_pb2
 
@@ -85,20 +92,23 @@ class Lobby:
         self.tickets: dict[str, OpenTicket] = {}
         self._held: dict[tuple[int, str], str] = {}  # (account, pool) -> ticket id
         self._state = {name: _PoolState() for name in pools}
-        self._ids = itertools.count(1)
+        self.shared = store.postgres
+        self.lock = MatchmakerLock(store)
+        self.leading = False
+        self._following: set[str] = set()
+        self._placing: set[str] = set()  # shared tickets being placed by this (leading) replica
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop_task: asyncio.Task[None] | None = None
         for name in pools:
             metrics.tickets_waiting.labels(pool=name).set(0)
+        metrics.leader.set(0 if self.shared else 1)
 
     # --- lifecycle -------------------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Follow the games left active by a previous run, and start matchmaking."""
-        for game_id, pool, server, account_ids in await self.store.active_games():
-            if pool in self._state:
-                self._state[pool].playing.update(account_ids)
-            self._spawn(self._follow(game_id, pool, server, account_ids))
+        if not self.shared:
+            await self._adopt_games()
         self._loop_task = asyncio.create_task(self._run())
 
     async def close(self) -> None:
@@ -109,6 +119,16 @@ class Lobby:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self.lock.close()
+
+    async def _adopt_games(self) -> None:
+        """Follow every active game not followed yet (at start, or on taking the matchmaker lock)."""
+        for game_id, pool, server, account_ids in await self.store.active_games():
+            if game_id in self._following:
+                continue
+            if pool in self._state:
+                self._state[pool].playing.update(account_ids)
+            self._spawn(self._follow(game_id, pool, server, account_ids))
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.create_task(work)
@@ -125,7 +145,7 @@ class Lobby:
                 f"bot {account.name!r} already seeks in pool {pool.name!r}; close that Seek stream first",
                 "ticket_exists",
             )
-        ticket_id = f"t{next(self._ids)}"
+        ticket_id = uuid.uuid4().hex
         self._held[key] = ticket_id  # before any wait, so two Seeks at once cannot both pass
         try:
             state = self._state[pool.name]
@@ -133,6 +153,11 @@ class Lobby:
                 ids = [account.account_id]
                 state.ratings.update(await self.store.ratings(pool.name, ids))
                 state.seat_counts.update(await self.store.seat_counts(pool.name, ids))
+            if self.shared and not await self.store.add_ticket(ticket_id, account.account_id, pool.name):
+                raise conflict(
+                    f"bot {account.name!r} already seeks in pool {pool.name!r} (on another arena replica)",
+                    "ticket_exists",
+                )
         except BaseException:
             del self._held[key]
             raise
@@ -150,6 +175,8 @@ class Lobby:
         if self.tickets.pop(ticket.ticket_id, None) is not None:
             self._held.pop((ticket.account.account_id, ticket.pool.name), None)
             self._count(ticket.pool.name)
+            if self.shared:
+                self._spawn(self.store.remove_ticket(ticket.ticket_id))
 
     def withdraw_account(self, account_id: int) -> None:
         """Close every ticket of an account (its key was revoked)."""
@@ -171,9 +198,100 @@ class Lobby:
         while True:
             await asyncio.sleep(self.tick)
             try:
-                self.match_once()
+                if self.shared:
+                    await self._shared_tick()
+                else:
+                    self.match_once()
             except Exception:
                 self.log.exception("matchmaking failed")
+
+    async def _shared_tick(self) -> None:
+        """Renew this replica's tickets and deliver their matches; match every replica's when leading."""
+        mine = [t.ticket_id for t in self.tickets.values()]
+        for ticket_id, server, game_id, seat, token, names in await self.store.heartbeat(mine):
+            ticket = self.tickets.get(ticket_id)
+            if ticket is None:
+                continue
+            self.withdraw(ticket)
+            if not ticket.matched.done():
+                self.metrics.time_to_match.labels(pool=ticket.pool.name).observe(
+                    time.monotonic() - ticket.opened
+                )
+                seat_names = tuple(names.split("\n"))
+                ticket.matched.set_result(Seat(ticket.pool.name, server, game_id, seat, token, seat_names))
+        leading = await self.lock.held()
+        if leading != self.leading:
+            self.log.info("matchmaker lock " + ("taken" if leading else "lost"))
+            self.leading = leading
+            self.metrics.leader.set(1 if leading else 0)
+            if leading:
+                await self._adopt_games()
+        if leading:
+            await self._match_shared()
+
+    async def _match_shared(self) -> None:
+        rows = [row for row in await self.store.open_tickets() if row[0] not in self._placing]
+        playing: dict[str, set[int]] = {}
+        for _, pool, _, account_ids in await self.store.active_games():
+            playing.setdefault(pool, set()).update(account_ids)
+        now = time.time()
+        candidates: list[Ticket] = []
+        counts: dict[tuple[str, str], list[int]] = {}
+        by_id = {row[0]: row for row in rows}
+        for pool_name in {row[2] for row in rows}:
+            pool = self.pools.get(pool_name)
+            if pool is None:
+                continue
+            ids = [row[1] for row in rows if row[2] == pool_name]
+            ratings = await self.store.ratings(pool_name, ids)
+            for account_id, seats in (await self.store.seat_counts(pool_name, ids)).items():
+                counts[(str(account_id), pool_name)] = seats
+            for ticket_id, account_id, _, opened, house, _ in (row for row in rows if row[2] == pool_name):
+                if account_id in playing.get(pool_name, set()):
+                    continue
+                rating = ratings.get(account_id, Rating())
+                candidates.append(
+                    Ticket(
+                        ticket_id,
+                        str(account_id),
+                        pool_name,
+                        pool.players,
+                        rating.conservative,
+                        now - opened,
+                        house,
+                    )
+                )
+        started = time.perf_counter()
+        matches = make_matches(candidates, counts, self.window)
+        self.metrics.matchmaker_seconds.observe(time.perf_counter() - started)
+        for match in matches:
+            chosen = [by_id[t.ticket_id] for t in match.tickets]
+            self._placing.update(row[0] for row in chosen)
+            self._spawn(self._place_shared(self.pools[match.pool], chosen))
+
+    async def _place_shared(self, pool: Pool, rows: list[tuple[str, int, str, float, bool, str]]) -> None:
+        names = [row[5] for row in rows]
+        account_ids = [row[1] for row in rows]
+        try:
+            try:
+                placed = await self.servers.place(pool, names, f"arena {pool.name}")
+            except PlacementFailed as failure:
+                for server in failure.failures or {"none": ""}:
+                    self.metrics.placement_failures.labels(server=server).inc()
+                self.log.warning("placing a game failed", pool=pool.name, error=str(failure))
+                return
+            await self.store.record_game(placed.game_id, pool.name, placed.server, account_ids)
+            for seat, row in enumerate(rows):
+                await self.store.match_ticket(
+                    row[0], placed.server, placed.game_id, seat, placed.seat_tokens[seat], "\n".join(names)
+                )
+            self.metrics.matches.labels(pool=pool.name).inc()
+            self.log.info(
+                "game placed", pool=pool.name, game_id=placed.game_id, server=placed.server, seats=names
+            )
+            self._spawn(self._follow(placed.game_id, pool.name, placed.server, account_ids))
+        finally:
+            self._placing.difference_update(row[0] for row in rows)
 
     def match_once(self) -> list[Match]:
         """One matchmaker pass over the waiting tickets; starts placing each match made."""
@@ -251,6 +369,7 @@ class Lobby:
     # --- results ---------------------------------------------------------------------------------------
 
     async def _follow(self, game_id: str, pool: str, server: str, account_ids: Sequence[int]) -> None:
+        self._following.add(game_id)
         try:
             summary = await self.servers.wait_end(server, game_id)
             if summary is not None and summary.status == game_pb2.GAME_STATUS_FINISHED:
@@ -261,6 +380,7 @@ class Lobby:
                     self.metrics.unrated_games.labels(pool=pool).inc()
                     self.log.info("game not rated", game_id=game_id, pool=pool, why=why)
         finally:
+            self._following.discard(game_id)
             state = self._state.get(pool)
             if state is not None:
                 state.playing.difference_update(account_ids)

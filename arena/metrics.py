@@ -52,6 +52,11 @@ class ArenaMetrics:
             ["reason"],
             registry=self.registry,
         )
+        self.leader = Gauge(
+            "kutnahora_arena_matchmaker_leader",
+            "1 while this replica runs the matchmaker (always 1 with SQLite).",
+            registry=self.registry,
+        )
         self.matchmaker_seconds = Histogram(
             "kutnahora_arena_matchmaker_seconds",
             "Seconds one matchmaker pass takes.",

@@ -13,6 +13,7 @@ together (a game's result, its seats' places, their new ratings and history) is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
 import time
@@ -77,8 +78,34 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         ),
     ),
 )
+MIGRATIONS += (
+    (
+        2,
+        (
+            # Tickets shared by replicas on one PostgreSQL database: each replica writes its own, the one
+            # replica running the matchmaker fills in the match (seat token included), and the owner hands
+            # it to its bot and deletes the row.
+            """CREATE TABLE arena_tickets (
+                ticket_id TEXT PRIMARY KEY,
+                account_id INTEGER NOT NULL REFERENCES arena_accounts (account_id),
+                pool TEXT NOT NULL,
+                opened_at DOUBLE PRECISION NOT NULL,
+                heartbeat DOUBLE PRECISION NOT NULL,
+                server TEXT,
+                game_id TEXT,
+                seat INTEGER,
+                seat_token TEXT,
+                seat_names TEXT,
+                UNIQUE (account_id, pool)
+            )""",
+        ),
+    ),
+)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK_KEY = 0x6B68_6172_656E_6131  # "kharena1": the advisory lock of arena migrations
+MATCHMAKER_LOCK_KEY = 0x6B68_6172_656E_6132  # "kharena2": held by the one replica that matches
+TICKET_STALE_SECONDS = 5.0
+"""A shared ticket whose replica has not renewed it for this long is dead (its replica is gone)."""
 
 
 class NameTaken(Exception):
@@ -516,6 +543,95 @@ class ArenaStore:
 
         await self._run(work)
 
+    # --- shared tickets (PostgreSQL replicas) -----------------------------------------------------------
+
+    async def add_ticket(self, ticket_id: str, account_id: int, pool: str) -> bool:
+        """Store a ticket; False (nothing written) when the account holds one in the pool already."""
+
+        def work(conn: Any) -> bool:
+            now = time.time()
+            held = self._execute(
+                conn,
+                "SELECT heartbeat FROM arena_tickets WHERE account_id = ? AND pool = ?",
+                (account_id, pool),
+            ).fetchone()
+            if held is not None:
+                if float(held[0]) > now - TICKET_STALE_SECONDS:
+                    return False
+                self._execute(  # left behind by a replica that died
+                    conn, "DELETE FROM arena_tickets WHERE account_id = ? AND pool = ?", (account_id, pool)
+                )
+            self._execute(
+                conn,
+                "INSERT INTO arena_tickets (ticket_id, account_id, pool, opened_at, heartbeat) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (ticket_id, account_id, pool, now, now),
+            )
+            return True
+
+        try:
+            return await self._run(work)
+        except Exception as error:  # two replicas inserting at once: the unique key refuses the second
+            if "unique" in str(error).lower() or "duplicate" in str(error).lower():
+                return False
+            raise
+
+    async def remove_ticket(self, ticket_id: str) -> None:
+        """Delete a ticket (withdrawn, or its match delivered)."""
+        await self._run(
+            lambda conn: self._execute(conn, "DELETE FROM arena_tickets WHERE ticket_id = ?", (ticket_id,))
+        )
+
+    async def heartbeat(self, ticket_ids: Sequence[str]) -> list[tuple[str, str, str, int, str, str]]:
+        """Mark these tickets alive and return those matched: (ticket, server, game, seat, token, names)."""
+        if not ticket_ids:
+            return []
+
+        def work(conn: Any) -> list[tuple[str, str, str, int, str, str]]:
+            marks = ", ".join("?" for _ in ticket_ids)
+            self._execute(
+                conn,
+                f"UPDATE arena_tickets SET heartbeat = ? WHERE ticket_id IN ({marks})",
+                (time.time(), *ticket_ids),
+            )
+            rows = self._execute(
+                conn,
+                f"SELECT ticket_id, server, game_id, seat, seat_token, seat_names FROM arena_tickets "
+                f"WHERE game_id IS NOT NULL AND ticket_id IN ({marks})",
+                tuple(ticket_ids),
+            ).fetchall()
+            return [(str(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4]), str(r[5])) for r in rows]
+
+        return await self._run(work)
+
+    async def open_tickets(self) -> list[tuple[str, int, str, float, bool, str]]:
+        """Every live, unmatched ticket: (ticket, account, pool, opened at, house, account name)."""
+
+        def work(conn: Any) -> list[tuple[str, int, str, float, bool, str]]:
+            rows = self._execute(
+                conn,
+                "SELECT t.ticket_id, t.account_id, t.pool, t.opened_at, a.house, a.name FROM arena_tickets t "
+                "JOIN arena_accounts a ON a.account_id = t.account_id "
+                "WHERE t.game_id IS NULL AND t.heartbeat > ?",
+                (time.time() - TICKET_STALE_SECONDS,),
+            ).fetchall()
+            return [(str(r[0]), int(r[1]), str(r[2]), float(r[3]), bool(r[4]), str(r[5])) for r in rows]
+
+        return await self._run(work)
+
+    async def match_ticket(
+        self, ticket_id: str, server: str, game_id: str, seat: int, token: str, names: str
+    ) -> None:
+        """Write a ticket's match for its replica to deliver."""
+        await self._run(
+            lambda conn: self._execute(
+                conn,
+                "UPDATE arena_tickets SET server = ?, game_id = ?, seat = ?, seat_token = ?, seat_names = ? "
+                "WHERE ticket_id = ?",
+                (server, game_id, seat, token, names, ticket_id),
+            )
+        )
+
     # --- reading ---------------------------------------------------------------------------------------
 
     async def leaderboard(
@@ -598,3 +714,49 @@ class ArenaStore:
             return ratings, history, games
 
         return await self._run(work)
+
+
+class MatchmakerLock:
+    """Which replica runs the matchmaker: the one holding a PostgreSQL session advisory lock on its own
+    connection. The lock goes with the connection, so a replica that dies (or loses the database) frees
+    it at once, and another takes it at its next check. With SQLite there is one arena, always in charge."""
+
+    def __init__(self, store: ArenaStore) -> None:
+        self.store = store
+        self._conn: Any = None
+        self._held = False
+
+    async def held(self) -> bool:
+        """Whether this replica holds the lock now (taking it when free)."""
+        if not self.store.postgres:
+            return True
+        return await asyncio.to_thread(self._check)
+
+    def _check(self) -> bool:
+        import psycopg
+
+        try:
+            if self._conn is None:
+                self._conn = psycopg.connect(self.store.db, autocommit=True)
+                self._held = False
+            if self._held:
+                self._conn.execute("SELECT 1")
+            else:
+                row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", (MATCHMAKER_LOCK_KEY,)).fetchone()
+                self._held = bool(row[0])
+            return self._held
+        except psycopg.Error:
+            self.release_now()
+            return False
+
+    def release_now(self) -> None:
+        """Drop the connection, and the lock with it."""
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+        self._conn = None
+        self._held = False
+
+    async def close(self) -> None:
+        """Release the lock."""
+        await asyncio.to_thread(self.release_now)
