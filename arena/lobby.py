@@ -232,8 +232,8 @@ class Lobby:
     async def _match_shared(self) -> None:
         rows = [row for row in await self.store.open_tickets() if row[0] not in self._placing]
         playing: dict[str, set[int]] = {}
-        for _, pool, _, account_ids in await self.store.active_games():
-            playing.setdefault(pool, set()).update(account_ids)
+        for _, game_pool, _, account_ids in await self.store.active_games():
+            playing.setdefault(game_pool, set()).update(account_ids)
         now = time.time()
         candidates: list[Ticket] = []
         counts: dict[tuple[str, str], list[int]] = {}
