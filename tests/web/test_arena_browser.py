@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import tempfile
 from pathlib import Path
@@ -25,8 +26,6 @@ async def _play(address: str) -> None:
         await play_rated(
             address, keys[name], ["2"], 2, lambda: make_bot(kind, 7), Console(quiet=True), quiet=True
         )
-
-    import asyncio
 
     await asyncio.gather(loop("steady-greedy"), loop("lucky-random"))
     async with await ArenaClient.connect(address) as arena:
