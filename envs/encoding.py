@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,6 +155,7 @@ class ObservationLayout:
         self._phase_index = {phase: i for i, phase in enumerate(PHASES)}
         self._kind_index = {kind: i for i, kind in enumerate(KINDS)}
         self._work: dict[tuple[int, int], _Work] = {}
+        self._blocks: dict[object, tuple[Any, npt.NDArray[np.float32]]] = {}
 
         sections: list[Section] = []
         at = 0
@@ -254,8 +256,8 @@ class ObservationLayout:
             *range(len(SEAT_COUNTERS)),
             *range(production, production + len(_COMMODITIES) + 3),
         ]
-        self._seat_numbers = {base: [base + k for k in numbers] for base in self._seats}
-        """Per seat block, where its numbers go: its counters, production and houses removed."""
+        self._seat_numbers = numbers
+        """Where a seat block's numbers go in it: its counters, production and houses removed."""
         self._hall_end = self.section("town_hall").stop
         self._city_end = self.section("city").stop
         self._mines_end = self.section("mines").stop
@@ -321,8 +323,7 @@ class ObservationLayout:
         hall = obs.town_hall
         if not _same(keys.get("hall"), hall):
             keys["hall"] = hall
-            vector[self._hall : self._hall_end] = 0.0
-            self._write_hall(hall, ones, at, values)
+            vector[self._hall : self._hall_end] = self._block("hall", hall, self._write_hall)
         city, plots = obs.city, obs.plots
         kept = keys.get("city")
         if kept is None or not (_same(kept[0], city) and _same(kept[1], plots)):
@@ -337,11 +338,10 @@ class ObservationLayout:
             self._write_mines(mines, rocks, viewer, n, ones)
         for player in obs.players:
             slot = (player.seat - viewer) % n
-            if not _same(keys.get(slot), player):
+            if keys.get(slot) is not player:
                 keys[slot] = player
                 base = self._seats[slot]
-                vector[base : base + self._seat] = 0.0
-                self._write_player(player, base, ones, at, values)
+                vector[base : base + self._seat] = self._block(player.seat, player, self._write_player)
         vector[work.ones] = 0.0
         everywhere = np.frombuffer(array("q", ones), dtype=np.int64)  # a C loop, unlike numpy's from a list
         work.ones = everywhere[:small]
@@ -357,6 +357,30 @@ class ObservationLayout:
             np.copyto(out, vector)
         return out
 
+    def _block(
+        self,
+        slot: object,
+        part: Any,
+        write: Callable[[Any, int, list[int], list[int], list[float]], None],
+    ) -> npt.NDArray[np.float32]:
+        """The section of a part that reads the same for every viewer (the town hall, a seat's board).
+
+        Kept per slot while the part is unchanged, so that a part is encoded once however many viewers
+        observe it; a viewer's vector copies it in when the part it holds is not the same object.
+        """
+        kept = self._blocks.get(slot)
+        if kept is not None and _same(kept[0], part):
+            return kept[1]
+        ones: list[int] = []
+        at: list[int] = []
+        values: list[float] = []
+        write(part, 0, ones, at, values)
+        block = np.zeros(self._hall_end - self._hall if slot == "hall" else self._seat, dtype=np.float32)
+        block[ones] = 1.0
+        block[at] = values
+        self._blocks[slot] = (part, block)
+        return block
+
     def normalize(self, vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """The normalised form of a raw vector (of this layout): scaled by :attr:`scale`, then clipped."""
         scaled: npt.NDArray[np.float32] = np.clip(vector * self.scale, self.normalized_low, 1.0)
@@ -371,6 +395,7 @@ class ObservationLayout:
     def _write_hall(
         self,
         town_hall: tuple[tuple[StackView, ...], ...],
+        start: int,
         ones: list[int],
         at: list[int],
         values: list[float],
@@ -379,7 +404,7 @@ class ObservationLayout:
         label = self._label_index
         for r, places in enumerate(town_hall):
             for place, stack in enumerate(places):
-                base = self._hall + (r * self.hall_cols + place) * self._stack
+                base = start + (r * self.hall_cols + place) * self._stack
                 ones.append(base)
                 ones.append(base + 1 + label[stack.label])
                 ones.append(base + 2 + labels + stack.top)
@@ -426,7 +451,7 @@ class ObservationLayout:
         guild = self._guild_index
         guilds = len(guild)
         production = dict(player.production)
-        at.extend(self._seat_numbers[base])
+        at.extend(self._seat_numbers)
         values.extend(
             (
                 1,

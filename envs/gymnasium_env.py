@@ -83,6 +83,7 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         self.seat = seat
         self.normalized = normalized
         self._others = [s for s in range(players) if s != seat]
+        self.state: GameState | None = None
         self.opponent_specs: list[OpponentSpec] = []
         self.opponents: dict[int, Opponent] = {}
         self.set_opponents(opponents)
@@ -98,7 +99,6 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         self.action_space = spaces.Discrete(self.space.size)
         self._seeds = random.Random()
         self._observer = Observer()
-        self.state: GameState | None = None
         self._ids: list[int] = []
         self._ended = False
 
@@ -144,6 +144,8 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
     def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
         """The players of the other seats from the next :meth:`reset` on: one for all, or one per seat.
 
+        A game under way goes on with the opponents it began with.
+
         Each is a bot's name, a policy (a callable ``(observation, mask) -> id``, or an object with
         ``predict(observation, action_masks=mask)``), or an :class:`~kutnahora.envs.opponents.Opponent`.
         A policy object is used as it is, not copied: pass a frozen copy to play against a past self.
@@ -156,7 +158,9 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
             raise ValueError(
                 f"give one opponent, or {len(self._others)} (one per other seat), not {len(specs)}"
             )
-        self.opponents = {s: self._opponent(spec) for s, spec in zip(self._others, specs, strict=True)}
+        made = {s: self._opponent(spec) for s, spec in zip(self._others, specs, strict=True)}  # checks them
+        if self.state is None:
+            self.opponents = made
         self.opponent_specs = specs
 
     def _opponent(self, spec: OpponentSpec, seed: int | None = None) -> Opponent:
