@@ -15,8 +15,7 @@ def test_the_bench_prints_every_target_against_the_engine(
 ) -> None:
     out = tmp_path / "envs.json"
     assert (
-        main(["--players", "2", "--duration", "0", "--repeats", "1", "--cpu", "-1", "--json", str(out)])
-        == 0
+        main(["--players", "2", "--duration", "0", "--repeats", "1", "--cpu", "-1", "--json", str(out)]) == 0
     )
     printed = capsys.readouterr().out
     for target in TARGETS:
