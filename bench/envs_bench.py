@@ -17,7 +17,8 @@ next seed of one sequence (equal seeds deal equal games wherever a target deals 
 - ``openspiel+tensor``: the same, plus the acting player's ``observation_tensor``.
 
 The targets take turns for ``--repeats`` rounds; in a round each target plays whole games until
-``--duration`` seconds have passed (the game under way is finished), so that every figure covers the
+``--duration`` seconds have passed (the game under way is finished; seconds of the process's CPU time by
+default, ``--clock wall`` for elapsed time), so that every figure covers the
 setup, the middle and the end of games alike and a slower moment of a shared machine falls on all targets.
 Each figure is the median over the rounds, with its range, its ratio to ``engine+observe``'s median and
 to the bare engine's.
@@ -49,17 +50,21 @@ Runner = Callable[[float], tuple[int, float]]
 """Plays whole games for at least the given number of seconds; returns the decisions and the seconds."""
 
 
-def timed(play: Game, seed: int) -> Runner:
-    """A runner that plays whole games, each from the next seed, until the time is up."""
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+"""``cpu``: the process's CPU time, what the work costs (a shared machine's waits left out); ``wall``."""
+
+
+def timed(play: Game, seed: int, clock: Callable[[], float] = time.process_time) -> Runner:
+    """A runner that plays whole games, each from the next seed, until the time is up on ``clock``."""
     seeds = random.Random(seed)
 
     def run(seconds: float) -> tuple[int, float]:
         decisions = 0
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             decisions += play(seeds.getrandbits(31))
-            now = time.perf_counter()
+            now = clock()
             if now >= deadline:
                 return decisions, now - start
 
@@ -174,7 +179,7 @@ FLOOR = "engine+observe"
 """The target the adapters are compared with: the engine and the observation every adapter makes."""
 
 
-def make_runner(target: str, players: int, seed: int) -> Runner:
+def make_runner(target: str, players: int, seed: int, clock: str = "cpu") -> Runner:
     """The runner of one target."""
     match target:
         case "engine":
@@ -193,7 +198,7 @@ def make_runner(target: str, players: int, seed: int) -> Runner:
             play = openspiel_game(players, True, seed)
         case _:
             raise ValueError(f"unknown target {target!r}; the targets are {', '.join(TARGETS)}")
-    return timed(play, seed)
+    return timed(play, seed, CLOCKS[clock])
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,9 +217,11 @@ class Figure:
     rounds: list[float]
 
 
-def measure(targets: Sequence[str], players: int, duration: float, repeats: int, seed: int) -> list[Figure]:
+def measure(
+    targets: Sequence[str], players: int, duration: float, repeats: int, seed: int, clock: str = "cpu"
+) -> list[Figure]:
     """Every target, in turns, ``repeats`` times, in whole games; the medians."""
-    runners = {t: make_runner(t, players, seed) for t in targets}
+    runners = {t: make_runner(t, players, seed, clock) for t in targets}
     for runner in runners.values():
         runner(0.0)  # warm-up: one game (imports, caches)
     rates: dict[str, list[float]] = {t: [] for t in targets}
@@ -265,6 +272,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="pin the process to this CPU (default: the first allowed; -1: do not pin)",
     )
+    parser.add_argument(
+        "--clock",
+        choices=tuple(CLOCKS),
+        default="cpu",
+        help="cpu: the process's CPU time (steady on a shared machine); wall: elapsed time",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     return parser
 
@@ -297,10 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         file=sys.stderr,
         flush=True,
     )
-    figures = measure(targets, args.players, args.duration, args.repeats, args.seed)
+    figures = measure(targets, args.players, args.duration, args.repeats, args.seed, args.clock)
     print(
-        f"{args.players} players, random legal play in whole games, one core; decisions per second, "
-        f"median of {args.repeats} rounds"
+        f"{args.players} players, random legal play in whole games, one core; decisions per second "
+        f"({args.clock} time), median of {args.repeats} rounds"
     )
     header = f"{'target':<18} {'a decision is':<40} {'median':>9} {'range':>19}"
     print(f"{header} {'vs ' + FLOOR:>18} {'vs engine':>10}")
@@ -312,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if args.json:
         data = {"players": args.players, "duration": args.duration, "repeats": args.repeats}
+        data["clock"] = args.clock
         args.json.write_text(json.dumps({**data, "figures": [asdict(f) for f in figures]}, indent=2))
     return 0
 

@@ -7,9 +7,18 @@ one layout, and seats absent from a smaller game are zeros.
 
 Seats are **relative to the viewer**: "seat +0" is the viewer itself, "seat +1" the next seat in turn
 order, and so on (a spectator's observation, which holds nothing private, is written relative to seat 0).
-Numbers are the game's own integers (groschen, points, reputation, sizes), not scaled;
-one-hot blocks and flags are 0 or 1. :meth:`ObservationLayout.sections` lists every slice with its
-meaning, and ``python -m kutnahora.envs`` prints the table for the default component set.
+In the **raw** form (the default) numbers are the game's own integers (groschen, points, reputation,
+sizes), not scaled, declared within [−1024, 1024]; one-hot blocks and flags are 0 or 1.
+:meth:`ObservationLayout.sections` lists every slice with its meaning, and ``python -m kutnahora.envs``
+prints the table for the default component set.
+
+The **normalised** form (``encode(observation, normalized=True)``) divides every number by a fixed scale
+and clips it: each of :data:`COUNTERS` by :data:`COUNTER_SCALES`, each of :data:`SEAT_COUNTERS` by
+:data:`SEAT_SCALES`, and the rest by :data:`SCALES` (deck positions by 30, arm notches by 5, prices by 10,
+a town-hall stack's size by 5, patricians by 5, a seat's production and houses removed by 5). Flags and
+one-hot entries are unchanged. Every entry lies in [0, 1], except a seat's reputation and points, which
+may be negative and lie in [−1, 1] (:data:`SIGNED`); :meth:`ObservationLayout.bounds` gives each form's
+bounds entry by entry. The scales sit above what games reach (a number past one is clipped to 1).
 
 The sections, in order:
 

@@ -89,8 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="seats per game")
-    parser.add_argument("--timesteps", type=int, default=40_000, help="agent steps against random")
-    parser.add_argument("--greedy-timesteps", type=int, default=12_000, help="agent steps against greedy")
+    parser.add_argument("--timesteps", type=int, default=16_384, help="agent steps against random")
+    parser.add_argument("--greedy-timesteps", type=int, default=4_096, help="agent steps against greedy")
     parser.add_argument("--eval-games", type=int, default=100, help="games per evaluation")
     parser.add_argument("--seed", type=int, default=1, help="seed of training and evaluation")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
@@ -118,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.wrappers import ActionMasker
+    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.monitor import Monitor
 
     from kutnahora.envs.gymnasium_env import KutnaHoraEnv
@@ -129,8 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     model = MaskablePPO(
         "MlpPolicy",
         env,
-        n_steps=256 if small else 2048,
-        batch_size=64 if small else 256,
+        n_steps=256 if small else 1024,
+        batch_size=64 if small else 128,
         n_epochs=2 if small else 5,
         learning_rate=3e-4,
         gamma=0.995,
@@ -156,13 +157,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             evaluations.append(result)
 
+    class Progress(BaseCallback):
+        """A line after every rollout: steps so far and the average return of recent training games."""
+
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_rollout_end(self) -> None:
+            recent = env.get_episode_rewards()[-100:]
+            average = sum(recent) / len(recent) if recent else float("nan")
+            report(
+                f"{self.num_timesteps} steps; average return of the last {len(recent)} games {average:+.2f}"
+            )
+
     evaluate_all("untrained", ["random"])
     report(f"training {args.timesteps} steps against random")
-    model.learn(total_timesteps=args.timesteps)
+    model.learn(total_timesteps=args.timesteps, callback=Progress())
     switch = model.num_timesteps
     base.set_opponents("greedy")
     report(f"training {args.greedy_timesteps} steps against greedy")
-    model.learn(total_timesteps=args.greedy_timesteps, reset_num_timesteps=False)
+    model.learn(total_timesteps=args.greedy_timesteps, reset_num_timesteps=False, callback=Progress())
     evaluate_all("trained", ["random", "greedy"])
     seconds = time.perf_counter() - started
 
