@@ -1,25 +1,30 @@
-"""``kutnahora-envs-bench``: decisions per second through each learning environment, against the bare engine.
+"""``kutnahora-envs-bench``: decisions per second through each learning environment, over whole games.
 
-Every target plays uniformly random legal decisions in games of the same size, restarting a finished game
-with the next seed, on one core (the process is pinned to one CPU unless ``--cpu -1``):
+Every target plays uniformly random legal decisions in whole games of the same size, each game from the
+next seed of one sequence (equal seeds deal equal games wherever a target deals from a seed), on one core
+(the process is pinned to one CPU unless ``--cpu -1``):
 
 - ``engine``: ``legal`` and ``apply``, nothing else: the ceiling.
 - ``engine+observe``: the same, plus the acting seat's observation (through an
-  :class:`~kutnahora.engine.Observer`, as the adapters make it), which any agent needs.
+  :class:`~kutnahora.engine.Observer`, as the adapters make it): the floor of any adapter that observes,
+  and the figure the adapters are compared with.
 - ``vector``: the same, plus the acting seat's observation vector and action mask
   (:mod:`kutnahora.envs.encoding`, :mod:`kutnahora.envs.actions`): the numeric work of the adapters.
-- ``pettingzoo``: the AEC environment's ``observe`` (vector and mask) and ``step``.
+- ``pettingzoo``: the AEC environment's ``agent_iter`` loop: ``last`` (observation and mask) and ``step``.
 - ``gymnasium``: the single-agent environment's ``step`` with ``random`` opponents, counted in engine
-  decisions (the agent's and the opponents'); the opponents' decisions need no observation.
+  decisions (the agent's and the opponents'); only the agent's decisions are observed.
 - ``openspiel``: ``legal_actions`` and ``apply_action`` on the pyspiel state.
 - ``openspiel+tensor``: the same, plus the acting player's ``observation_tensor``.
 
-The targets take turns for ``--repeats`` rounds of ``--duration`` seconds each, so that a slower moment of a
-shared machine falls on all of them alike; each figure is the median over the rounds, with its range, and
-its ratio to the engine's median.
+The targets take turns for ``--repeats`` rounds; in a round each target plays whole games until
+``--duration`` seconds have passed (the game under way is finished; seconds of the process's CPU time by
+default, ``--clock wall`` for elapsed time), so that every figure covers the
+setup, the middle and the end of games alike and a slower moment of a shared machine falls on all targets.
+Each figure is the median over the rounds, with its range, its ratio to ``engine+observe``'s median and
+to the bare engine's.
 
-    kutnahora-envs-bench                       # 3 players, 5 rounds of 2 s per target
-    kutnahora-envs-bench --players 4 --repeats 7 --duration 3 --json envs.json
+    kutnahora-envs-bench                       # 3 players, 7 rounds of 2 s per target
+    kutnahora-envs-bench --players 4 --repeats 9 --duration 3 --json envs.json
 """
 
 from __future__ import annotations
@@ -39,28 +44,34 @@ import numpy as np
 
 from kutnahora.engine import GameOptions, Observer, apply, legal, new_game
 
+Game = Callable[[int], int]
+"""Plays one whole game from the given seed; returns the decisions made in it."""
 Runner = Callable[[float], tuple[int, float]]
-"""Plays for about the given number of seconds; returns the decisions made and the seconds taken."""
+"""Plays whole games for at least the given number of seconds; returns the decisions and the seconds."""
 
 
-def timed(step: Callable[[], int], batch: int = 100) -> Runner:
-    """A runner that calls ``step`` (which returns the decisions it made) in batches until time is up."""
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+"""``cpu``: the process's CPU time, what the work costs (a shared machine's waits left out); ``wall``."""
+
+
+def timed(play: Game, seed: int, clock: Callable[[], float] = time.process_time) -> Runner:
+    """A runner that plays whole games, each from the next seed, until the time is up on ``clock``."""
+    seeds = random.Random(seed)
 
     def run(seconds: float) -> tuple[int, float]:
         decisions = 0
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
-            for _ in range(batch):
-                decisions += step()
-            now = time.perf_counter()
+            decisions += play(seeds.getrandbits(31))
+            now = clock()
             if now >= deadline:
                 return decisions, now - start
 
     return run
 
 
-def engine_runner(players: int, seed: int, work: str) -> Runner:
+def engine_game(players: int, work: str) -> Game:
     """The bare engine; ``work`` adds ``observe`` or the observation vector and mask of the acting seat."""
     from kutnahora.envs.actions import ActionSpace
     from kutnahora.envs.encoding import ObservationLayout
@@ -68,121 +79,131 @@ def engine_runner(players: int, seed: int, work: str) -> Runner:
     layout = ObservationLayout()
     space = ActionSpace(layout.components)
     options = GameOptions(players=players)
-    rng = random.Random(seed)
-    state = new_game(options, rng.getrandbits(63))
     observer = Observer()
 
-    def step() -> int:
-        nonlocal state
-        if state.over:
-            state = new_game(options, rng.getrandbits(63))
-        pending = state.pending
-        assert pending is not None
-        if work == "observe":
-            observer.observe(state, pending.seat)
-        elif work == "vector":
-            layout.encode(observer.observe(state, pending.seat))
-            space.mask(pending.options)
-        apply(state, rng.choice(legal(state)))
-        return 1
+    def play(seed: int) -> int:
+        rng = random.Random(seed)
+        state = new_game(options, random.Random(seed).getrandbits(63))
+        decisions = 0
+        while not state.over:
+            pending = state.pending
+            assert pending is not None
+            if work == "observe":
+                observer.observe(state, pending.seat)
+            elif work == "vector":
+                layout.encode(observer.observe(state, pending.seat))
+                space.mask(pending.options)
+            apply(state, rng.choice(legal(state)))
+            decisions += 1
+        return decisions
 
-    return timed(step)
+    return play
 
 
-def pettingzoo_runner(players: int, seed: int) -> Runner:
+def pettingzoo_game(players: int) -> Game:
+    """PettingZoo's documented loop: ``agent_iter``, ``last``, a legal action from the mask, ``step``."""
     from kutnahora.envs.pettingzoo_env import raw_env
 
     env = raw_env(players=players)
-    env.reset(seed=seed)
-    rng = random.Random(seed)
 
-    def step() -> int:
-        if env.terminations[env.agent_selection]:
-            env.reset()
-        mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(int(rng.choice(np.flatnonzero(mask))))
-        return 1
+    def play(seed: int) -> int:
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        decisions = 0
+        for _ in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+            decisions += 1
+        return decisions
 
-    return timed(step)
+    return play
 
 
-def gymnasium_runner(players: int, seed: int) -> Runner:
+def gymnasium_game(players: int) -> Game:
+    """Gymnasium's loop against ``random`` opponents, counting their decisions too."""
     from kutnahora.envs.gymnasium_env import KutnaHoraEnv
 
     env = KutnaHoraEnv(players=players, opponents="random")
-    observation, _ = env.reset(seed=seed)
-    rng = random.Random(seed)
 
-    def step() -> int:
-        """One agent step, counting the decisions the opponents made in it too."""
-        nonlocal observation
+    def play(seed: int) -> int:
+        observation, _ = env.reset(seed=seed)
+        rng = random.Random(seed)
+        terminated = False
+        while not terminated:
+            action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            observation, _, terminated, _, _ = env.step(action)
         assert env.state is not None
-        before = env.state.version
-        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-        observation, _, terminated, _, _ = env.step(action)
-        decisions = env.state.version - before
-        if terminated:
-            observation, _ = env.reset()
-        return decisions
+        return int(env.state.version)
 
-    return timed(step, batch=25)
+    return play
 
 
-def openspiel_runner(players: int, seed: int, tensor: bool) -> Runner:
+def openspiel_game(players: int, tensor: bool, seed: int) -> Game:
+    """pyspiel's loop: ``legal_actions`` and ``apply_action``, with the acting player's tensor or not.
+
+    One game object deals every game, from its own sequence (the game string's ``seed``).
+    """
     import pyspiel
 
     import kutnahora.envs.openspiel_game  # noqa: F401 - registers the game
 
     game = pyspiel.load_game(f"python_kutna_hora(players={players},seed={seed})")
-    state = game.new_initial_state()
-    rng = random.Random(seed)
 
-    def step() -> int:
-        nonlocal state
-        if state.is_terminal():
-            state = game.new_initial_state()
-        if tensor:
-            state.observation_tensor(state.current_player())
-        state.apply_action(rng.choice(state.legal_actions()))
-        return 1
+    def play(seed: int) -> int:
+        state = game.new_initial_state()
+        rng = random.Random(seed)
+        decisions = 0
+        while not state.is_terminal():
+            if tensor:
+                state.observation_tensor(state.current_player())
+            state.apply_action(rng.choice(state.legal_actions()))
+            decisions += 1
+        return decisions
 
-    return timed(step)
+    return play
 
 
 TARGETS: dict[str, str] = {
     "engine": "legal + apply",
     "engine+observe": "… + the acting seat's observation",
     "vector": "… + its vector and action mask",
-    "pettingzoo": "AEC observe + step",
+    "pettingzoo": "agent_iter: last + step",
     "gymnasium": "step, random opponents (all decisions)",
     "openspiel": "legal_actions + apply_action",
     "openspiel+tensor": "… + observation_tensor",
 }
+FLOOR = "engine+observe"
+"""The target the adapters are compared with: the engine and the observation every adapter makes."""
 
 
-def make_runner(target: str, players: int, seed: int) -> Runner:
+def make_runner(target: str, players: int, seed: int, clock: str = "cpu") -> Runner:
     """The runner of one target."""
     match target:
         case "engine":
-            return engine_runner(players, seed, "")
+            play = engine_game(players, "")
         case "engine+observe":
-            return engine_runner(players, seed, "observe")
+            play = engine_game(players, "observe")
         case "vector":
-            return engine_runner(players, seed, "vector")
+            play = engine_game(players, "vector")
         case "pettingzoo":
-            return pettingzoo_runner(players, seed)
+            play = pettingzoo_game(players)
         case "gymnasium":
-            return gymnasium_runner(players, seed)
+            play = gymnasium_game(players)
         case "openspiel":
-            return openspiel_runner(players, seed, tensor=False)
+            play = openspiel_game(players, False, seed)
         case "openspiel+tensor":
-            return openspiel_runner(players, seed, tensor=True)
-    raise ValueError(f"unknown target {target!r}; the targets are {', '.join(TARGETS)}")
+            play = openspiel_game(players, True, seed)
+        case _:
+            raise ValueError(f"unknown target {target!r}; the targets are {', '.join(TARGETS)}")
+    return timed(play, seed, CLOCKS[clock])
 
 
 @dataclass(frozen=True, slots=True)
 class Figure:
-    """One target's decisions per second: the median over the rounds, the range, the ratio to the engine."""
+    """One target's decisions per second: the median over the rounds, the range, and two ratios."""
 
     target: str
     step: str
@@ -190,21 +211,27 @@ class Figure:
     low: float
     high: float
     ratio: float
+    """To the median of ``engine+observe``."""
+    engine_ratio: float
+    """To the median of the bare engine."""
     rounds: list[float]
 
 
-def measure(targets: Sequence[str], players: int, duration: float, repeats: int, seed: int) -> list[Figure]:
-    """Every target, in turns, ``repeats`` times; the medians."""
-    runners = {t: make_runner(t, players, seed) for t in targets}
+def measure(
+    targets: Sequence[str], players: int, duration: float, repeats: int, seed: int, clock: str = "cpu"
+) -> list[Figure]:
+    """Every target, in turns, ``repeats`` times, in whole games; the medians."""
+    runners = {t: make_runner(t, players, seed, clock) for t in targets}
     for runner in runners.values():
-        runner(min(0.3, duration))  # warm-up: imports, caches
+        runner(0.0)  # warm-up: one game (imports, caches)
     rates: dict[str, list[float]] = {t: [] for t in targets}
     for round_number in range(repeats):
         for target, runner in runners.items():
             steps, seconds = runner(duration)
             rates[target].append(steps / seconds)
         print(f"round {round_number + 1}/{repeats} done", file=sys.stderr, flush=True)
-    base = statistics.median(rates["engine"]) if "engine" in rates else float("nan")
+    floor = statistics.median(rates[FLOOR]) if FLOOR in rates else float("nan")
+    engine = statistics.median(rates["engine"]) if "engine" in rates else float("nan")
     return [
         Figure(
             target=t,
@@ -212,7 +239,8 @@ def measure(targets: Sequence[str], players: int, duration: float, repeats: int,
             median=statistics.median(r),
             low=min(r),
             high=max(r),
-            ratio=statistics.median(r) / base,
+            ratio=statistics.median(r) / floor,
+            engine_ratio=statistics.median(r) / engine,
             rounds=r,
         )
         for t, r in rates.items()
@@ -222,13 +250,16 @@ def measure(targets: Sequence[str], players: int, duration: float, repeats: int,
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kutnahora-envs-bench",
-        description="Decisions per second of the OpenSpiel, PettingZoo and Gymnasium environments against "
-        "the bare engine, on one core, random legal play.",
+        description="Decisions per second of the OpenSpiel, PettingZoo and Gymnasium environments over "
+        "whole games of random legal play, on one core, against the engine with observations (the floor of "
+        "any adapter that observes) and the bare engine.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=3, help="seats per game")
-    parser.add_argument("--duration", type=float, default=2.0, help="seconds per target per round")
-    parser.add_argument("--repeats", type=int, default=5, help="rounds (the figures are medians over them)")
+    parser.add_argument(
+        "--duration", type=float, default=2.0, help="seconds of whole games per target per round"
+    )
+    parser.add_argument("--repeats", type=int, default=7, help="rounds (the figures are medians over them)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games and of the random choices")
     parser.add_argument(
         "--targets",
@@ -240,6 +271,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="pin the process to this CPU (default: the first allowed; -1: do not pin)",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=tuple(CLOCKS),
+        default="cpu",
+        help="cpu: the process's CPU time (steady on a shared machine); wall: elapsed time",
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     return parser
@@ -253,10 +290,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [t for t in targets if t not in TARGETS]
     if unknown:
         parser.error(f"unknown target {', '.join(unknown)}; the targets are {', '.join(TARGETS)}")
-    if "engine" not in targets:
-        targets.insert(0, "engine")
-    if args.duration <= 0 or args.repeats < 1:
-        parser.error("--duration must be more than 0 and --repeats at least 1")
+    for needed in reversed(("engine", FLOOR)):
+        if needed not in targets:
+            targets.insert(0, needed)
+    if args.duration < 0 or args.repeats < 1:
+        parser.error("--duration must be 0 or more (0: one game per round) and --repeats at least 1")
     pinned = "not pinned"
     if args.cpu != -1 and hasattr(os, "sched_setaffinity"):
         cpu = min(os.sched_getaffinity(0)) if args.cpu is None else args.cpu
@@ -272,16 +310,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         file=sys.stderr,
         flush=True,
     )
-    figures = measure(targets, args.players, args.duration, args.repeats, args.seed)
+    figures = measure(targets, args.players, args.duration, args.repeats, args.seed, args.clock)
     print(
-        f"{args.players} players, random legal play, one core; decisions per second, median of {args.repeats}"
+        f"{args.players} players, random legal play in whole games, one core; decisions per second "
+        f"({args.clock} time), median of {args.repeats} rounds"
     )
-    print(f"{'target':<18} {'a decision is':<40} {'median':>9} {'range':>19} {'vs engine':>10}")
+    header = f"{'target':<18} {'a decision is':<40} {'median':>9} {'range':>19}"
+    print(f"{header} {'vs ' + FLOOR:>18} {'vs engine':>10}")
     for f in figures:
         spread = f"{f.low:,.0f}–{f.high:,.0f}"
-        print(f"{f.target:<18} {f.step:<40} {f.median:>9,.0f} {spread:>19} {f.ratio:>9.2f}×")
+        print(
+            f"{f.target:<18} {f.step:<40} {f.median:>9,.0f} {spread:>19} {f.ratio:>17.2f}× "
+            f"{f.engine_ratio:>9.2f}×"
+        )
     if args.json:
         data = {"players": args.players, "duration": args.duration, "repeats": args.repeats}
+        data["clock"] = args.clock
         args.json.write_text(json.dumps({**data, "figures": [asdict(f) for f in figures]}, indent=2))
     return 0
 

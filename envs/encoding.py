@@ -7,9 +7,18 @@ one layout, and seats absent from a smaller game are zeros.
 
 Seats are **relative to the viewer**: "seat +0" is the viewer itself, "seat +1" the next seat in turn
 order, and so on (a spectator's observation, which holds nothing private, is written relative to seat 0).
-Numbers are the game's own integers (groschen, points, reputation, sizes), not scaled;
-one-hot blocks and flags are 0 or 1. :meth:`ObservationLayout.sections` lists every slice with its
-meaning, and ``python -m kutnahora.envs`` prints the table for the default component set.
+In the **raw** form (the default) numbers are the game's own integers (groschen, points, reputation,
+sizes), not scaled, declared within [−1024, 1024]; one-hot blocks and flags are 0 or 1.
+:meth:`ObservationLayout.sections` lists every slice with its meaning, and ``python -m kutnahora.envs``
+prints the table for the default component set.
+
+The **normalised** form (``encode(observation, normalized=True)``) divides every number by a fixed scale
+and clips it: each of :data:`COUNTERS` by :data:`COUNTER_SCALES`, each of :data:`SEAT_COUNTERS` by
+:data:`SEAT_SCALES`, and the rest by :data:`SCALES` (deck positions by 30, arm notches by 5, prices by 10,
+a town-hall stack's size by 5, patricians by 5, a seat's production and houses removed by 5). Flags and
+one-hot entries are unchanged. Every entry lies in [0, 1], except a seat's reputation and points, which
+may be negative and lie in [−1, 1] (:data:`SIGNED`); :meth:`ObservationLayout.bounds` gives each form's
+bounds entry by entry. The scales sit above what games reach (a number past one is clipped to 1).
 
 The sections, in order:
 
@@ -46,6 +55,7 @@ The sections, in order:
 from __future__ import annotations
 
 import argparse
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -57,7 +67,7 @@ from kutnahora.engine import Observation, default_components
 from kutnahora.engine.components import Arm, Color, Commodity, ComponentSet, Deck, Guild
 from kutnahora.engine.options import DecisionKind
 from kutnahora.engine.state import Phase
-from kutnahora.engine.view import PlayerView, StackView
+from kutnahora.engine.view import CityTileView, MineView, PlayerView, StackView
 
 MAX_SEATS = 4
 PLAYER_COUNTS = (2, 3, 4)
@@ -100,7 +110,23 @@ _ARMS: tuple[Arm, ...] = tuple(Arm)
 _COMMODITIES: tuple[Commodity, ...] = tuple(Commodity)
 _COLORS: tuple[Color, ...] = tuple(Color)
 LOW, HIGH = -1024.0, 1024.0
-"""Bounds of every entry (the game's numbers stay far inside them), for a declared observation space."""
+"""Bounds of every entry of the raw form (the game's numbers stay far inside them)."""
+COUNTER_SCALES = (8, 8, 3, 5, 10, 10, 40, 40, 10, 5, 10, 1, 1, 1, 5)
+"""The normalised form divides each of :data:`COUNTERS` by this number."""
+SEAT_SCALES = (1, 200, 10, 100, 20, 50, 20, 5, 5, 10, 10, 20, 20)
+"""The normalised form divides each of :data:`SEAT_COUNTERS` by this number."""
+SIGNED = ("reputation", "points")
+"""The seat counters that may be negative: their normalised form lies in [−1, 1], every other in [0, 1]."""
+SCALES = {
+    "market.decks": 30,
+    "market.arms": 5,
+    "market.prices": 10,
+    "town_hall (stack size)": 5,
+    "patricians (bank, pool, council)": 5,
+    "seat production": 5,
+    "seat houses removed": 5,
+}
+"""The divisors of the other numbers of the normalised form."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,19 +158,13 @@ class ObservationLayout:
         self.mine_rows = c.mine_area.rows
         self.mine_cols = c.mine_area.columns
         self.guild_sets = max(len(row) for card in c.guild_setup_cards for row in card.rows.values())
-        self._usable = {
-            n: [
-                (r * self.city_cols + col) * (1 + MAX_SEATS + len(c.buildings) + MAX_SEATS + 1)
-                for r, col in c.board_for(n).squares()
-            ]
-            for n in PLAYER_COUNTS
-        }
         self._label_index = {label: i for i, label in enumerate(STACK_LABELS)}
         self._guild_index = {g: i for i, g in enumerate(Guild)}
         self._commodity_index = {commodity: i for i, commodity in enumerate(Commodity)}
         self._phase_index = {phase: i for i, phase in enumerate(PHASES)}
         self._kind_index = {kind: i for i, kind in enumerate(KINDS)}
-        self._memo: dict[object, tuple[Any, npt.NDArray[np.float32]]] = {}
+        self._work: dict[tuple[int, int], _Work] = {}
+        self._blocks: dict[object, tuple[Any, npt.NDArray[np.float32]]] = {}
 
         sections: list[Section] = []
         at = 0
@@ -218,7 +238,7 @@ class ObservationLayout:
             )
         self.size = at
         """The length of the vector."""
-        self._numbers = np.array(
+        self._numbers: list[int] = list(
             [
                 *range(self._counters, self._counters + len(COUNTERS)),
                 self._decks,
@@ -232,6 +252,47 @@ class ObservationLayout:
         )
         """Where the numbers of the small sections go, in the order :meth:`_small_parts` gives them."""
         self.sections: tuple[Section, ...] = tuple(sections)
+        self._usable = {
+            n: [
+                (r * self.city_cols + col) * (1 + MAX_SEATS + len(c.buildings) + MAX_SEATS + 1) + self._city
+                for r, col in c.board_for(n).squares()
+            ]
+            for n in PLAYER_COUNTS
+        }
+        """Per number of players, the "usable" flags of the city squares on its board."""
+        production = len(SEAT_COUNTERS) + 4 * len(Guild)
+        numbers = [
+            *range(len(SEAT_COUNTERS)),
+            *range(production, production + len(_COMMODITIES) + 3),
+        ]
+        self._seat_numbers = numbers
+        """Where a seat block's numbers go in it: its counters, production and houses removed."""
+        self._hall_end = self.section("town_hall").stop
+        self._city_end = self.section("city").stop
+        self._mines_end = self.section("mines").stop
+        self.scale, self.normalized_low = self._scales()
+        """Per entry, the factor of the normalised form and its lowest value (0, or −1 where signed)."""
+
+    def _scales(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The factor of every entry in the normalised form (1 for flags), and every entry's lowest value."""
+        divisor = np.ones(self.size, dtype=np.float64)
+        low = np.zeros(self.size, dtype=np.float32)
+        divisor[self._counters : self._counters + len(COUNTERS)] = COUNTER_SCALES
+        divisor[self._decks : self._decks + 2] = SCALES["market.decks"]
+        divisor[self._arms : self._arms + len(_ARMS)] = SCALES["market.arms"]
+        divisor[self._prices : self._prices + len(_COMMODITIES)] = SCALES["market.prices"]
+        sizes = self._hall + 1 + len(STACK_LABELS)
+        divisor[sizes : self._hall_end : self._stack] = SCALES["town_hall (stack size)"]
+        divisor[self._bank : self._council + len(_COLORS)] = SCALES["patricians (bank, pool, council)"]
+        production = len(SEAT_COUNTERS) + 4 * len(Guild)
+        for base in self._seats:
+            divisor[base : base + len(SEAT_COUNTERS)] = SEAT_SCALES
+            for name in SIGNED:
+                low[base + SEAT_COUNTERS.index(name)] = -1.0
+            divisor[base + production : base + production + len(_COMMODITIES)] = SCALES["seat production"]
+            removed = base + production + len(_COMMODITIES)
+            divisor[removed : removed + 3] = SCALES["seat houses removed"]
+        return (1.0 / divisor).astype(np.float32), low
 
     def section(self, name: str) -> Section:
         """A section by name."""
@@ -240,121 +301,197 @@ class ObservationLayout:
                 return s
         raise KeyError(f"no section {name!r}")
 
-    def encode(self, obs: Observation) -> npt.NDArray[np.float32]:
+    def encode(
+        self,
+        obs: Observation,
+        normalized: bool = False,
+        out: npt.NDArray[np.float32] | None = None,
+    ) -> npt.NDArray[np.float32]:
         """The vector of an observation (``observe(state, seat)``); a spectator's is relative to seat 0.
 
-        The large sections (town hall, city, mines, each seat) are kept with the parts of the observation
-        they were built from and built again only when those parts change (compared by identity first, as
-        an :class:`~kutnahora.engine.Observer` hands back unchanged parts, then by value).
+        ``normalized`` gives the scaled and clipped form (:attr:`scale`, :attr:`normalized_low`, 1) instead
+        of the game's own numbers. The vector is written into ``out`` when given (a float32 array of
+        :attr:`size`), else into a new array; either way the caller owns it.
+
+        One working vector is kept per viewer and number of players, and each large section (town hall,
+        city, mines, each seat) is written again only when the parts of the observation it is built from
+        change (compared by identity first, as an :class:`~kutnahora.engine.Observer` hands back unchanged
+        parts, then by value); the small sections are rewritten each time, as a few vectorised writes.
         """
         viewer = 0 if obs.viewer is None else obs.viewer
         n = len(obs.players)
-        vector = np.zeros(self.size, dtype=np.float32)
-        hall = self._part("hall", obs.town_hall, self._encode_hall)
-        vector[self._hall : self._hall + hall.size] = hall
-        city = self._part("city", (obs.city, obs.plots, viewer, n), self._encode_city)
-        vector[self._city : self._city + city.size] = city
-        mines = self._part("mines", (obs.mines, obs.rocks, viewer, n), self._encode_mines)
-        vector[self._mines : self._mines + mines.size] = mines
+        work = self._work.get((viewer, n))
+        if work is None:
+            work = self._work[(viewer, n)] = _Work(self.size)
+        vector, keys = work.vector, work.keys
+        # Every write of this call is gathered into three lists and made by two vectorised assignments:
+        # entries set to 1, and numbers with their positions. The small sections' ones are remembered, to be
+        # cleared next time; a large section is cleared (one fill) when it is written again.
+        ones, at, values = self._small_parts(obs, viewer, n)
+        small = len(ones)
+        hall = obs.town_hall
+        if not _same(keys.get("hall"), hall):
+            keys["hall"] = hall
+            vector[self._hall : self._hall_end] = self._block("hall", hall, self._write_hall)
+        city, plots = obs.city, obs.plots
+        kept = keys.get("city")
+        if kept is None or not (_same(kept[0], city) and _same(kept[1], plots)):
+            keys["city"] = (city, plots)
+            vector[self._city : self._city_end] = 0.0
+            self._write_city(city, plots, viewer, n, ones)
+        mines, rocks = obs.mines, obs.rocks
+        kept = keys.get("mines")
+        if kept is None or not (_same(kept[0], mines) and _same(kept[1], rocks)):
+            keys["mines"] = (mines, rocks)
+            vector[self._mines : self._mines_end] = 0.0
+            self._write_mines(mines, rocks, viewer, n, ones)
         for player in obs.players:
-            block = self._part(player.seat, player, self._encode_player)
-            base = self._seats[(player.seat - viewer) % n]
-            vector[base : base + block.size] = block
-        ones, values = self._small_parts(obs, viewer, n)
-        vector[ones] = 1.0
-        vector[self._numbers] = values
-        return vector
+            slot = (player.seat - viewer) % n
+            if keys.get(slot) is not player:
+                keys[slot] = player
+                base = self._seats[slot]
+                vector[base : base + self._seat] = self._block(player.seat, player, self._write_player)
+        vector[work.ones] = 0.0
+        everywhere = np.frombuffer(array("q", ones), dtype=np.int64)  # a C loop, unlike numpy's from a list
+        work.ones = everywhere[:small]
+        vector[everywhere] = 1.0
+        vector[np.frombuffer(array("q", at), dtype=np.int64)] = np.frombuffer(array("f", values), np.float32)
+        if out is None:
+            out = np.empty(self.size, dtype=np.float32)
+        if normalized:
+            np.multiply(vector, self.scale, out=out)
+            np.maximum(out, self.normalized_low, out=out)  # np.clip is several times slower here
+            np.minimum(out, 1.0, out=out)
+        else:
+            np.copyto(out, vector)
+        return out
 
-    def _part(
-        self, slot: object, key: Any, build: Callable[[Any], npt.NDArray[np.float32]]
+    def _block(
+        self,
+        slot: object,
+        part: Any,
+        write: Callable[[Any, int, list[int], list[int], list[float]], None],
     ) -> npt.NDArray[np.float32]:
-        """The section built from ``key``: the one kept for this slot while ``key`` is unchanged."""
-        kept = self._memo.get(slot)
-        if kept is not None and (kept[0] is key or kept[0] == key):
-            return kept[1]
-        section = build(key)
-        self._memo[slot] = (key, section)
-        return section
+        """The section of a part that reads the same for every viewer (the town hall, a seat's board).
 
-    def _encode_hall(self, town_hall: tuple[tuple[StackView, ...], ...]) -> npt.NDArray[np.float32]:
-        section = np.zeros(self.hall_rows * self.hall_cols * self._stack, dtype=np.float32)
+        Kept per slot while the part is unchanged, so that a part is encoded once however many viewers
+        observe it; a viewer's vector copies it in when the part it holds is not the same object.
+        """
+        kept = self._blocks.get(slot)
+        if kept is not None and _same(kept[0], part):
+            return kept[1]
+        ones: list[int] = []
+        at: list[int] = []
+        values: list[float] = []
+        write(part, 0, ones, at, values)
+        block = np.zeros(self._hall_end - self._hall if slot == "hall" else self._seat, dtype=np.float32)
+        block[ones] = 1.0
+        block[at] = values
+        self._blocks[slot] = (part, block)
+        return block
+
+    def normalize(self, vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """The normalised form of a raw vector (of this layout): scaled by :attr:`scale`, then clipped."""
+        scaled: npt.NDArray[np.float32] = np.clip(vector * self.scale, self.normalized_low, 1.0)
+        return scaled
+
+    def bounds(self, normalized: bool) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The lowest and highest value of every entry, in the raw or the normalised form."""
+        if normalized:
+            return self.normalized_low.copy(), np.ones(self.size, dtype=np.float32)
+        return np.full(self.size, LOW, dtype=np.float32), np.full(self.size, HIGH, dtype=np.float32)
+
+    def _write_hall(
+        self,
+        town_hall: tuple[tuple[StackView, ...], ...],
+        start: int,
+        ones: list[int],
+        at: list[int],
+        values: list[float],
+    ) -> None:
         labels = len(STACK_LABELS)
+        label = self._label_index
         for r, places in enumerate(town_hall):
             for place, stack in enumerate(places):
-                base = (r * self.hall_cols + place) * self._stack
-                section[base] = 1.0
-                section[base + 1 + self._label_index[stack.label]] = 1.0
-                section[base + 1 + labels] = stack.size
-                section[base + 2 + labels + stack.top] = 1.0
-        return section
+                base = start + (r * self.hall_cols + place) * self._stack
+                ones.append(base)
+                ones.append(base + 1 + label[stack.label])
+                ones.append(base + 2 + labels + stack.top)
+                at.append(base + 1 + labels)
+                values.append(stack.size)
 
-    def _encode_city(self, key: tuple[Any, Any, int, int]) -> npt.NDArray[np.float32]:
-        city, plots, viewer, n = key
-        section = np.zeros(self.city_rows * self.city_cols * self._square, dtype=np.float32)
-        section[self._usable[n]] = 1.0
-        width, square, b = self.city_cols, self._square, self.buildings
+    def _write_city(
+        self,
+        city: tuple[CityTileView, ...],
+        plots: tuple[tuple[tuple[int, int], int], ...],
+        viewer: int,
+        n: int,
+        ones: list[int],
+    ) -> None:
+        width, square, b, start = self.city_cols, self._square, self.buildings, self._city
+        ones.extend(self._usable[n])
         for (row, col), seat in plots:
-            section[(row * width + col) * square + 1 + (seat - viewer) % n] = 1.0
+            ones.append(start + (row * width + col) * square + 1 + (seat - viewer) % n)
         for tile in city:
             row, col = tile.square
-            base = (row * width + col) * square + 1 + MAX_SEATS
-            section[base + tile.building] = 1.0
-            section[base + b + (MAX_SEATS if tile.owner is None else (tile.owner - viewer) % n)] = 1.0
-        return section
+            base = start + (row * width + col) * square + 1 + MAX_SEATS
+            ones.append(base + tile.building)
+            ones.append(base + b + (MAX_SEATS if tile.owner is None else (tile.owner - viewer) % n))
 
-    def _encode_mines(self, key: tuple[Any, Any, int, int]) -> npt.NDArray[np.float32]:
-        mines, rocks, viewer, n = key
-        section = np.zeros(self.mine_rows * self.mine_cols * self._mine_square, dtype=np.float32)
-        width, square = self.mine_cols, self._mine_square
-        for (row, col), _rock in rocks:
-            section[(row * width + col) * square] = 1.0
+    def _write_mines(
+        self,
+        mines: tuple[MineView, ...],
+        rocks: tuple[tuple[tuple[int, int], int], ...],
+        viewer: int,
+        n: int,
+        ones: list[int],
+    ) -> None:
+        width, square, start = self.mine_cols, self._mine_square, self._mines
+        ones.extend(start + (row * width + col) * square for (row, col), _rock in rocks)
         for placed in mines:
             row, col = placed.square
-            base = (row * width + col) * square
-            section[base + 1 + placed.tile] = 1.0
-            section[base + 1 + self.mine_tiles + (placed.owner - viewer) % n] = 1.0
-        return section
+            base = start + (row * width + col) * square
+            ones.append(base + 1 + placed.tile)
+            ones.append(base + 1 + self.mine_tiles + (placed.owner - viewer) % n)
 
-    def _encode_player(self, player: PlayerView) -> npt.NDArray[np.float32]:
-        section = np.zeros(self._seat, dtype=np.float32)
-        counters = len(SEAT_COUNTERS)
-        section[:counters] = (
-            1,
-            player.groschen,
-            player.reputation,
-            player.points,
-            player.mine_ore,
-            player.income,
-            player.tax_due,
-            player.pelicans,
-            player.pelicans_used,
-            player.miners_pool,
-            player.miners_reserve,
-            len(player.plots),
-            len(player.buildings),
-        )
-        base = counters
+    def _write_player(
+        self, player: PlayerView, base: int, ones: list[int], at: list[int], values: list[float]
+    ) -> None:
         guild = self._guild_index
         guilds = len(guild)
-        for g in player.guild_set:
-            section[base + guild[g]] = 1.0
-        base += guilds
-        for r, g in enumerate(player.guilds):
-            section[base + r * guilds + guild[g]] = 1.0
-        base += 3 * guilds
         production = dict(player.production)
-        section[base : base + len(_COMMODITIES)] = [production.get(c, 0) for c in _COMMODITIES]
-        base += len(Commodity)
-        section[base : base + 3] = player.houses_removed[:3]
-        base += 3
-        for card in player.hand:
-            section[base + self._card_index[card]] = 1.0
+        at.extend(self._seat_numbers)
+        values.extend(
+            (
+                1,
+                player.groschen,
+                player.reputation,
+                player.points,
+                player.mine_ore,
+                player.income,
+                player.tax_due,
+                player.pelicans,
+                player.pelicans_used,
+                player.miners_pool,
+                player.miners_reserve,
+                len(player.plots),
+                len(player.buildings),
+            )
+        )
+        values.extend([production.get(c, 0) for c in _COMMODITIES])
+        values.extend(player.houses_removed[:3])
+        base += len(SEAT_COUNTERS)
+        ones.extend([base + guild[g] for g in player.guild_set])
+        base += guilds
+        ones.extend([base + r * guilds + guild[g] for r, g in enumerate(player.guilds)])
+        base += 3 * guilds + len(_COMMODITIES) + 3
+        card = self._card_index
+        ones.extend([base + card[c] for c in player.hand])
         base += self.cards
-        section[[base + tile for tile in player.slots]] = 1.0
-        return section
+        ones.extend([base + tile for tile in player.slots])
 
-    def _small_parts(self, obs: Observation, viewer: int, n: int) -> tuple[list[int], list[int]]:
-        """The indexes set to 1, and the values of the numbers at :attr:`_numbers`, of the small sections."""
+    def _small_parts(self, obs: Observation, viewer: int, n: int) -> tuple[list[int], list[int], list[float]]:
+        """The entries set to 1 of the small sections, and the positions and values of their numbers."""
         ones = [
             self._players + n - 2,
             self._phase + self._phase_index[obs.phase],
@@ -366,7 +503,7 @@ class ObservationLayout:
         arms = dict(obs.arms)
         prices = dict(obs.prices)
         bank, pool, council = dict(obs.patrician_bank), dict(obs.patrician_pool), dict(obs.council)
-        values = [
+        values: list[float] = [
             obs.round,
             obs.rounds,
             obs.turn,
@@ -411,11 +548,28 @@ class ObservationLayout:
             ones.append(self._kept + obs.kept_tile)
         if obs.mine_discard_seen:
             ones.extend([self._seen + tile for tile in obs.mine_discard_seen])
-        return ones, values
+        return ones, self._numbers.copy(), values
 
     def describe(self) -> list[str]:
         """One line per section: its slice and meaning."""
         return [f"{s.start:>5}:{s.stop:<5} {s.name:<22} {s.meaning}" for s in self.sections]
+
+
+class _Work:
+    """A working vector for one viewer and number of players, with what each large section was built from."""
+
+    __slots__ = ("keys", "ones", "vector")
+
+    def __init__(self, size: int) -> None:
+        self.vector = np.zeros(size, dtype=np.float32)
+        self.keys: dict[object, Any] = {}
+        self.ones: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        """The entries of the small sections set to 1 last time."""
+
+
+def _same(kept: object, now: object) -> bool:
+    """Whether a part is unchanged: the very same object, or equal to it."""
+    return kept is now or (kept is not None and kept == now)
 
 
 def main(argv: list[str] | None = None) -> int:

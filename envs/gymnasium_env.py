@@ -1,10 +1,19 @@
 """Kutná Hora as a single-agent Gymnasium environment: the agent plays one seat, bots play the others.
 
-The agent's seat is ``seat`` (default 0); the other seats are played by opponents named in
-``opponents`` (one name for all, or one per other seat in turn order): ``random``, ``greedy``, ``mcts``
-(``mcts:100`` for 100 iterations a decision), or any bot of :data:`kutnahora.clients.bots.BOTS` (see
-:mod:`kutnahora.envs.opponents`). ``step`` applies the
-agent's decision, then lets the opponents decide until the agent owes the next decision or the game ends.
+The agent's seat is ``seat`` (default 0); the other seats are played by ``opponents`` (one for all, or one
+per other seat in turn order). An opponent is a bot's name (``random``, ``greedy``, ``mcts``, ``mcts:100``
+for 100 iterations a decision, or any bot of :data:`kutnahora.clients.bots.BOTS`), or a **policy**: a
+callable ``policy(observation, action_mask) -> action id``, or an object with Stable-Baselines3's
+``predict(observation, action_masks=mask)`` (a MaskablePPO model, live or loaded from a file). A policy
+sees its own seat's observation vector, in this environment's form, and the mask of its legal ids, exactly
+as the agent does; so the agent's own policy, or a frozen copy of it, can play the other seats
+(self-play). :meth:`KutnaHoraEnv.set_opponents` changes the opponents between episodes (see
+:mod:`kutnahora.envs.opponents`). ``step`` applies the agent's decision, then lets the opponents decide until
+the agent owes the next decision or the game ends.
+
+``normalized=True`` gives observations in the normalised form of
+:meth:`~kutnahora.envs.encoding.ObservationLayout.encode` (every entry in [0, 1], or [−1, 1] where signed);
+the default is the game's own numbers. The declared ``Box`` bounds are those of the form chosen.
 
 Observations are a dict like PettingZoo's: ``observation`` (the seat's
 :class:`~kutnahora.envs.encoding.ObservationLayout` vector) and ``action_mask`` (the legal ids of
@@ -37,8 +46,8 @@ from gymnasium import spaces
 from kutnahora.engine import GameOptions, GameState, Observer, apply, new_game
 from kutnahora.engine.components import ComponentSet
 from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import HIGH, LOW, ObservationLayout
-from kutnahora.envs.opponents import Opponent, make_opponent
+from kutnahora.envs.encoding import ObservationLayout
+from kutnahora.envs.opponents import Opponent, OpponentSpec, make_opponent
 from kutnahora.envs.outcome import position_text, returns
 
 Observation = dict[str, npt.NDArray[Any]]
@@ -53,11 +62,12 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         self,
         players: int = 4,
         seat: int = 0,
-        opponents: str | Sequence[str] = "random",
+        opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
         events: bool = False,
         components: ComponentSet | None = None,
         illegal_action: Literal["lose", "raise"] = "lose",
         render_mode: str | None = None,
+        normalized: bool = False,
     ) -> None:
         if players not in (2, 3, 4):
             raise ValueError(f"Kutná Hora is played by 2, 3 or 4 players, not {players}")
@@ -67,32 +77,28 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', not {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        names = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
-        if len(names) != players - 1:
-            raise ValueError(
-                f"give one opponent name, or {players - 1} (one per other seat), not {len(names)}"
-            )
         self.layout = ObservationLayout(components)
         self.space = ActionSpace(self.layout.components)
         self.options = GameOptions(players=players, events=events)
         self.seat = seat
-        self.opponent_names = names
+        self.normalized = normalized
         self._others = [s for s in range(players) if s != seat]
-        self.opponents: dict[int, Opponent] = {
-            s: make_opponent(name) for s, name in zip(self._others, names, strict=True)
-        }
+        self.state: GameState | None = None
+        self.opponent_specs: list[OpponentSpec] = []
+        self.opponents: dict[int, Opponent] = {}
+        self.set_opponents(opponents)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
+        low, high = self.layout.bounds(normalized)
         self.observation_space = spaces.Dict(  # type: ignore[assignment]
             {
-                "observation": spaces.Box(LOW, HIGH, (self.layout.size,), np.float32),
+                "observation": spaces.Box(low, high, dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8),
             }
         )
         self.action_space = spaces.Discrete(self.space.size)
         self._seeds = random.Random()
         self._observer = Observer()
-        self.state: GameState | None = None
         self._ids: list[int] = []
         self._ended = False
 
@@ -104,8 +110,8 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
             self._seeds = random.Random(seed)
         self.state = new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
         self.opponents = {
-            s: make_opponent(name, self._seeds.getrandbits(63))
-            for s, name in zip(self._others, self.opponent_names, strict=True)
+            s: self._opponent(spec, self._seeds.getrandbits(63))
+            for s, spec in zip(self._others, self.opponent_specs, strict=True)
         }
         for s, opponent in self.opponents.items():
             opponent.start(self.state, s)
@@ -135,6 +141,31 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         self._ended = state.over
         return self._observation(), reward, state.over, False, self._info()
 
+    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
+        """The players of the other seats from the next :meth:`reset` on: one for all, or one per seat.
+
+        A game under way goes on with the opponents it began with.
+
+        Each is a bot's name, a policy (a callable ``(observation, mask) -> id``, or an object with
+        ``predict(observation, action_masks=mask)``), or an :class:`~kutnahora.envs.opponents.Opponent`.
+        A policy object is used as it is, not copied: pass a frozen copy to play against a past self.
+        """
+        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            specs: list[OpponentSpec] = [opponents] * len(self._others)
+        else:
+            specs = list(opponents)
+        if len(specs) != len(self._others):
+            raise ValueError(
+                f"give one opponent, or {len(self._others)} (one per other seat), not {len(specs)}"
+            )
+        made = {s: self._opponent(spec) for s, spec in zip(self._others, specs, strict=True)}  # checks them
+        if self.state is None:
+            self.opponents = made
+        self.opponent_specs = specs
+
+    def _opponent(self, spec: OpponentSpec, seed: int | None = None) -> Opponent:
+        return make_opponent(spec, seed, self.layout, self.space, self.normalized)
+
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The legal-action mask of the agent's pending decision (zeros once the game is over)."""
         mask = np.zeros(self.space.size, dtype=np.int8)
@@ -161,7 +192,9 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
 
     def _observation(self) -> Observation:
         return {
-            "observation": self.layout.encode(self._observer.observe(self._game(), self.seat)),
+            "observation": self.layout.encode(
+                self._observer.observe(self._game(), self.seat), self.normalized
+            ),
             "action_mask": self.action_masks(),
         }
 

@@ -7,11 +7,14 @@ Importing this module registers ``python_kutna_hora``::
     game = pyspiel.load_game("python_kutna_hora(players=3,events=True,seed=7)")
 
 Parameters: ``players`` (2–4, default 4), ``events`` (use event cards with 3 or 4 players; 2 players
-always do), ``seed`` (the seed of the sequence of games this game object deals). An initial state deals
-its game, from the next seed of the sequence, when it is first used; a clone never deals. pyspiel's C++
-side makes and observes an initial state whenever it needs a tensor's size, which deals a game too, so
-a game string reproduces its sequence of games for the same sequence of calls. (The state's own
-``observation_tensor`` and ``information_state_tensor`` are written in Python and skip that.)
+always do), ``seed`` (the seed of the sequence of games this game object deals), ``normalized`` (the
+tensors in the normalised form of :meth:`~kutnahora.envs.encoding.ObservationLayout.encode`, every entry
+in [0, 1] or [−1, 1]; default false, the game's own numbers). An initial state deals its game, from the
+next seed of the sequence, when it is first used; a clone never deals. The game's shape and size queries
+(``observation_tensor_shape``, ``observation_tensor_size``, ``information_state_tensor_shape``,
+``information_state_tensor_size``) are answered from the layout, without making a state, so asking them
+never changes which games are dealt. (pyspiel's own C++ versions of them make and observe an initial
+state; only C++ code that asks them itself still does that.)
 
 **Sampled stochastic.** The engine draws its own randomness (the setup, the mine tiles, the town hall's
 refills, the events) from a seeded generator inside the state while it applies a decision; it never poses
@@ -26,7 +29,9 @@ included). Actions are the ids of :class:`~kutnahora.envs.actions.ActionSpace`; 
 ids of the decision's options, in ascending order.
 
 **Observations.** ``observation_tensor`` is the seat's :class:`~kutnahora.envs.encoding.ObservationLayout`
-vector and ``observation_string`` the seat's :class:`~kutnahora.engine.Observation` written out; with
+vector and ``observation_string`` the seat's view as readable text, in the manner of ``str(state)``
+(:func:`kutnahora.envs.outcome.observation_text`: round and phase, every seat's score, groschen and
+reputation, the seat's own hand, the pending decision and, to the seat that owes it, its options); with
 public information only (``IIGObservationType(private_info=NONE)``), the spectator's view, seats relative
 to seat 0. ``information_state_string`` is the seat's observation string, the mine tiles it has been
 shown, and every action taken so far (the options chosen in this game are all public, and every seat sees
@@ -52,6 +57,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyspiel
 
 from kutnahora.engine import (
@@ -70,7 +76,7 @@ from kutnahora.engine import (
 from kutnahora.engine.options import DecisionKind
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.outcome import position_text, returns
+from kutnahora.envs.outcome import observation_text, position_text, returns
 
 SHORT_NAME = "python_kutna_hora"
 DECISIONS_PER_CARD = 16
@@ -91,7 +97,7 @@ GAME_TYPE = pyspiel.GameType(
     provides_observation_string=True,
     provides_observation_tensor=True,
     provides_factored_observation_string=False,
-    parameter_specification={"players": 4, "events": False, "seed": 0},
+    parameter_specification={"players": 4, "events": False, "seed": 0, "normalized": False},
 )
 
 
@@ -114,6 +120,7 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         self.space = ActionSpace(self.layout.components)
         self.options = GameOptions(players=players, events=bool(params.get("events", False)))
         self._seeds = random.Random(int(params.get("seed", 0)))
+        self.normalized = bool(params.get("normalized", False))
         self.observer = Observer()
         """Observes this game's states, rebuilding only the parts of a view that changed."""
         info = pyspiel.GameInfo(
@@ -130,6 +137,22 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         self.information_observer = KutnaHoraObserver(
             self, pyspiel.IIGObservationType(perfect_recall=True), None
         )
+
+    def observation_tensor_shape(self) -> list[int]:
+        """The observation tensor's shape, from the layout (no state is made, no game dealt)."""
+        return [self.layout.size]
+
+    def observation_tensor_size(self) -> int:
+        """The observation tensor's length, from the layout."""
+        return self.layout.size
+
+    def information_state_tensor_shape(self) -> list[int]:
+        """The information-state tensor's shape: the observation and the mine tiles shown."""
+        return [self.layout.size + self.layout.mine_tiles]
+
+    def information_state_tensor_size(self) -> int:
+        """The information-state tensor's length."""
+        return self.layout.size + self.layout.mine_tiles
 
     def new_initial_state(self) -> KutnaHoraState:
         """A new game, set up from the next seed when it is first used."""
@@ -300,8 +323,7 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         if not 0 <= seat < self.game.num_players():
             raise ValueError(f"player must be 0..{self.game.num_players() - 1}, not {seat}")
         observer.set_from(self, seat)
-        values: list[float] = observer.tensor.tolist()
-        return values
+        return _as_list(observer.tensor)
 
     def __str__(self) -> str:
         return position_text(self.engine)
@@ -328,6 +350,7 @@ class KutnaHoraObserver:
             raise ValueError("a Kutná Hora observation always includes the public information")
         self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.layout = game.layout
+        self.normalized = game.normalized
         tiles = game.layout.mine_tiles
         size = self.layout.size + (tiles if self.perfect_recall else 0)
         self.tensor = np.zeros(size, np.float32)
@@ -338,7 +361,7 @@ class KutnaHoraObserver:
     def set_from(self, state: KutnaHoraState, player: int) -> None:
         """Write ``player``'s view of ``state`` into :attr:`tensor`."""
         observation = state.play.view(player if self.private else None)
-        self.tensor[: self.layout.size] = self.layout.encode(observation)
+        self.layout.encode(observation, self.normalized, self.dict["observation"])
         if self.perfect_recall:
             shown = self.dict["shown"]
             shown.fill(0.0)
@@ -347,11 +370,24 @@ class KutnaHoraObserver:
 
     def string_from(self, state: KutnaHoraState, player: int) -> str:
         """``player``'s view of ``state`` as text (with the history, for an information state)."""
-        observation = repr(state.play.view(player if self.private else None))
+        observation = observation_text(state.play.view(player if self.private else None))
         if not self.perfect_recall:
             return observation
         shown = sorted(state.play.shown[player]) if self.private else []
         return f"{observation}\nshown {shown}\nactions {state.play.actions}"
+
+
+def _as_list(tensor: npt.NDArray[np.float32]) -> list[float]:
+    """The tensor as a list of floats, as pyspiel gives tensors.
+
+    Built from its nonzero entries: most of an observation is zeros, and ``tolist`` makes a float object for
+    every entry, which costs more than the observation itself.
+    """
+    values = [0.0] * tensor.size
+    nonzero = np.flatnonzero(tensor)
+    for index, value in zip(nonzero.tolist(), tensor[nonzero].tolist(), strict=True):
+        values[index] = value
+    return values
 
 
 def make_game(params: dict[str, Any] | None = None) -> KutnaHoraGame:
@@ -363,7 +399,7 @@ def make_game(params: dict[str, Any] | None = None) -> KutnaHoraGame:
     unknown = sorted(set(params) - set(GAME_TYPE.parameter_specification))
     if unknown:
         raise ValueError(
-            f"unknown parameter {', '.join(unknown)}; the parameters are players, events and seed"
+            f"unknown parameter {', '.join(unknown)}; the parameters are players, events, seed and normalized"
         )
     return KutnaHoraGame(params)
 

@@ -8,6 +8,14 @@ the engine's observation with the server's own presenter
 (:func:`kutnahora.server.presenter.observation_to_wire`) and gives the bot the component set as the
 server's ``GetComponents`` would. The bot's answer is an index into the listed options, which are the
 engine's options in the same order.
+
+A **policy** plays a seat the way a learning agent does: from that seat's observation vector
+(:class:`~kutnahora.envs.encoding.ObservationLayout`, raw or normalised as the environment gives it) and the
+mask of its legal action ids (:class:`~kutnahora.envs.actions.ActionSpace`). :class:`PolicyOpponent` accepts
+a callable ``policy(observation, action_mask) -> action id`` or an object with Stable-Baselines3's
+``predict(observation, action_masks=mask)`` (which returns the action, or the action and a recurrent
+state); an id outside the mask is refused with ``ValueError``. An object with ``start`` and ``choose`` is
+taken as an :class:`Opponent` itself.
 """
 
 from __future__ import annotations
@@ -15,17 +23,23 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
-from collections.abc import Awaitable
-from typing import ClassVar, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
 
 from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, GameInfo, to_answer
-from kutnahora.engine import RULES_VERSION, GameState, Option, legal, observe
+from kutnahora.engine import RULES_VERSION, GameState, Observer, Option, legal, observe
 from kutnahora.engine.components import ComponentSet
+from kutnahora.envs.actions import ActionSpace
+from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.server.presenter import components_to_wire, observation_to_wire
 from kutnahora.v1 import components_pb2, game_pb2
 
 
+@runtime_checkable
 class Opponent(Protocol):
     """A player of one seat that the environment asks for decisions."""
 
@@ -35,6 +49,59 @@ class Opponent(Protocol):
     def choose(self, state: GameState, seat: int) -> Option:
         """One of the legal options of the decision ``seat`` owes in ``state``."""
         ...
+
+
+@runtime_checkable
+class Predictor(Protocol):
+    """A policy object in Stable-Baselines3's manner (``MaskablePPO`` and its loaded copies)."""
+
+    def predict(self, observation: Any, *args: Any, **kwargs: Any) -> Any:
+        """The action for an observation (with ``action_masks=``), or the action and a recurrent state."""
+        ...
+
+
+Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], Any] | Predictor
+"""A policy: a callable ``(observation, action_mask) -> action id``, or an object with ``predict``."""
+OpponentSpec = str | Policy | Opponent
+"""What may play a seat: a bot's name, a policy, or an :class:`Opponent`."""
+
+
+class PolicyOpponent:
+    """A policy playing a seat from that seat's observation vector and legal-action mask."""
+
+    def __init__(
+        self, policy: Policy, layout: ObservationLayout, space: ActionSpace, normalized: bool = False
+    ) -> None:
+        self.policy = policy
+        self.layout = layout
+        self.space = space
+        self.normalized = normalized
+        self._observer = Observer()
+
+    def start(self, state: GameState, seat: int) -> None:
+        """Nothing to prepare: a policy sees each position afresh."""
+
+    def choose(self, state: GameState, seat: int) -> Option:
+        """The option whose id the policy chooses; ``ValueError`` for an id that is not legal."""
+        pending = state.pending
+        if pending is None or pending.seat != seat:
+            raise ValueError(f"seat {seat} owes no decision")
+        vector = self.layout.encode(self._observer.observe(state, seat), self.normalized)
+        ids = self.space.ids(pending.options)
+        mask = np.zeros(self.space.size, dtype=np.int8)
+        mask[ids] = 1
+        if isinstance(self.policy, Predictor):
+            answer = self.policy.predict(vector, action_masks=mask, deterministic=True)
+            action = answer[0] if isinstance(answer, tuple) else answer
+        else:
+            action = self.policy(vector, mask)
+        try:
+            chosen = int(np.asarray(action).reshape(-1)[0])
+        except (TypeError, ValueError, IndexError):
+            raise ValueError(f"the policy of seat {seat} answered {action!r}, not an action id") from None
+        if not 0 <= chosen < self.space.size or not mask[chosen]:
+            raise ValueError(f"the policy of seat {seat} chose {self.space.refusal(chosen, pending)}")
+        return pending.options[ids.index(chosen)]
 
 
 class RandomOpponent:
@@ -93,8 +160,26 @@ OPPONENTS: tuple[str, ...] = tuple(sorted({"random", *BOTS}))
 """The opponents by name (a search bot's name may carry its budget: ``mcts:200``, ``mcts:500ms``)."""
 
 
-def make_opponent(name: str, seed: int | None = None) -> Opponent:
-    """An opponent by name: ``random``, or any bot :func:`kutnahora.clients.bots.make_bot` knows."""
+def make_opponent(
+    name: OpponentSpec,
+    seed: int | None = None,
+    layout: ObservationLayout | None = None,
+    space: ActionSpace | None = None,
+    normalized: bool = False,
+) -> Opponent:
+    """An opponent: by name (``random``, or any bot :func:`kutnahora.clients.bots.make_bot` knows), for a
+    policy (observing with ``layout`` and ``space``, in the raw or normalised form), or an
+    :class:`Opponent` as it is."""
+    if not isinstance(name, str):
+        if isinstance(name, Opponent):
+            return name
+        if isinstance(name, Predictor) or callable(name):
+            layout = layout or ObservationLayout()
+            return PolicyOpponent(name, layout, space or ActionSpace(layout.components), normalized)
+        raise TypeError(
+            f"an opponent is a bot's name, a callable (observation, action_mask) -> action id, an object "
+            f"with predict(observation, action_masks=...), or an Opponent; not {type(name).__name__}"
+        )
     if name == "random":
         return RandomOpponent(seed)
     if not is_bot(name):

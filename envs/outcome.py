@@ -1,4 +1,4 @@
-"""What a finished game is worth to each seat, and a short text of a position, shared by the adapters.
+"""What a finished game is worth to each seat, and short texts of a position and of a seat's view of it.
 
 **Returns.** Every adapter pays the same terminal return: each seat compares itself with every other seat
 by the rules' order (most points, then most groschen; docs/rules.md#r13) and scores +1 for each seat it beats
@@ -9,7 +9,7 @@ in [−1, 1]. There is no reward before the end.
 
 from __future__ import annotations
 
-from kutnahora.engine import GameState, legal
+from kutnahora.engine import GameState, Observation, legal, option_text
 from kutnahora.engine.text import describe_option
 
 
@@ -42,4 +42,33 @@ def position_text(state: GameState) -> str:
     else:
         lines.append(f"seat {pending.seat} decides {pending.kind.value}:")
         lines.extend(f"  {describe_option(state, pending.kind, o)}" for o in legal(state))
+    return "\n".join(lines)
+
+
+def observation_text(view: Observation) -> str:
+    """A seat's (or a spectator's) view as a few lines, in the manner of :func:`position_text`.
+
+    Only what the view holds is written: round and phase, every seat's points, groschen and reputation,
+    the viewer's hand, the mine tiles it is choosing from, and the pending decision, with its options
+    when the viewer owes it.
+    """
+    who = "spectator" if view.viewer is None else f"seat {view.viewer}"
+    lines = [
+        f"{who} sees round {view.round} of {view.rounds}, {view.phase}, decision {view.version}",
+        "  ".join(
+            f"seat {p.seat}: {p.points} points, {p.groschen} groschen, reputation {p.reputation}"
+            for p in view.players
+        ),
+    ]
+    if view.viewer is not None:
+        own = view.players[view.viewer]
+        lines.append(f"hand: cards {', '.join(map(str, own.hand)) or 'none'}")
+        if view.drawn:
+            lines.append(f"mine tiles to choose from: {', '.join(map(str, view.drawn))}")
+    pending = view.pending
+    if pending is None:
+        lines.append(f"game over; scores {', '.join(map(str, view.scores))}")
+    else:
+        lines.append(f"seat {pending.seat} decides {pending.kind.value}" + (":" if pending.options else ""))
+        lines.extend(f"  {option_text(o)}" for o in pending.options)
     return "\n".join(lines)

@@ -11,6 +11,17 @@ that is not legal raises ``ValueError`` naming the decision and leaves the game 
 ``reset(seed=s)`` starts the engine's game from a seed drawn from ``s``, so equal seeds give equal games;
 later resets without a seed continue that sequence.
 
+``normalized=True`` gives every observation in the normalised form of
+:meth:`~kutnahora.envs.encoding.ObservationLayout.encode` (each number divided by its section's documented
+scale and clipped, so every entry lies in [0, 1], or [−1, 1] for the signed ones); the default is the game's
+own numbers. The declared ``Box`` bounds are those of the form chosen.
+
+``state()`` is the global state of PettingZoo's API, for a centralised critic: the observation vectors of
+every seat, seat 0 first, each in the form chosen (``state_space`` declares it). It holds **hidden
+information**: each seat's private parts (the mine tiles it is choosing from, the tile it places, what it
+discarded), which no single seat may see; it never holds what no seat sees (stack orders, face-down
+events). The engine's own state of the game is :attr:`raw_env.engine`.
+
     from kutnahora.envs.pettingzoo_env import env
     game = env(players=3)
     game.reset(seed=1)
@@ -35,7 +46,7 @@ from pettingzoo.utils import wrappers
 from kutnahora.engine import GameOptions, GameState, Observer, apply, new_game
 from kutnahora.engine.components import ComponentSet
 from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import HIGH, LOW, ObservationLayout
+from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.outcome import position_text, returns
 
 
@@ -54,6 +65,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         events: bool = False,
         components: ComponentSet | None = None,
         render_mode: str | None = None,
+        normalized: bool = False,
     ) -> None:
         super().__init__()
         if players not in (2, 3, 4):
@@ -64,19 +76,25 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         self.space = ActionSpace(self.layout.components)
         self.options = GameOptions(players=players, events=events)
         self.render_mode = render_mode
+        self.normalized = normalized
         self.possible_agents = [f"seat_{seat}" for seat in range(players)]
         self.agents = self.possible_agents[:]
+        low, high = self.layout.bounds(normalized)
+        self.state_space = spaces.Box(np.tile(low, players), np.tile(high, players), dtype=np.float32)
+        """The space of :meth:`state`: every seat's observation vector, seat 0 first."""
         observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(LOW, HIGH, (self.layout.size,), np.float32),
+                "observation": spaces.Box(low, high, dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8),
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
         self.action_spaces = {agent: spaces.Discrete(self.space.size) for agent in self.possible_agents}
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._seeds = random.Random()
         self._observer = Observer()
-        self.state: GameState | None = None
+        self.engine: GameState | None = None
+        """The engine's state of the game being played (None before the first reset)."""
         self._ids: list[int] = []
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -88,7 +106,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._seeds = random.Random(seed)
-        self.state = new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
+        self.engine = new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -106,17 +124,33 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         self.agent_selection = self.possible_agents[pending.seat]
 
     def _game(self) -> GameState:
-        if self.state is None:
+        if self.engine is None:
             raise RuntimeError("call reset() before using the environment")
-        return self.state
+        return self.engine
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         state = self._game()
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         mask = np.zeros(self.space.size, dtype=np.int8)
-        if state.pending is not None and state.pending.seat == seat:
+        pending = state.pending
+        if pending is not None and pending.seat == seat:
             mask[self._ids] = 1
-        return {"observation": self.layout.encode(self._observer.observe(state, seat)), "action_mask": mask}
+        vector = self.layout.encode(self._observer.observe(state, seat), self.normalized)
+        return {"observation": vector, "action_mask": mask}
+
+    def state(self) -> npt.NDArray[np.float32]:
+        """Every seat's observation vector, seat 0 first: a global state holding hidden information.
+
+        Each seat's private parts are in it (see the module's text), so it is for a centralised critic
+        during training, never for a policy that acts.
+        """
+        state = self._game()
+        size = self.layout.size
+        vector = np.empty(size * len(self.possible_agents), dtype=np.float32)
+        for seat in range(len(self.possible_agents)):
+            view = self._observer.observe(state, seat)
+            self.layout.encode(view, self.normalized, vector[seat * size : (seat + 1) * size])
+        return vector
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

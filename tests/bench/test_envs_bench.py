@@ -15,8 +15,7 @@ def test_the_bench_prints_every_target_against_the_engine(
 ) -> None:
     out = tmp_path / "envs.json"
     assert (
-        main(["--players", "2", "--duration", "0.05", "--repeats", "1", "--cpu", "-1", "--json", str(out)])
-        == 0
+        main(["--players", "2", "--duration", "0", "--repeats", "1", "--cpu", "-1", "--json", str(out)]) == 0
     )
     printed = capsys.readouterr().out
     for target in TARGETS:
@@ -24,7 +23,8 @@ def test_the_bench_prints_every_target_against_the_engine(
     figures = json.loads(out.read_text())["figures"]
     assert [f["target"] for f in figures] == list(TARGETS)
     assert all(f["median"] > 0 for f in figures)
-    assert figures[0]["ratio"] == 1.0
+    assert figures[0]["target"] == "engine" and figures[0]["engine_ratio"] == 1.0
+    assert figures[1]["target"] == "engine+observe" and figures[1]["ratio"] == 1.0
 
 
 def test_an_unknown_target_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

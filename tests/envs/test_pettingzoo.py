@@ -46,9 +46,9 @@ def test_a_whole_game_ends_with_zero_sum_returns_for_every_agent() -> None:
     game = raw_env(players=4)
     total = play_to_the_end(game, 3)
     assert game.agents == []
-    assert game.state is not None and game.state.over
+    assert game.engine is not None and game.engine.over
     assert sum(total.values()) == pytest.approx(0.0)
-    points = [(p.points, p.groschen) for p in game.state.players]
+    points = [(p.points, p.groschen) for p in game.engine.players]
     best = max(points)
     for seat, key in enumerate(points):
         if key == best and points.count(best) == 1:
@@ -58,8 +58,8 @@ def test_a_whole_game_ends_with_zero_sum_returns_for_every_agent() -> None:
 def test_only_the_seat_that_owes_the_decision_acts() -> None:
     game = raw_env(players=3)
     game.reset(seed=5)
-    assert game.state is not None and game.state.pending is not None
-    owner = f"seat_{game.state.pending.seat}"
+    assert game.engine is not None and game.engine.pending is not None
+    owner = f"seat_{game.engine.pending.seat}"
     assert game.agent_selection == owner
     for agent in game.possible_agents:
         mask = game.observe(agent)["action_mask"]
@@ -71,16 +71,16 @@ def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
     game.reset(seed=2)
     mask = game.observe(game.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
-    before = game.state.version if game.state else None
+    before = game.engine.version if game.engine else None
     with pytest.raises(ValueError, match="not legal"):
         game.step(illegal)
-    assert game.state is not None and game.state.version == before
+    assert game.engine is not None and game.engine.version == before
 
 
 def test_ansi_rendering_shows_the_decision_and_its_options() -> None:
     game = raw_env(players=2, render_mode="ansi")
     game.reset(seed=4)
     text = game.render()
-    assert text is not None and game.state is not None and game.state.pending is not None
-    assert f"seat {game.state.pending.seat} decides {game.state.pending.kind.value}" in text
-    assert len(text.splitlines()) == 3 + len(game.state.pending.options)
+    assert text is not None and game.engine is not None and game.engine.pending is not None
+    assert f"seat {game.engine.pending.seat} decides {game.engine.pending.kind.value}" in text
+    assert len(text.splitlines()) == 3 + len(game.engine.pending.options)
