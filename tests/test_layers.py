@@ -130,7 +130,7 @@ def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> No
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 
-@pytest.mark.parametrize("folder", ["engine", "server", "clients"])
+@pytest.mark.parametrize("folder", ["engine", "wire", "server", "clients"])
 def test_nothing_below_depends_on_the_environments(folder: str) -> None:
     """The environments are an optional extra: the engine, server and clients run without them."""
     for path, names in imported_roots(folder).items():
@@ -160,6 +160,6 @@ def test_the_web_front_end_uses_only_the_protocol(forbidden: str) -> None:
 
 def test_nothing_below_the_web_front_end_imports_it() -> None:
     """The web front end sits on top: no other layer depends on it."""
-    for folder in ("engine", "server", "clients", "bench"):
+    for folder in ("engine", "wire", "server", "clients", "bench"):
         for path, names in imported_roots(folder).items():
             assert "kutnahora.web" not in names, f"{path} imports the web front end"
