@@ -82,7 +82,8 @@ ENV_SEAT: Final = "KUTNAHORA_SEAT"
 ENV_TOKEN: Final = "KUTNAHORA_TOKEN"
 ENV_TLS: Final = "KUTNAHORA_TLS"
 ENV_CA_CERT: Final = "KUTNAHORA_CA_CERT"
-"""Environment variables through which a runner hands a seat to an external bot (see README)."""
+"""Environment variables through which a runner hands a seat to an external bot (see
+docs/bots.md#write-a-bot-in-any-language)."""
 
 # A dropped connection shows as one of these; the play loop reopens its stream after them.
 RETRYABLE_CODES: Final = frozenset(
@@ -765,3 +766,148 @@ class _PlaySession:
         if reason in (game_pb2.REJECT_REASON_NOT_YOUR_TURN, game_pb2.REJECT_REASON_GAME_NOT_ACTIVE):
             return  # the server will say when this seat owes a decision again, or that the game ended
         raise ClientError(f"the server refused the bot's decision: {rejected.message}")
+
+
+# --- The arena: accounts, seeking rated games, leaderboards --------------------------------------------
+
+# Imported here, beside the code that uses them, so that this section stays one block.
+from collections.abc import Callable  # noqa: E402
+
+from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc  # noqa: E402
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaSeat:
+    """A seat the arena matched a bot into: the game server to play on and the seat's credentials."""
+
+    pool: str
+    server_address: str
+    seat: SeatCredentials
+    seat_names: tuple[str, ...]
+
+
+class ArenaClient:
+    """A connection to a Kutná Hora arena (``kutnahora-arena``): register, seek games, read ratings.
+
+    Calls that act for a bot take its API key, sent as ``authorization: Bearer <key>``; keep it out of
+    logs. A matched seat is played with a :class:`Client` connected to ``ArenaSeat.server_address``.
+    """
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self._channel = grpc.aio.insecure_channel(address, options=channel_options())
+        module: Any = arena_service_pb2_grpc  # the generated stubs are untyped
+        self._arena: Any = module.ArenaServiceStub(self._channel)
+
+    @classmethod
+    async def connect(cls, address: str, *, timeout: float = 5.0) -> ArenaClient:
+        """Open a connection and wait until the arena answers; :class:`ConnectError` if it does not."""
+        client = cls(address)
+        try:
+            await asyncio.wait_for(client._channel.channel_ready(), timeout)
+        except TimeoutError:
+            await client.close()
+            raise ConnectError(
+                f"cannot connect to the arena at {address} (no answer within {timeout:g} s)."
+            ) from None
+        return client
+
+    async def close(self) -> None:
+        """Close the connection; an open Seek ends, withdrawing its ticket."""
+        await self._channel.close(grace=None)
+
+    async def __aenter__(self) -> ArenaClient:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    @staticmethod
+    def _auth(secret: str) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {secret}"),)
+
+    async def register_bot(self, name: str, *, admin_token: str | None = None) -> str:
+        """Register a bot and return its API key (shown only this once)."""
+        metadata = self._auth(admin_token) if admin_token else ()
+        response = await Client._call(
+            self._arena.RegisterBot(arena_service_pb2.RegisterBotRequest(name=name), metadata=metadata),
+            f"registering bot {name!r}",
+            arena_service_pb2.RegisterBotResponse,
+        )
+        return str(response.api_key)
+
+    async def rotate_key(self, api_key: str) -> str:
+        """Replace the bot's key; returns the new one (the old one stops working)."""
+        response = await Client._call(
+            self._arena.RotateKey(arena_service_pb2.RotateKeyRequest(), metadata=self._auth(api_key)),
+            "rotating the API key",
+            arena_service_pb2.RotateKeyResponse,
+        )
+        return str(response.api_key)
+
+    async def revoke_key(self, secret: str, name: str = "") -> None:
+        """Revoke the key ``secret`` (a bot's own), or with the admin token as ``secret`` the named bot's."""
+        await Client._call(
+            self._arena.RevokeKey(arena_service_pb2.RevokeKeyRequest(name=name), metadata=self._auth(secret)),
+            "revoking an API key",
+            arena_service_pb2.RevokeKeyResponse,
+        )
+
+    async def seek_updates(self, api_key: str, pool: str) -> AsyncIterator[arena_service_pb2.SeekResponse]:
+        """The messages of a Seek stream (``kutnahora.v1.SeekResponse``); closing it withdraws the ticket."""
+        call = self._arena.Seek(arena_service_pb2.SeekRequest(pool=pool), metadata=self._auth(api_key))
+        try:
+            async for message in call:
+                yield message
+        except grpc.aio.AioRpcError as error:
+            raise rpc_error(error, f"seeking a game in pool {pool!r}") from None
+        finally:
+            call.cancel()
+
+    async def seek(
+        self,
+        api_key: str,
+        pool: str,
+        on_waiting: Callable[[arena_service_pb2.SeekWaiting], None] | None = None,
+    ) -> ArenaSeat:
+        """Seek a game in ``pool`` until matched; ``on_waiting(SeekWaiting)`` hears each status message."""
+        async for message in self.seek_updates(api_key, pool):
+            if message.HasField("matched"):
+                matched = message.matched
+                credentials = SeatCredentials(matched.game_id, matched.seat, matched.seat_token)
+                return ArenaSeat(matched.pool, matched.server_address, credentials, tuple(matched.seat_names))
+            if on_waiting is not None:
+                on_waiting(message.waiting)
+        raise ClientError(
+            f"seeking a game in pool {pool!r} failed: the arena ended the stream without a match."
+        )
+
+    async def pools(self) -> list[arena_service_pb2.Pool]:
+        """The arena's pools (``kutnahora.v1.Pool``)."""
+        response = await Client._call(
+            self._arena.ListPools(arena_service_pb2.ListPoolsRequest()),
+            "listing the pools",
+            arena_service_pb2.ListPoolsResponse,
+        )
+        return list(response.pools)
+
+    async def leaderboard(
+        self, pool: str, page: int = 0, page_size: int = 50
+    ) -> arena_service_pb2.GetLeaderboardResponse:
+        """One page of a pool's leaderboard (``kutnahora.v1.GetLeaderboardResponse``)."""
+        request = arena_service_pb2.GetLeaderboardRequest(pool=pool, page=page, page_size=page_size)
+        return await Client._call(
+            self._arena.GetLeaderboard(request),
+            f"reading the leaderboard of pool {pool!r}",
+            arena_service_pb2.GetLeaderboardResponse,
+        )
+
+    async def bot_profile(self, name: str) -> arena_service_pb2.GetBotProfileResponse:
+        """A bot's ratings, history and recent games (``kutnahora.v1.GetBotProfileResponse``)."""
+        return await Client._call(
+            self._arena.GetBotProfile(arena_service_pb2.GetBotProfileRequest(name=name)),
+            f"reading the profile of bot {name!r}",
+            arena_service_pb2.GetBotProfileResponse,
+        )

@@ -2,7 +2,7 @@
 
 The tile in use is turned as its action begins, so a guild building built during tile 8's free Building
 action flips the next tile, not the one being resolved. A tile's middle effect may be declined (its
-decision lists a skip); the reputation loss of tiles 3 and 5 may not (RULINGS 12).
+decision lists a skip); the reputation loss of tiles 3 and 5 may not (docs/rules.md#r12).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from kutnahora.engine.town import removable_rows, remove_house
 REPUTATION_AFTER_LAST_TILE = 2
 HOUSE_PRODUCTION_BONUS = 2
 REPUTATION_LOSS = {BarbaraEffect.HOUSE_FOR_PRODUCTION: 1, BarbaraEffect.DOUBLE_INCOME: 2}
-"""The tiles whose reputation loss cannot be declined (RULINGS 12)."""
+"""The tiles whose reputation loss cannot be declined (docs/rules.md#r12)."""
 
 
 def st_barbara_feasible(state: GameState, seat: int) -> bool:

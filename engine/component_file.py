@@ -2,7 +2,7 @@
 
 The default data set ships as ``engine/data/components.json`` (written by ``scripts/make_components.py``).
 :func:`load_components` parses a file into the frozen dataclasses of :mod:`kutnahora.engine.components` and
-checks every count and structure that ``RULINGS.md · Facts the component data must keep`` states, the rulings
+checks every count and structure that ``docs/rules.md#component-facts`` states, the readings
 that the data carries (action-card pairs, town-hall costs, rounds, St. Barbara tiles), and the conventions the
 rules engine relies on (ids equal to positions, building order, effect shapes, price monotonicity, board
 geometry). A file that breaks any of them raises :class:`ComponentError` naming the component and the field,
@@ -82,7 +82,7 @@ FORMAT_VERSION = 1
 DEFAULT_PACKAGE = "kutnahora.engine"
 DEFAULT_RESOURCE = ("data", "components.json")
 
-# --- Facts the component data must keep (RULINGS.md), and the rulings the data carries -------------------
+# --- Facts the component data must keep (docs/rules.md#component-facts), and the readings the data carries
 
 GUILD_BUILDINGS_PER_GUILD = 4
 PUBLIC_BUILDINGS_PER_COLOR = 3
@@ -113,7 +113,7 @@ PATRICIANS_PER_COLOR = 3
 MINE_ROW_SCORING = ((0, (2, 1, 0)), (6, (3, 2, 1)), (10, (5, 3, 2)))
 ACTION_CARD_COUNT = 6
 SINGLE_ACTIONS = frozenset({Action.ST_BARBARA, Action.JOKER})  # on one card; every other action on two
-RULE_CONSTANTS = {  # field -> required value (rulings 5 and 9; player boards)
+RULE_CONSTANTS = {  # field -> required value (docs/rules.md#r5 and docs/rules.md#r9; player boards)
     "starting_miners_in_pool": 1,
     "miners_per_player": 9,
     "miner_pool_size": 2,

@@ -13,7 +13,7 @@ choosing it commits the seat to paying, now or in the decisions that follow it w
 * a building costs its wood at today's wood price; it is paid when the tile is placed, so the tile
   and every square offered for it show the same cost.
 
-A reputation loss past the bottom of the track is paid in points instead, 2 a step (RULINGS 10). The
+A reputation loss past the bottom of the track is paid in points instead, 2 a step (docs/rules.md#r10). The
 free actions of St. Barbara cost nothing. Other options cost nothing.
 """
 

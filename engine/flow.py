@@ -62,7 +62,7 @@ _FEASIBLE: dict[Action, Callable[[GameState, int], bool]] = {
 
 
 def action_feasible(state: GameState, seat: int, action: Action) -> bool:
-    """Whether playing ``action`` (not free) can have an effect now (RULINGS 4)."""
+    """Whether playing ``action`` (not free) can have an effect now (docs/rules.md#r4)."""
     return _FEASIBLE[action](state, seat)
 
 
@@ -128,7 +128,7 @@ def _card_table(components: ComponentSet) -> tuple[CardHalves, bool]:
 
 
 def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
-    """Every card half that can have effect, then every card for no effect (RULINGS 3)."""
+    """Every card half that can have effect, then every card for no effect (docs/rules.md#r3)."""
     hand = state.players[seat].hand
     feasible: dict[Action, bool] = {}
     options: list[Option] = []

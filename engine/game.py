@@ -133,7 +133,7 @@ def result(state: GameState) -> GameResult | None:
 def replay(
     options: GameOptions, seed: int, decisions: Iterable[Option], components: ComponentSet | None = None
 ) -> GameState:
-    """Rebuild a game from its options, seed and decisions (RULINGS 14)."""
+    """Rebuild a game from its options, seed and decisions (docs/rules.md#r14)."""
     state = new_game(options, seed, components)
     for option in decisions:
         apply(state, option)

@@ -212,7 +212,7 @@ def step_technology(state: GameState, step: Step, events: list[Event]) -> None:
     state.technology_taken += 1
     level = state.technology_taken
     if player.miners_pool + player.miners_reserve == 0:
-        # RULINGS 4: the tile needs no miner, since it may always be removed from the game instead
+        # docs/rules.md#r4: the tile needs no miner, since it may always be removed from the game instead
         events.append(
             Event(
                 "technology",

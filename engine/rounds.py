@@ -55,7 +55,7 @@ def reputation_penalty(state: GameState) -> int:
 
 
 def step_tax(state: GameState, step: Step, events: list[Event]) -> None:
-    """Pay the tax or lose reputation; a seat that cannot pay loses reputation (RULINGS 9)."""
+    """Pay the tax or lose reputation; a seat that cannot pay loses reputation (docs/rules.md#r9)."""
     seat = step.seat
     due = tax_due(state, seat)
     if state.players[seat].groschen >= due:
@@ -75,7 +75,7 @@ def resolve_tax(state: GameState, seat: int, option: Option, events: list[Event]
 
 
 def step_patrician_scoring(state: GameState, step: Step, events: list[Event]) -> None:
-    """Patricians on the council score in each of the final three rounds (RULINGS 8)."""
+    """Patricians on the council score in each of the final three rounds (docs/rules.md#r8)."""
     if state.round > rounds_in_game(state) - 3:
         score_patricians(state, events)
 
@@ -103,7 +103,7 @@ def step_next_round(state: GameState, step: Step, events: list[Event]) -> None:
 
 
 def red_arrival(state: GameState, events: list[Event]) -> None:
-    """Shuffle the red-patrician buildings and put one at the end of each town-hall row (RULINGS 7)."""
+    """Shuffle the red-patrician buildings and put one at the end of each town-hall row (docs/rules.md#r7)."""
     tiles = list(state.red_stack)
     state.red_stack = []
     state.rng.shuffle(tiles)
@@ -113,7 +113,7 @@ def red_arrival(state: GameState, events: list[Event]) -> None:
 
 
 def reveal_event(state: GameState, events: list[Event]) -> None:
-    """Reveal the round's event; its tax is added at once (RULINGS 11)."""
+    """Reveal the round's event; its tax is added at once (docs/rules.md#r11)."""
     event_id = state.current_event()
     if event_id is None:
         return

@@ -1,6 +1,6 @@
 """Patrician scoring at the end of the final three rounds, and the final scoring.
 
-Rules: 000 · Round End Procedure · 2. Patrician Scoring; 000 · Game End; 000 · Winning; RULINGS 13.
+Rules: 000 · Round End Procedure · 2. Patrician Scoring; 000 · Game End; 000 · Winning; docs/rules.md#r13.
 """
 
 from __future__ import annotations
@@ -113,6 +113,6 @@ def final_scoring(state: GameState, events: list[Event]) -> dict[int, dict[str, 
 
 
 def winners(state: GameState) -> list[int]:
-    """Most points wins, then most groschen; players still tied share the victory (RULINGS 13)."""
+    """Most points wins, then most groschen; players still tied share the victory (docs/rules.md#r13)."""
     best = max((p.points, p.groschen) for p in state.players)
     return [p.seat for p in state.players if (p.points, p.groschen) == best]

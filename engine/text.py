@@ -145,7 +145,7 @@ def describe_cost(cost: Cost) -> str:
 
 
 def why_unavailable(state: GameState, seat: int, action: Action) -> str:
-    """Why a paid ``action`` cannot have effect for ``seat`` now (RULINGS 4), in words for the seat."""
+    """Why a paid ``action`` cannot have effect for ``seat`` now (docs/rules.md#r4), in words for the seat."""
     player = state.players[seat]
     components = state.components
     match action:

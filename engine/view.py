@@ -1,4 +1,4 @@
-"""What one seat, or a spectator, may see of a game (DESIGN · Hidden information).
+"""What one seat, or a spectator, may see of a game (docs/architecture.md#hidden-information).
 
 An :class:`Observation` holds every public fact and the viewer's own private ones, and nothing else:
 never the order of the mine stack or of any town-hall stack below its top tile, never the mine tiles

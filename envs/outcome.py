@@ -1,7 +1,7 @@
 """What a finished game is worth to each seat, and a short text of a position, shared by the adapters.
 
 **Returns.** Every adapter pays the same terminal return: each seat compares itself with every other seat
-by the rules' order (most points, then most groschen; RULINGS 13) and scores +1 for each seat it beats
+by the rules' order (most points, then most groschen; docs/rules.md#r13) and scores +1 for each seat it beats
 and −1 for each seat that beats it, divided by the number of other seats. A sole winner of a four-player
 game gets +1, the last −1, and a seat tied with all others 0. The returns of a game sum to zero and lie
 in [−1, 1]. There is no reward before the end.

@@ -1,8 +1,8 @@
 """Write the default component data file, ``engine/data/components.json``.
 
-The rules texts (``/work/shared/rules``) state the counts and structures of Kutná Hora's components but not
+The rulebook's texts state the counts and structures of Kutná Hora's components but not
 their printed values. This script is the single source of the reconstructed default set: every table below
-keeps the facts listed in ``RULINGS.md · Facts the component data must keep``, and everything beyond them is
+keeps the facts listed in ``docs/rules.md#component-facts``, and everything beyond them is
 a reconstruction, listed group by group in the file's top-level ``"reconstructed"`` object.
 
 The output is deterministic (no randomness, fixed key order, fixed layout), so the committed JSON can be
@@ -36,7 +36,7 @@ ARM_NOTCHES = 6
 
 # ---------------------------------------------------------------------------------------------------------
 # Which groups are reconstructions, and why. Groups not listed here are stated by the rules texts or by
-# RULINGS.md and are kept exactly.
+# docs/rules.md#component-facts and are kept exactly.
 
 RECONSTRUCTED: dict[str, str] = {
     "buildings": "Counts, guilds, colours and stack-bottom tiles are stated; names, dots, wood and plot "
@@ -70,7 +70,7 @@ RECONSTRUCTED: dict[str, str] = {
 }
 
 # ---------------------------------------------------------------------------------------------------------
-# Action cards: RULINGS.md ruling 1.
+# Action cards: docs/rules.md#r1.
 
 ACTION_CARDS: tuple[tuple[int, str, str], ...] = (
     (1, "rights", "income"),

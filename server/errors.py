@@ -40,6 +40,11 @@ class Reason(StrEnum):
     ENGINE_ERROR = "engine_error"
     REBUILD_FAILED = "rebuild_failed"
     SERVER_FAULT = "server_fault"
+    UNKNOWN_POOL = "unknown_pool"
+    TICKET_EXISTS = "ticket_exists"
+    NAME_TAKEN = "name_taken"
+    NAME_INVALID = "name_invalid"
+    KEY_REVOKED = "key_revoked"
 
 
 ECHO_LIMIT = 100

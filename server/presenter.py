@@ -715,6 +715,11 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.ENGINE_ERROR: game_pb2.REJECT_REASON_SERVER_FAULT,
     Reason.REBUILD_FAILED: game_pb2.REJECT_REASON_SERVER_FAULT,
     Reason.SERVER_FAULT: game_pb2.REJECT_REASON_SERVER_FAULT,
+    Reason.UNKNOWN_POOL: game_pb2.REJECT_REASON_UNKNOWN_POOL,
+    Reason.TICKET_EXISTS: game_pb2.REJECT_REASON_TICKET_EXISTS,
+    Reason.NAME_TAKEN: game_pb2.REJECT_REASON_NAME_TAKEN,
+    Reason.NAME_INVALID: game_pb2.REJECT_REASON_NAME_INVALID,
+    Reason.KEY_REVOKED: game_pb2.REJECT_REASON_KEY_REVOKED,
 }
 """Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
 

@@ -1,4 +1,5 @@
-"""Who may import whom (DESIGN · Layers): the engine only the standard library, clients only wire code."""
+"""Who may import whom (docs/architecture.md#layers): the engine only the standard library, clients only
+wire code."""
 
 from __future__ import annotations
 
@@ -45,9 +46,9 @@ def test_the_engine_imports_only_the_standard_library() -> None:
 
 
 SEARCH_BOT = {"clients/bots/mcts.py"}
-"""The search bot's module: it simulates the game with the engine as a library (DESIGN · Layers), but
-still receives its observation and sends its decision over gRPC (reading the observation back into the
-engine's with :mod:`kutnahora.wire`)."""
+"""The search bot's module: it simulates the game with the engine as a library
+(docs/architecture.md#layers), but still receives its observation and sends its decision over gRPC
+(reading the observation back into the engine's with :mod:`kutnahora.wire`)."""
 
 WIRE_USERS = ("server", "clients", "envs", "web", "bench")
 """The folders that may import the codec, :mod:`kutnahora.wire`; the engine and the generated wire code may

@@ -27,6 +27,7 @@ TYPED = [
     "kutnahora/bench",
     "kutnahora/envs",
     "kutnahora/web",
+    "kutnahora/arena",
 ]
 
 

@@ -49,7 +49,7 @@ from kutnahora.clients.render import Names
 from kutnahora.clients.sdk import Client, ClientError, SeatCredentials
 from kutnahora.clients.tournament.results import FORMAT, GameRecord
 from kutnahora.v1 import game_pb2
-from kutnahora.web import replays, seats, wire
+from kutnahora.web import arena_pages, replays, seats, wire
 from kutnahora.web.bots import BotPlayers
 from kutnahora.web.replays import ReplayError, replay_onto
 from kutnahora.web.standings import ResultsError, Tournament, from_records, read
@@ -509,6 +509,7 @@ def create_app(
         Route("/api/games/{game_id}/join", api(join_game), methods=["POST"]),
         Route("/api/games/{game_id}/decide", api(decide), methods=["POST"]),
         Route("/api/games/{game_id}/resign", api(resign), methods=["POST"]),
+        *arena_pages.routes(),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])

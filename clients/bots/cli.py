@@ -6,6 +6,8 @@ Examples::
     kutnahora-bot random --server localhost:50051 --create --players 3          # seat 0; prints the game id
     kutnahora-bot greedy --server localhost:50051 --game 5f0c2a9e --seat 1      # join a waiting game
     kutnahora-bot mcts --iterations 200 --server localhost:50051 --game 5f0c2a9e   # search 200 iterations
+    kutnahora-bot greedy --arena localhost:50061 --register my-bot --key-file my-bot.key  # once
+    kutnahora-bot greedy --arena localhost:50061 --key-file my-bot.key --pool 4 --games 20  # rated games
 
 A runner (such as ``kutnahora-tournament --bot-cmd``) may hand over a seat it has already joined through
 the environment: ``KUTNAHORA_SERVER``, ``KUTNAHORA_GAME_ID``, ``KUTNAHORA_SEAT`` and ``KUTNAHORA_TOKEN``.
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from rich.console import Console
 
 from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.bots.arena import ENV_ARENA_KEY, play_rated, read_key, register
 from kutnahora.clients.bots.mcts import DEFAULT_ITERATIONS, ROLLOUTS, MctsBot
 from kutnahora.clients.sdk import (
     ENV_CA_CERT,
@@ -123,11 +126,57 @@ def build_parser() -> argparse.ArgumentParser:
         "--ca-cert", default=os.environ.get(ENV_CA_CERT) or None, help="PEM file of the CA to trust (TLS)"
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    arena = parser.add_argument_group("rated games in an arena (instead of --game or --create)")
+    arena.add_argument("--arena", help="the arena's address host:port; the arena places the games")
+    arena.add_argument("--key-file", help=f"file holding the bot's arena API key (default: ${ENV_ARENA_KEY})")
+    arena.add_argument(
+        "--register",
+        metavar="NAME",
+        help="register NAME with the arena first and write its key to --key-file",
+    )
+    arena.add_argument(
+        "--pool", default="2", help="pools to seek in, comma-separated, such as 2 or 2,4 (default 2)"
+    )
+    arena.add_argument(
+        "--games", type=int, default=1, help="games to play in each pool; 0 plays on until stopped"
+    )
     return parser
+
+
+async def run_arena(args: argparse.Namespace, console: Console) -> int:
+    """Play rated games in the arena as the arguments say; returns the exit status."""
+    if args.register:
+        if not args.key_file:
+            print("kutnahora-bot: --register needs --key-file, where the new key is written", file=sys.stderr)
+            return 2
+        await register(args.arena, args.register, args.key_file)
+        if not args.quiet:
+            console.print(f"Registered [bold]{args.register}[/]; its key is in {args.key_file}.")
+    key = read_key(args.key_file)
+    if key is None:
+        where = args.key_file or f"${ENV_ARENA_KEY}"
+        print(f"kutnahora-bot: no arena API key in {where} (register with --register NAME)", file=sys.stderr)
+        return 2
+    pools = [p.strip() for p in args.pool.split(",") if p.strip()]
+
+    def make() -> Bot:
+        bot: Bot
+        if args.bot == "mcts":
+            bot = MctsBot(
+                args.bot_seed, iterations=args.iterations, budget_ms=args.budget_ms, rollout=args.rollout
+            )
+        else:
+            bot = make_bot(args.bot, args.bot_seed)
+        return SlowBot(bot, args.delay) if args.delay > 0 else bot
+
+    outcomes = await play_rated(args.arena, key, pools, args.games, make, console, quiet=args.quiet)
+    return 0 if all(o.status == game_pb2.GAME_STATUS_FINISHED for o in outcomes) else 1
 
 
 async def run(args: argparse.Namespace, console: Console) -> int:
     """Play as the arguments say; returns the exit status."""
+    if args.arena:
+        return await run_arena(args, console)
     async with await Client.connect(args.server, tls=args.tls, ca_cert=args.ca_cert) as client:
         name = args.name or args.bot
         token = os.environ.get(ENV_TOKEN)
@@ -215,6 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     def error(message: str) -> None:
         print(f"kutnahora-bot: {message}", file=sys.stderr)
 
+    if args.games < 0:
+        error("--games must be 0 (play on) or more.")
+        return 2
     if args.create and not 2 <= args.players <= 4:
         error("--players must be 2, 3 or 4.")
         return 2

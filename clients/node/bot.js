@@ -6,6 +6,7 @@
 //   npm install                                         # once, in clients/node
 //   node bot.js --server localhost:50051 --create --players 2     # create a game, play seat 0
 //   node bot.js --server localhost:50051 --game ID [--seat N]     # join a waiting game
+//   node bot.js --arena localhost:50061 --key-file my.key --pool 2 --games 5   # rated games in an arena
 //   KUTNAHORA_SERVER=… KUTNAHORA_GAME_ID=… KUTNAHORA_SEAT=… KUTNAHORA_TOKEN=… node bot.js
 //                                                       # play a seat a runner already joined
 //
@@ -23,7 +24,8 @@ const PROTO_ROOT = process.env.KUTNAHORA_PROTOS || path.join(__dirname, "..", ".
 function usage(message) {
   console.error(`kutnahora-node-bot: ${message}`);
   console.error(
-    "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]"
+    "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]\n" +
+      "       node bot.js --arena HOST:PORT [--key-file FILE] [--pool POOL] [--games N] [--seed N]"
   );
   process.exit(2);
 }
@@ -41,6 +43,10 @@ function parseArgs(argv) {
     create: false,
     players: 2,
     name: "node-random",
+    arena: null,
+    keyFile: null,
+    pool: "2",
+    games: 1,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -56,9 +62,17 @@ function parseArgs(argv) {
       case "--players": args.players = Number(value()); break;
       case "--name": args.name = value(); break;
       case "--seed": args.seed = value(); break;
+      case "--arena": args.arena = value(); break;
+      case "--key-file": args.keyFile = value(); break;
+      case "--pool": args.pool = value(); break;
+      case "--games": args.games = Number(value()); break;
       case "--help": case "-h": usage("plays random legal options of a Kutná Hora seat"); break;
       default: usage(`unknown argument ${flag}`);
     }
+  }
+  if (args.arena) {
+    if (!Number.isInteger(args.games) || args.games < 0) usage("--games must be 0 (play on) or more");
+    return args;
   }
   if (!args.create && !args.game) usage("say which game: --create, --game ID, or KUTNAHORA_GAME_ID");
   return args;
@@ -78,7 +92,7 @@ function makeRandom(seed) {
 
 function loadServices() {
   const definition = protoLoader.loadSync(
-    ["kutnahora/v1/game_service.proto", "kutnahora/v1/play_service.proto"],
+    ["kutnahora/v1/game_service.proto", "kutnahora/v1/play_service.proto", "kutnahora/v1/arena_service.proto"],
     { includeDirs: [PROTO_ROOT], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }
   );
   return grpc.loadPackageDefinition(definition).kutnahora.v1;
@@ -177,6 +191,44 @@ function play(kutnahora, address, credentials, seat, random) {
 
 let serverAddress = "";
 
+// One Seek in the arena: resolves with the SeekMatched message (game server, game, seat, seat token).
+function seek(arena, key, pool) {
+  const metadata = new grpc.Metadata();
+  metadata.add("authorization", `Bearer ${key}`);
+  return new Promise((resolve, reject) => {
+    const call = arena.Seek({ pool }, metadata);
+    let matched = null;
+    call.on("data", (message) => {
+      if (message.event === "matched") matched = message.matched;
+    });
+    call.on("error", reject);
+    call.on("end", () => (matched ? resolve(matched) : reject(new Error("the arena ended the Seek without a match"))));
+  });
+}
+
+// Rated games in an arena: seek in the pool, play the matched seat on the game server it names, repeat.
+async function playInArena(kutnahora, args, credentials) {
+  serverAddress = args.arena;
+  const key = args.keyFile ? fs.readFileSync(args.keyFile, "utf8").trim() : process.env.KUTNAHORA_ARENA_KEY;
+  if (!key) usage("no arena API key: give --key-file FILE or set KUTNAHORA_ARENA_KEY");
+  const arena = new kutnahora.ArenaService(args.arena, credentials);
+  const random = makeRandom(args.seed);
+  for (let played = 0; args.games === 0 || played < args.games; played++) {
+    const matched = await seek(arena, key, args.pool);
+    const seat = { gameId: matched.game_id, seat: matched.seat, token: matched.seat_token };
+    serverAddress = matched.server_address;
+    const ended = await play(kutnahora, matched.server_address, credentials, seat, random);
+    serverAddress = args.arena;
+    const won = ended.result && ended.result.winners.includes(seat.seat);
+    console.log(
+      `pool ${args.pool} game ${played + 1}: ${seat.gameId} seat ${seat.seat} vs ` +
+        `${matched.seat_names.filter((_, i) => i !== seat.seat).join(", ")}: ` +
+        `${ended.status.replace("GAME_STATUS_", "").toLowerCase()}${won ? ", won" : ""}`
+    );
+  }
+  process.exit(0);
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   serverAddress = args.server;
@@ -184,6 +236,7 @@ async function main() {
   const credentials = args.tls
     ? grpc.credentials.createSsl(args.caCert ? fs.readFileSync(args.caCert) : null)
     : grpc.credentials.createInsecure();
+  if (args.arena) return playInArena(kutnahora, args, credentials);
   const games = new kutnahora.GameService(args.server, credentials);
   let seat;
   if (args.token && args.game && args.seat !== null) {

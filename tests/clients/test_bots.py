@@ -47,7 +47,7 @@ async def test_greedy_plays_legal_games_at_every_player_count(server_address: st
 
 
 async def test_two_greedy_bots_beat_two_random_bots(server_address: str) -> None:
-    """A small version of the 200-game benchmark in the README: greedy must win clearly."""
+    """A small version of the 200-game benchmark in docs/bots.md#tournaments: greedy must win clearly."""
     config = RunnerConfig(
         bots={"greedy": BotSpec("greedy"), "random": BotSpec("random")}, players=4, concurrency=6
     )

@@ -1,7 +1,8 @@
 """The search bot: deterministic for a seed and an iteration budget, legal, honest, and playable over gRPC.
 
-Its strength is measured by ``kutnahora-tournament`` (README · The search bot), not here: CI plays one
-short game with a tiny budget.
+Its strength is measured by ``kutnahora-tournament``
+(docs/bots.md#the-search-bot-a-yardstick-that-simulates), not here: CI plays one short game with a tiny
+budget.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def test_tile_3_house_for_production() -> None:
 
 def test_tile_3_reputation_loss_is_not_optional() -> None:
     """001 · Special Cases: on tile 3 you must lose 1 reputation, but you can choose to not remove a
-    house (RULINGS 12)."""
+    house (docs/rules.md#r12)."""
     state = _at_tile(3)
     play(state, "play 6 st_barbara", "skip")
     player = state.players[0]
@@ -150,7 +150,7 @@ def test_tile_5_two_income_actions() -> None:
 
 
 def test_tile_5_reputation_loss_is_not_optional() -> None:
-    """RULINGS 12: the reputation loss of tile 5 may not be skipped."""
+    """docs/rules.md#r12: the reputation loss of tile 5 may not be skipped."""
     state = _at_tile(5, reputation=-4)
     play(state, "play 6 st_barbara")
     assert (state.players[0].reputation, state.players[0].points) == (-5, -2)
@@ -204,7 +204,7 @@ def test_tile_8_free_building() -> None:
 
 
 def test_tile_8_building_that_flips_turns_the_next_tile() -> None:
-    """README · How the engine reads the rules: the tile in use is turned as its action begins, so a guild
+    """docs/rules.md#r22: the tile in use is turned as its action begins, so a guild
     building built by tile 8's free Building action flips the next tile."""
     state = _at_tile(8)
     give_rights(state, 0, NOTARY)
@@ -268,7 +268,7 @@ def test_tile_10_scores_one_building() -> None:
 
 
 def test_tile_11_and_after() -> None:
-    """004 · Tile 11: score 5; from now on every St. Barbara action gives 2 reputation (RULINGS 12: and
+    """004 · Tile 11: score 5; from now on every St. Barbara action gives 2 reputation (docs/rules.md#r12: and
     still uses a pelican)."""
     state = _at_tile(11, pelicans=2)
     play(state, "play 6 st_barbara")

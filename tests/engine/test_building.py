@@ -99,7 +99,7 @@ def test_building_needs_rights_and_a_plot() -> None:
 
 
 def test_building_must_be_affordable() -> None:
-    """003 · The Building action · step 2: the wood must be paid (RULINGS 4)."""
+    """003 · The Building action · step 2: the wood must be paid (docs/rules.md#r4)."""
     state = _ready(BUILDERS_FIRST, CARPENTERS)
     cost = state.components.building(CARPENTERS).wood_cost * price(state, Commodity.WOOD)
     state.players[0].groschen = cost - 1
@@ -145,7 +145,7 @@ def test_mining_technology_is_a_free_mine() -> None:
 
 def test_mining_technology_may_be_removed_from_the_game() -> None:
     """001 · Special Cases · Mining regulations: a technology tile may be removed from the game instead;
-    the level still rises (README · How the engine reads the rules)."""
+    the level still rises (docs/rules.md#r21)."""
     state = _ready(MINERS_FIRST, SMITHY)
     play(state, "play 3 building", f"tile {SMITHY}", "square 2,2", "skip")
     assert state.mines == {} and state.technology_taken == 1
@@ -163,9 +163,9 @@ def test_mining_technology_uses_a_pool_miner_only_when_the_reserve_is_empty() ->
 
 def test_mining_technology_with_no_miner_left_is_taken_and_removed() -> None:
     """001 · Special Cases · Mining regulations: a technology tile may always be removed from the game
-    instead of placed, so it needs no miner (RULINGS 4): a seat with no miner left takes the tile (the level
-    rises), removes it from the game, and the rest of the Building action happens (regression: the tile
-    stayed on its stack)."""
+    instead of placed, so it needs no miner (docs/rules.md#r4): a seat with no miner left takes the tile
+    (the level rises), removes it from the game, and the rest of the Building action happens (regression:
+    the tile stayed on its stack)."""
     state = _ready(MINERS_FIRST, WINDING_HOUSE)
     player = state.players[0]
     player.miners_pool = player.miners_reserve = 0
@@ -183,7 +183,7 @@ def test_mining_technology_with_no_miner_left_is_taken_and_removed() -> None:
 @pytest.mark.parametrize("name", ["Pump", "Smithy", "Winding House", "Ore Washery"])
 def test_every_miners_building_raises_the_technology_level(name: str) -> None:
     """001 · Guild Buildings: a miners' guild building additionally draws the top technology tile; there are
-    four miners' buildings and four tiles (RULINGS · Facts the component data must keep), so each of them
+    four miners' buildings and four tiles (docs/rules.md#component-facts), so each of them
     raises the level (regression: only two carried the symbol and the level never passed 2)."""
     tile = named(name)
     state = _ready(MINERS_FIRST, tile)
@@ -328,7 +328,7 @@ def test_remove_a_house_effect(removed_row: int) -> None:
 
 
 def test_remove_a_house_effect_may_be_declined() -> None:
-    """README · How the engine reads the rules: a building's remove-a-house effect may be declined."""
+    """docs/rules.md#r23: a building's remove-a-house effect may be declined."""
     state = _ready(MINERS_FIRST, WINDING_HOUSE)
     play(state, "play 3 building", f"tile {WINDING_HOUSE}", "square 2,2", "skip", "skip")
     assert state.players[0].houses_removed == [1, 0, 0]
@@ -384,7 +384,7 @@ def test_flipping_tile_eleven_adds_no_tax() -> None:
 
 def test_no_house_left_not_buildable() -> None:
     """001 · Special Cases · Running out of pieces: a building that needs a house you don't have cannot be
-    built with effect (RULINGS 4)."""
+    built with effect (docs/rules.md#r4)."""
     state = _ready(BUILDERS_FIRST, SAWMILL)
     state.players[0].houses_removed = [4, 0, 0]
     repose(state)

@@ -109,7 +109,7 @@ def test_parse_option_refuses_nonsense(text: str) -> None:
 
 
 def test_option_texts() -> None:
-    """A few canonical forms, as documented in the README."""
+    """A few canonical forms, as documented in docs/engine.md."""
     assert option_text(PlayCard(2, None)) == "play 2 none"
     assert parse_option("play 2 mine") == PlayCard(2, parse_option("play 2 mine").action)  # type: ignore[union-attr]
     assert option_text(Skip()) == "skip"
@@ -145,8 +145,9 @@ def test_event_texts_are_correct_english() -> None:
 
 
 def test_a_card_half_not_offered_says_why() -> None:
-    """RULINGS 4: an action that could have no effect is offered only for no effect; the seat is told why
-    (003 · The St. Barbara action needs a pelican; 001 · Running out of pieces: no plot marker left)."""
+    """docs/rules.md#r4: an action that could have no effect is offered only for no effect; the seat is
+    told why (003 · The St. Barbara action needs a pelican; 001 · Running out of pieces: no plot marker
+    left)."""
     from kutnahora.engine.components import Action
     from kutnahora.engine.text import unavailable_actions
     from tests.engine.conftest import claim, repose, started

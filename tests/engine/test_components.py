@@ -1,7 +1,7 @@
 """The default component data file, and the loader's validation of broken files.
 
-The default set must keep every fact in ``RULINGS.md · Facts the component data must keep`` and the
-rulings that the data carries; a broken file must fail with a message naming the component and the field.
+The default set must keep every fact in ``docs/rules.md#component-facts`` and the
+readings that the data carries; a broken file must fail with a message naming the component and the field.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from kutnahora.engine.components import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-FACTS = "RULINGS.md · Facts the component data must keep"
+FACTS = "docs/rules.md#component-facts"
 
 STEP = {Side.NORTH: (-1, 0), Side.EAST: (0, 1), Side.SOUTH: (1, 0), Side.WEST: (0, -1)}
 
@@ -75,7 +75,7 @@ def test_data_file_matches_the_generator_script() -> None:
 
 
 def test_reconstructed_groups_are_declared(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: every value beyond the stated facts is a
+    """docs/rules.md#component-facts: every value beyond the stated facts is a
     reconstruction, and the data file says so, field group by field group."""
     raw = _raw()
     assert raw["format_version"] == 1
@@ -106,7 +106,7 @@ def test_reconstructed_groups_are_declared(components: ComponentSet) -> None:
 
 
 def test_guild_and_public_buildings(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: 24 guild buildings, 4 per guild, one of each
+    """docs/rules.md#component-facts: 24 guild buildings, 4 per guild, one of each
     guild's four marked as its stack's bottom tile; 12 public buildings, 3 per patrician colour."""
     buildings = components.buildings
     assert [b.id for b in buildings] == list(range(36))
@@ -121,7 +121,7 @@ def test_guild_and_public_buildings(components: ComponentSet) -> None:
 
 
 def test_every_building_shows_dots_costs_and_effects(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: every building tile shows dots, a wood cost, a plot
+    """docs/rules.md#component-facts: every building tile shows dots, a wood cost, a plot
     cost for squares beside it, and its effects."""
     for b in components.buildings:
         assert 1 <= b.dots.count() <= 4, b.name
@@ -132,7 +132,7 @@ def test_every_building_shows_dots_costs_and_effects(components: ComponentSet) -
 
 
 def test_guild_commodities_and_arms(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: six guilds and their commodities; Miners' buildings
+    """docs/rules.md#component-facts: six guilds and their commodities; Miners' buildings
     never move an arm, raise ore production and every one of them carries the mining-technology symbol
     (001 · Guild Buildings: a miners' guild building "additionally" draws the top technology tile)."""
     assert GUILD_COMMODITY == {
@@ -164,7 +164,7 @@ def test_guild_commodities_and_arms(components: ComponentSet) -> None:
 
 
 def test_public_buildings_carry_their_patrician(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: 12 patrician tokens, 3 per colour; every public
+    """docs/rules.md#component-facts: 12 patrician tokens, 3 per colour; every public
     building moves a patrician of its colour to the pool and has strong immediate effects (004)."""
     assert components.patricians_per_color == 3
     for b in components.buildings[24:]:
@@ -183,7 +183,7 @@ def test_public_buildings_carry_their_patrician(components: ComponentSet) -> Non
 
 
 def test_card_stands_and_arms(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: the population stand has three arms (wood, food,
+    """docs/rules.md#component-facts: the population stand has three arms (wood, food,
     beer); the ore stand has two, one shared by silver and ore and one for permits."""
     population = {c for c, deck in COMMODITY_DECK.items() if deck is Deck.POPULATION}
     ore = {c for c, deck in COMMODITY_DECK.items() if deck is Deck.ORE}
@@ -198,7 +198,7 @@ def test_card_stands_and_arms(components: ComponentSet) -> None:
 
 
 def test_deck_lengths_and_turn_over(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: population cards 0-19 plus the turn-over card,
+    """docs/rules.md#component-facts: population cards 0-19 plus the turn-over card,
     continuing from 20 on the other side; ore cards 0-14, continuing from 15."""
     population, ore = components.population_deck, components.ore_deck
     assert (population.deck, population.turn_over_after, len(population.cards)) == (Deck.POPULATION, 19, 40)
@@ -210,7 +210,7 @@ def test_deck_lengths_and_turn_over(components: ComponentSet) -> None:
 
 
 def test_prices_follow_the_arms(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: moving the shared arm right lowers silver and raises
+    """docs/rules.md#component-facts: moving the shared arm right lowers silver and raises
     ore; every other arm moving right lowers its price (002 · A dynamic economy)."""
     notches = components.arm_notches
     for deck in (components.population_deck, components.ore_deck):
@@ -239,7 +239,7 @@ def test_prices_follow_the_decks(components: ComponentSet) -> None:
 
 
 def test_economic_adjustment_symbols(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: cards may carry a "town builds" symbol or a red X
+    """docs/rules.md#component-facts: cards may carry a "town builds" symbol or a red X
     for a commodity (on both decks in the default set; the town never builds for ore)."""
     for deck in (components.population_deck, components.ore_deck):
         builds = [c for card in deck.cards for c in card.town_builds]
@@ -263,7 +263,7 @@ def test_starting_prices_keep_the_economy_playable(components: ComponentSet) -> 
 
 
 def test_mine_tiles(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: 27 mine tiles in three tiers (I on top, II, III at
+    """docs/rules.md#component-facts: 27 mine tiles in three tiers (I on top, II, III at
     the bottom), each with stars, ore, a population advance, points and a wood cost."""
     tiles = components.mine_tiles
     assert [t.id for t in tiles] == list(range(27))
@@ -279,7 +279,7 @@ def test_mine_tiles(components: ComponentSet) -> None:
 
 
 def test_mining_technology_tiles(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: 4 mining-technology tiles taken in order 1-4, each
+    """docs/rules.md#component-facts: 4 mining-technology tiles taken in order 1-4, each
     played as a free mine and raising the number of tiles drawn per Mine action."""
     tiles = components.technology_tiles
     assert [t.id for t in tiles] == [27, 28, 29, 30]
@@ -289,7 +289,7 @@ def test_mining_technology_tiles(components: ComponentSet) -> None:
 
 
 def test_rock_tiles_and_mine_setup_cards(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: 4 rock tiles, placed by one of 15 mine setup cards."""
+    """docs/rules.md#component-facts: 4 rock tiles, placed by one of 15 mine setup cards."""
     assert [r.id for r in components.rock_tiles] == [0, 1, 2, 3]
     assert all(1 <= r.stars <= 3 for r in components.rock_tiles)
     cards = components.mine_setup_cards
@@ -304,7 +304,7 @@ def test_rock_tiles_and_mine_setup_cards(components: ComponentSet) -> None:
 
 
 def test_mine_area(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: the mine area has rows whose printed stars add to
+    """docs/rules.md#component-facts: the mine area has rows whose printed stars add to
     the tiles' stars; two entrances cost 2 wood."""
     area = components.mine_area
     assert len(area.row_stars) == area.rows
@@ -317,7 +317,7 @@ def test_mine_area(components: ComponentSet) -> None:
 
 
 def test_city_boards(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: the city board has a larger side for three or four
+    """docs/rules.md#component-facts: the city board has a larger side for three or four
     players and a smaller side for two, with dots printed on some edge squares."""
     large, small = components.city_boards["large"], components.city_boards["small"]
     assert components.board_for(2) is small
@@ -334,7 +334,7 @@ def test_city_boards(components: ComponentSet) -> None:
 
 
 def test_player_boards(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: three guild rows of four houses, each house space
+    """docs/rules.md#component-facts: three guild rows of four houses, each house space
     revealing a public building tile, a pelican, reputation or points; three plot markers; three building
     slots; reputation -5 to 9."""
     rewards = components.house_rewards
@@ -357,7 +357,7 @@ def test_player_boards(components: ComponentSet) -> None:
 
 
 def test_guild_setup_cards(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: 9 guild setup cards, each with a row for two, three
+    """docs/rules.md#component-facts: 9 guild setup cards, each with a row for two, three
     and four players giving every player a set of three guilds; with three players each player has one
     guild of their own and shares one with each opponent."""
     cards = components.guild_setup_cards
@@ -378,7 +378,7 @@ def test_guild_setup_cards(components: ComponentSet) -> None:
 
 
 def test_barbara_tiles(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: 11 St. Barbara tiles, fully listed in 004, with the
+    """docs/rules.md#component-facts: 11 St. Barbara tiles, fully listed in 004, with the
     flip taxes 0, 1, 1, 1, 2, 3, 2, 1, 1, 1 and none for tile 11."""
     tiles = components.barbara_tiles
     assert [t.number for t in tiles] == list(range(1, 12))
@@ -388,7 +388,7 @@ def test_barbara_tiles(components: ComponentSet) -> None:
 
 
 def test_event_cards(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: 10 event cards in decks A and B (ruling 11: enough A
+    """docs/rules.md#component-facts: 10 event cards in decks A and B (docs/rules.md#r11: enough A
     cards for the rounds before the red patricians, enough B for the later rounds but the last)."""
     cards = components.event_cards
     assert [c.id for c in cards] == list(range(10))
@@ -399,7 +399,7 @@ def test_event_cards(components: ComponentSet) -> None:
 
 
 def test_starting_groschen_rounds_and_mine_scoring(components: ComponentSet) -> None:
-    """RULINGS.md · Facts the component data must keep: starting groschen 40, 41, 42, 43 by seat; 5 rounds
+    """docs/rules.md#component-facts: starting groschen 40, 41, 42, 43 by seat; 5 rounds
     with four players, 6 with two or three; mine rows score 2/1/0 (0-5 stars), 3/2/1 (6-9), 5/3/2 (10+)."""
     assert components.starting_groschen == (40, 41, 42, 43)
     assert {n: t.rounds for n, t in components.rounds_tracks.items()} == {2: 6, 3: 6, 4: 5}
@@ -414,7 +414,7 @@ def test_starting_groschen_rounds_and_mine_scoring(components: ComponentSet) -> 
 
 
 def test_rulings_carried_by_the_data(components: ComponentSet) -> None:
-    """RULINGS.md rulings 1 (action cards), 5 (miners), 6 (town hall), 7 (red arrival) and 9 (tax limit)."""
+    """docs/rules.md#r1 (action cards), r5 (miners), r6 (town hall), r7 (red arrival) and r9 (tax limit)."""
     pairs = [(c.number, c.top, c.bottom) for c in components.action_cards]
     assert pairs == [
         (1, Action.RIGHTS, Action.INCOME),

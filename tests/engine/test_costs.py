@@ -36,9 +36,9 @@ def cost_of(state: GameState, text: str) -> Cost:
 
 
 def test_play_card_costs() -> None:
-    """002 · Action cards: the Joker costs 1 reputation, nothing at 6 or more (RULINGS 10); 003 · The Mine
-    action · step 1: with no miner in the pool the refill's permit must be paid; 003 · The St. Barbara action
-    uses a pelican. Other halves cost nothing until their choices."""
+    """002 · Action cards: the Joker costs 1 reputation, nothing at 6 or more (docs/rules.md#r10);
+    003 · The Mine action · step 1: with no miner in the pool the refill's permit must be paid; 003 · The
+    St. Barbara action uses a pelican. Other halves cost nothing until their choices."""
     state = started(4)
     player = state.players[0]
     player.pelicans = 1
@@ -56,7 +56,7 @@ def test_play_card_costs() -> None:
 
 
 def test_joker_below_the_track_costs_points() -> None:
-    """RULINGS 10: a reputation step below −5 costs 2 points instead."""
+    """docs/rules.md#r10: a reputation step below −5 costs 2 points instead."""
     state = started(4)
     state.players[0].reputation = -5
     repose(state)
@@ -87,7 +87,7 @@ def test_refill_and_mine_square_costs() -> None:
 
 
 def test_rights_costs_follow_the_columns() -> None:
-    """RULINGS 6: the town-hall columns cost 1 groschen, then 1, 2, 3 permits at the permit price."""
+    """docs/rules.md#r6: the town-hall columns cost 1 groschen, then 1, 2, 3 permits at the permit price."""
     state = started(4)
     play(state, "play 1 rights")
     permit = price(state, Commodity.PERMITS)
@@ -104,7 +104,7 @@ def test_rights_costs_follow_the_columns() -> None:
 
 def test_plot_and_building_costs() -> None:
     """003 · The Plot action: the first plots cost the default; at reputation 3 or more every plot costs 1
-    (RULINGS 10). 003 · The Building action · step 2: the wood cost at the wood price, on the tile and
+    (docs/rules.md#r10). 003 · The Building action · step 2: the wood cost at the wood price, on the tile and
     again on each plot it may stand on (paid when it is placed)."""
     state = started(4)
     play(state, "play 2 plot")
@@ -131,7 +131,7 @@ def test_plot_and_building_costs() -> None:
 
 
 def test_tax_costs() -> None:
-    """RULINGS 9: pay the tax counter's value plus the plot surcharge, or lose the rounds track's
+    """docs/rules.md#r9: pay the tax counter's value plus the plot surcharge, or lose the rounds track's
     reputation for this round."""
     state = started(2)
     state.tax = 4

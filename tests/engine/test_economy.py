@@ -193,7 +193,7 @@ def test_tax_limit_through_a_building_flip() -> None:
 
 def test_silver_and_ore_share_one_arm() -> None:
     """000 · Supply and Demand: silver buildings make silver prices go down but ore prices go up
-    (RULINGS: silver and ore share one arm on the ore stand)."""
+    (docs/rules.md#r28: silver and ore share one arm on the ore stand)."""
     state = started(4)
     assert COMMODITY_ARM[Commodity.SILVER] is COMMODITY_ARM[Commodity.ORE] is Arm.SILVER_ORE
     set_guilds(state, 0, Guild.METALLURGISTS, Guild.GROCERS, Guild.SCRIBES)

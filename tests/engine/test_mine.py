@@ -151,7 +151,7 @@ def test_pool_never_above_two(pool: int, reserve: int, after: tuple[int, int]) -
 
 
 def test_no_refill_question_with_an_empty_reserve() -> None:
-    """RULINGS 5: refilling moves miners from the reserve; with none there, nothing to ask."""
+    """docs/rules.md#r5: refilling moves miners from the reserve; with none there, nothing to ask."""
     state = _game()
     state.players[0].miners_reserve = 0
     repose(state)
@@ -229,7 +229,7 @@ def test_evaluating_a_mine() -> None:
 
 def test_running_out_of_miners() -> None:
     """001 · Special Cases · Running out of pieces: an action needing a miner you don't have has no
-    effect (RULINGS 4: it is not offered with effect)."""
+    effect (docs/rules.md#r4: it is not offered with effect)."""
     state = _game()
     player = state.players[0]
     player.miners_pool = player.miners_reserve = 0
@@ -264,7 +264,8 @@ def test_mine_may_be_taken_only_to_refill_or_to_look_and_discard() -> None:
 
 def test_mine_with_an_empty_pool_needs_the_refill() -> None:
     """003 · The Mine action · step 1: with no miner in the pool the refill must be paid first; with no
-    permit's worth of groschen (or no miner waiting) the action is not offered (RULINGS 4, 5)."""
+    permit's worth of groschen (or no miner waiting) the action is not offered (docs/rules.md#r4,
+    docs/rules.md#r5)."""
     state = _game()
     player = state.players[0]
     permit = price(state, Commodity.PERMITS)

@@ -93,7 +93,7 @@ def test_reputation_three_plots_cost_one() -> None:
 
 def test_no_plot_marker_left() -> None:
     """003 · The Plot action · step 2: never more than 3 plots claimed; without a marker the action has
-    no effect (001 · Special Cases · Running out of pieces) and is not offered (RULINGS 4)."""
+    no effect (001 · Special Cases · Running out of pieces) and is not offered (docs/rules.md#r4)."""
     state = started(4)
     claim(state, 0, (1, 1), (1, 2))
     repose(state)

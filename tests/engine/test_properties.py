@@ -1,9 +1,9 @@
 """Random-playout properties over many seeds and every player count (STYLE · tests in layers).
 
 Every game is played with random legal options and checked after every decision: it ends after the
-right number of rounds; groschen never go negative; reputation stays within −5..9 (RULINGS 10); the tax
+right number of rounds; groschen never go negative; reputation stays within −5..9 (docs/rules.md#r10); the tax
 counter within 0..25 (001 · Special Cases · Limits); every piece is conserved; every pending decision has
-legal, distinct options; and a replay of the decisions rebuilds the same state hash (RULINGS 14).
+legal, distinct options; and a replay of the decisions rebuilds the same state hash (docs/rules.md#r14).
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_random_playout_keeps_every_invariant(players: int, seed: int) -> None:
     assert outcome is not None
     assert outcome.scores == tuple(p.points for p in state.players)
     assert outcome.winners
-    # RULINGS 14: options, seed and decisions define the game.
+    # docs/rules.md#r14: options, seed and decisions define the game.
     again = replay(state.options, seed, decisions)
     assert state_hash(again) == state_hash(state)
 
@@ -111,7 +111,7 @@ def test_random_playout_keeps_every_invariant(players: int, seed: int) -> None:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32 - 1), choices=st.randoms())
 def test_any_seed_any_choices_reaches_a_result(players: int, seed: int, choices: random.Random) -> None:
-    """Any seed and any sequence of legal options end in a final result (RULINGS 3: never stuck)."""
+    """Any seed and any sequence of legal options end in a final result (docs/rules.md#r3: never stuck)."""
     state = new_game(GameOptions(players=players), seed)
     play_random(state, choices)
     assert result(state) is not None
@@ -135,7 +135,7 @@ def test_every_listed_option_applies(players: int) -> None:
 
 
 def test_same_seed_same_game_different_seed_different_setup() -> None:
-    """RULINGS 14: every shuffle comes from the game's seeded generator."""
+    """docs/rules.md#r14: every shuffle comes from the game's seeded generator."""
     a = new_game(GameOptions(players=4), 5)
     b = new_game(GameOptions(players=4), 5)
     c = new_game(GameOptions(players=4), 6)

@@ -1,10 +1,10 @@
 """Cloning a state, and resampling one from a seat's observation without reading what it hides.
 
-The resampler's three promises (DESIGN · Hidden information): states that differ only in what a seat
-cannot see resample alike; a resampled state, observed from that seat, gives back the observation; and
+The resampler's three promises (docs/architecture.md#hidden-information): states that differ only in what a
+seat cannot see resample alike; a resampled state, observed from that seat, gives back the observation; and
 over many samples every hidden tile turns up exactly where the rules leave room for it (the mine stack is
-tier I over II over III until its discards are shuffled, 000 · Board Setup · 12 and 001 · Rules Reminders;
-a guild stack's marked tile is its bottom, 000 · Board Setup · 4; A events before the red arrival, B after,
+tier I over II over III until its discards are shuffled, 000 · Board Setup · 12 and 001 · Rules Reminders; a
+guild stack's marked tile is its bottom, 000 · Board Setup · 4; A events before the red arrival, B after,
 000 · Two-Player Game).
 """
 

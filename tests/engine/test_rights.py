@@ -58,7 +58,7 @@ def test_column_costs(column: int) -> None:
 
 
 def test_fourth_column_costs_three_permits() -> None:
-    """003 · The Rights action · step 2 and RULINGS 6: the fourth column costs 3 permits."""
+    """003 · The Rights action · step 2 and docs/rules.md#r6: the fourth column costs 3 permits."""
     state = _game()
     red = state.red_stack.pop()
     state.town_hall[0].append(TownHallStack("red", [red]))
@@ -87,7 +87,7 @@ def test_stack_moves_to_the_end_of_its_row() -> None:
 
 
 def test_an_emptied_stack_leaves_the_row() -> None:
-    """RULINGS 6: an emptied stack leaves the row and the others slide left."""
+    """docs/rules.md#r6: an emptied stack leaves the row and the others slide left."""
     state = _game()
     row = next(r for r, stacks in enumerate(state.town_hall) if _takeable(state, stacks[1]))
     stack = state.town_hall[row][1]
@@ -132,7 +132,7 @@ def test_slots_full_no_rights_action() -> None:
 
 
 def test_rights_not_offered_when_unaffordable() -> None:
-    """003 · The Rights action · step 2 and RULINGS 4: with too little money for any column, the action
+    """003 · The Rights action · step 2 and docs/rules.md#r4: with too little money for any column, the action
     is not offered with effect."""
     state = _game()
     state.players[0].groschen = 0

@@ -36,7 +36,7 @@ def _penalty(state: GameState) -> int:
 
 def test_event_advances_before_taxes() -> None:
     """000 · Setup for Next Round · Event Card: advance the population/ore deck if the event specifies,
-    before taxes and scoring (RULINGS 11)."""
+    before taxes and scoring (docs/rules.md#r11)."""
     state = started(2)
     settlers = next(e for e in state.components.event_cards if e.population and e.ore == 0 and e.tax == 0)
     state.events[0] = settlers.id
@@ -60,7 +60,7 @@ def test_pay_tax_or_lose_reputation() -> None:
 
 
 def test_taxes_in_seat_order_from_the_starting_player() -> None:
-    """RULINGS 9: each player, in seat order from the starting player, chooses."""
+    """docs/rules.md#r9: each player, in seat order from the starting player, chooses."""
     state = started(4)
     state.start_seat = 2
     repose(state, 2)
@@ -173,8 +173,8 @@ def test_yellow_with_two_mines_in_every_row() -> None:
 
 @pytest.mark.parametrize(("players", "rounds"), [(4, (3, 4, 5)), (3, (4, 5, 6)), (2, (4, 5, 6))])
 def test_patrician_scoring_in_the_final_three_rounds_only(players: int, rounds: tuple[int, ...]) -> None:
-    """000 · How to Win and RULINGS 8: patricians score after taxes at the end of each of the final three
-    rounds, and only then."""
+    """000 · How to Win and docs/rules.md#r8: patricians score after taxes at the end of each of the final
+    three rounds, and only then."""
     for round_number in range(1, rounds_in_game(started(players)) + 1):
         state = started(players)
         state.round = round_number

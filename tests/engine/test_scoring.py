@@ -223,7 +223,7 @@ def test_winner_tie_broken_by_groschen() -> None:
 
 
 def test_winner_still_tied_share_the_victory() -> None:
-    """RULINGS 13: players still tied share the victory (000 · Winning: unless they joust)."""
+    """docs/rules.md#r13: players still tied share the victory (000 · Winning: unless they joust)."""
     state = started(3)
     for player in state.players:
         player.points, player.groschen = 9, 30

@@ -180,7 +180,7 @@ def test_two_player_events_are_dealt_and_round_one_revealed() -> None:
 
 def test_events_are_optional_with_three_or_four() -> None:
     """000 · Two-Player Game – Event Card Setup: event cards can also be used with 3 or 4 players, but
-    they are not necessary (RULINGS 11: a game option)."""
+    they are not necessary (docs/rules.md#r11: a game option)."""
     assert started(4).events == []
     state = started(4, events=True)
     decks = [None if e is None else state.components.event_cards[e].deck for e in state.events]
@@ -188,7 +188,7 @@ def test_events_are_optional_with_three_or_four() -> None:
 
 
 def test_a_seed_defines_the_setup() -> None:
-    """RULINGS 14: every shuffle comes from the game's seeded generator."""
+    """docs/rules.md#r14: every shuffle comes from the game's seeded generator."""
     assert state_hash(started(3, 11)) == state_hash(started(3, 11))
     assert state_hash(started(3, 11)) != state_hash(started(3, 12))
 

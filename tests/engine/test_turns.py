@@ -57,7 +57,7 @@ def test_cards_come_back_and_start_player_moves_left() -> None:
 
 
 def test_action_cards_pairs() -> None:
-    """002 · Action cards and RULINGS 1: 1 Rights/Income, 2 Plot/Mine, 3 Building/Plot, 4 Mine/Joker,
+    """002 · Action cards and docs/rules.md#r1: 1 Rights/Income, 2 Plot/Mine, 3 Building/Plot, 4 Mine/Joker,
     5 Income/Building, 6 St. Barbara/Rights."""
     cards = {c.number: (c.top, c.bottom) for c in started(2).components.action_cards}
     assert cards == {
@@ -100,7 +100,7 @@ def test_only_the_seat_owing_the_decision_may_answer() -> None:
 
 
 def test_play_for_no_effect_is_always_offered() -> None:
-    """001 · Special Cases · Ignoring actions (RULINGS 3): any card may be played for no effect, so a
+    """001 · Special Cases · Ignoring actions (docs/rules.md#r3): any card may be played for no effect, so a
     player is never stuck, even when nothing could have an effect."""
     state = started(4)
     player = state.players[0]
@@ -128,7 +128,8 @@ def test_no_effect_remains_offered_for_every_card_in_hand() -> None:
 
 
 def test_the_second_card_follows_the_first_action() -> None:
-    """RULINGS 2: the second card of a turn is played after the first card's action is fully resolved."""
+    """docs/rules.md#r2: the second card of a turn is played after the first card's action is fully
+    resolved."""
     state = started(4)
     state.patrician_pool[Color.GREEN] = 1
     play(state, "play 1 income")

@@ -1,4 +1,4 @@
-"""Hidden information never reaches a viewer who may not see it (DESIGN · Hidden information).
+"""Hidden information never reaches a viewer who may not see it (docs/architecture.md#hidden-information).
 
 The strongest form of the check: take a game, change only what is hidden (the order of the mine stack,
 every town-hall stack below its top tile, the face-down events, the random generator, the tiles another

@@ -1,4 +1,4 @@
-"""The README's examples for the learning environments run as written."""
+"""The examples of the learning environments' page, docs/envs.md, run as written."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "envs.md"
 
 
 def examples() -> list[str]:
-    """The Python blocks of the README's section on the learning environments."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index("## Learning environments")
-    section = text[start : text.index("\n## ", start + 1)]
+    """The Python blocks of the page's section on the three adapters (up to the next section, if any)."""
+    text = PAGE.read_text(encoding="utf-8")
+    start = text.index("## OpenSpiel, PettingZoo, Gymnasium")
+    end = text.find("\n## ", start + 1)
+    section = text[start : end if end >= 0 else len(text)]
     return re.findall(r"```python\n(.*?)```", section, flags=re.S)
 
 
@@ -26,7 +27,7 @@ def test_the_section_has_an_example_per_framework() -> None:
 
 
 def run(index: int, capsys: pytest.CaptureFixture[str]) -> str:
-    exec(compile(examples()[index], f"README example {index + 1}", "exec"), {"__name__": "readme"})
+    exec(compile(examples()[index], f"docs/envs.md example {index + 1}", "exec"), {"__name__": "readme"})
     return capsys.readouterr().out.strip()
 
 

@@ -1,0 +1,141 @@
+"""Assemble an arena: store, game servers, lobby, servicer, health, reflection, metrics, house bots.
+
+:func:`create_arena` binds the address (port 0 picks one) and returns the arena and its port;
+:meth:`Arena.start` opens the store, follows the games left active, starts matchmaking, the metrics
+endpoint and the house bots, and serves; :meth:`Arena.stop` undoes it all gracefully.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from prometheus_client import start_http_server
+
+from kutnahora.arena.house import HouseBot, HouseBots
+from kutnahora.arena.lobby import Lobby
+from kutnahora.arena.matchmaker import Window
+from kutnahora.arena.metrics import ArenaMetrics
+from kutnahora.arena.pools import DEFAULT_POOLS, Pool, parse_pools
+from kutnahora.arena.servers import GameServers
+from kutnahora.arena.service import ArenaServicer
+from kutnahora.arena.store import ArenaStore
+from kutnahora.server import logs
+from kutnahora.server.app import StartupError, add_reflection
+from kutnahora.server.store import StoreError
+from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
+
+SERVICE_NAME = arena_service_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+
+
+@dataclass(slots=True)
+class ArenaConfig:
+    """How an arena runs."""
+
+    servers: list[str]
+    db: str = "kutnahora-arena.db"
+    pools: dict[str, Pool] = field(default_factory=lambda: parse_pools(DEFAULT_POOLS))
+    registration: str = "open"
+    admin_token: str = ""
+    house_bots: list[HouseBot] = field(default_factory=list)
+    window: Window = field(default_factory=Window)
+    tick_seconds: float = 0.2
+    status_seconds: float = 1.0
+    lost_after_seconds: float = 60.0
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int | None = None
+    grace_seconds: float = 5.0
+
+
+class Arena:
+    """A running (or ready to run) arena."""
+
+    def __init__(self, server: grpc.aio.Server, port: int, config: ArenaConfig, log: Any) -> None:
+        self.grpc_server = server
+        self.port = port
+        self.config = config
+        self.log = log
+        self.metrics = ArenaMetrics()
+        self.store = ArenaStore(config.db)
+        self.servers = GameServers(config.servers, lost_after=config.lost_after_seconds)
+        self.lobby = Lobby(
+            self.store,
+            self.servers,
+            config.pools,
+            self.metrics,
+            log,
+            window=config.window,
+            tick=config.tick_seconds,
+        )
+        self.servicer = ArenaServicer(
+            self.store,
+            self.lobby,
+            registration=config.registration,
+            admin_token=config.admin_token,
+            status_interval=config.status_seconds,
+            log=log,
+        )
+        generated: Any = arena_service_pb2_grpc  # the generated gRPC code is untyped
+        generated.add_ArenaServiceServicer_to_server(self.servicer, server)
+        self.health: Any = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        add_reflection(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
+        self.house = HouseBots(config.house_bots, self.store, sorted(config.pools), log)
+        self.metrics_port: int | None = None
+        self._metrics_server: Any = None
+        self._stopped = asyncio.Event()
+
+    async def start(self) -> None:
+        """Open the store and serve; :class:`StartupError` when the store or the metrics port fails."""
+        try:
+            await self.store.open()
+        except StoreError as error:
+            raise StartupError(str(error)) from None
+        if self.config.metrics_port is not None:
+            try:
+                self._metrics_server, _ = start_http_server(
+                    self.config.metrics_port, addr=self.config.metrics_host, registry=self.metrics.registry
+                )
+            except OSError as error:
+                raise StartupError(
+                    f"cannot serve metrics on port {self.config.metrics_port}: {error}"
+                ) from None
+            self.metrics_port = int(self._metrics_server.server_port)
+        await self.lobby.start()
+        await self.grpc_server.start()
+        for name in ("", SERVICE_NAME):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await self.house.start(f"127.0.0.1:{self.port}")
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop the house bots, matchmaking and serving; close the store."""
+        if self._stopped.is_set():
+            return
+        await self.health.enter_graceful_shutdown()
+        await self.house.stop()
+        await self.grpc_server.stop(self.config.grace_seconds if grace is None else grace)
+        await self.lobby.close()
+        await self.servers.close()
+        await self.store.close()
+        if self._metrics_server is not None:
+            self._metrics_server.shutdown()
+            self._metrics_server.server_close()
+        self._stopped.set()
+        self.log.info("arena stopped")
+
+    async def wait_for_termination(self) -> None:
+        """Wait until :meth:`stop` has finished."""
+        await self._stopped.wait()
+
+
+async def create_arena(address: str, config: ArenaConfig) -> tuple[Arena, int]:
+    """An arena bound to ``address`` (``host:port``; port 0 picks one), and its port."""
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"could not bind {address}: the port may be taken")
+    return Arena(server, port, config, logs.get_logger()), port

@@ -1,0 +1,250 @@
+"""``kutnahora-arena``: run the arena, or recompute its ratings from the stored results.
+
+Every flag can also be set by an environment variable (shown in ``--help``); a flag wins over its
+variable. The arena prints the address it listens on once it serves, logs JSON lines on standard error,
+and stops gracefully on SIGTERM or SIGINT.
+
+Examples::
+
+    kutnahora-arena --server 127.0.0.1:50051 --house-bots greedy,random
+    kutnahora-arena --server a:50051,b:50051 --db postgresql://arena@db/arena --registration admin
+    kutnahora-arena recompute-ratings --db kutnahora-arena.db          # compare with the stored ratings
+    kutnahora-arena recompute-ratings --db kutnahora-arena.db --write  # and store the recomputed ones
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kutnahora.arena.app import ArenaConfig, create_arena
+from kutnahora.arena.house import parse_house_bots
+from kutnahora.arena.matchmaker import Window
+from kutnahora.arena.pools import DEFAULT_POOLS, parse_pools
+from kutnahora.arena.ratings import recompute
+from kutnahora.arena.store import ArenaStore
+from kutnahora.server import logs
+from kutnahora.server.app import StartupError
+from kutnahora.server.store import StoreError
+
+ENV_PREFIX = "KUTNAHORA_ARENA_"
+
+
+def _env(name: str, default: Any, parse: Callable[[str], Any]) -> Any:
+    value = os.environ.get(ENV_PREFIX + name)
+    if value is None or value == "":
+        return default
+    try:
+        return parse(value)
+    except ValueError:
+        raise SystemExit(f"environment variable {ENV_PREFIX}{name}={value!r} is not valid") from None
+
+
+def _optional_port(text: str) -> int | None:
+    return None if text.strip().lower() in ("", "off", "none", "-1") else int(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``kutnahora-arena`` (serving); defaults come from the environment."""
+    parser = argparse.ArgumentParser(
+        prog="kutnahora-arena",
+        description="Serve the Kutná Hora arena: bot accounts, matchmaking and ratings, over gRPC. "
+        "'kutnahora-arena recompute-ratings --help' shows the ratings command.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    window = Window()
+
+    def add(flag: str, env: str, default: Any, parse: Callable[[str], Any], help_text: str) -> None:
+        # A secret's value is never shown as a default: "%(default).0s" prints none of it.
+        hide = "%(default).0s" if "TOKEN" in env else ""
+        parser.add_argument(
+            flag,
+            type=parse,
+            default=_env(env, default, parse),
+            help=f"{help_text} [env {ENV_PREFIX}{env}]{hide}",
+        )
+
+    add("--host", "HOST", "127.0.0.1", str, "address to listen on")
+    add("--port", "PORT", 50061, int, "gRPC port (0 picks a free one)")
+    add("--server", "SERVERS", "127.0.0.1:50051", str, "game servers to place games on, comma-separated")
+    add("--db", "DB", "kutnahora-arena.db", str, "SQLite file or postgresql:// URL of the arena's store")
+    add("--pools", "POOLS", DEFAULT_POOLS, str, "pools: player count, optionally -fast or -slow (4-fast)")
+    add(
+        "--registration", "REGISTRATION", "open", str, "open: anyone registers a bot; admin: admin token only"
+    )
+    add(
+        "--admin-token",
+        "ADMIN_TOKEN",
+        "",
+        str,
+        "token for admin registration and revocation (prefer the variable)",
+    )
+    add(
+        "--house-bots", "HOUSE_BOTS", "", str, "house bot kinds, such as greedy,random,mcts:100 (empty: none)"
+    )
+    add(
+        "--window", "WINDOW", window.base, float, "rating spread a fresh ticket accepts (conservative rating)"
+    )
+    add("--widen", "WIDEN", window.per_second, float, "how much the spread widens per second waited")
+    add(
+        "--open-after",
+        "OPEN_AFTER",
+        window.open_after,
+        float,
+        "seconds after which a ticket accepts any spread",
+    )
+    add("--tick", "TICK", 0.2, float, "seconds between matchmaker passes")
+    add(
+        "--lost-after",
+        "LOST_AFTER",
+        60.0,
+        float,
+        "seconds a game server may stay unreachable before its game is unrated",
+    )
+    add("--metrics-host", "METRICS_HOST", "127.0.0.1", str, "address of the /metrics endpoint")
+    add(
+        "--metrics-port",
+        "METRICS_PORT",
+        9465,
+        _optional_port,
+        "port of the /metrics endpoint ('off' disables it)",
+    )
+    add("--log-format", "LOG_FORMAT", "json", str, "log lines as json or console")
+    add("--log-level", "LOG_LEVEL", "info", str, "debug, info, warning or error")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> ArenaConfig:
+    """The arena configuration the parsed arguments describe; SystemExit with a sentence when invalid."""
+    if args.registration not in ("open", "admin"):
+        raise SystemExit(f"kutnahora-arena: --registration must be open or admin, not {args.registration!r}")
+    if args.registration == "admin" and not args.admin_token:
+        raise SystemExit("kutnahora-arena: --registration admin needs --admin-token")
+    if args.log_format not in ("json", "console"):
+        raise SystemExit(f"kutnahora-arena: --log-format must be json or console, not {args.log_format!r}")
+    servers = [s.strip() for s in args.server.split(",") if s.strip()]
+    if not servers:
+        raise SystemExit("kutnahora-arena: name at least one game server with --server")
+    try:
+        pools = parse_pools(args.pools)
+        house = parse_house_bots(args.house_bots, max(p.players for p in pools.values()))
+    except ValueError as error:
+        raise SystemExit(f"kutnahora-arena: {error}") from None
+    if args.tick <= 0 or args.window < 0 or args.widen < 0 or args.open_after < 0:
+        raise SystemExit(
+            "kutnahora-arena: --tick must be positive, --window, --widen and --open-after not negative"
+        )
+    return ArenaConfig(
+        servers=servers,
+        db=args.db,
+        pools=pools,
+        registration=args.registration,
+        admin_token=args.admin_token,
+        house_bots=house,
+        window=Window(args.window, args.widen, args.open_after),
+        tick_seconds=args.tick,
+        lost_after_seconds=args.lost_after,
+        metrics_host=args.metrics_host,
+        metrics_port=args.metrics_port,
+    )
+
+
+async def serve(host: str, port: int, config: ArenaConfig) -> None:
+    """Run an arena until SIGTERM or SIGINT, then stop it gracefully."""
+    log = logs.get_logger()
+    try:
+        arena, bound = await create_arena(f"{host}:{port}", config)
+    except (OSError, RuntimeError) as error:
+        raise SystemExit(f"kutnahora-arena: cannot listen on {host}:{port}: {error}") from None
+    try:
+        await arena.start()
+    except StartupError as error:
+        await arena.stop(0)
+        raise SystemExit(f"kutnahora-arena: {error}") from None
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    metrics = f"http://{config.metrics_host}:{arena.metrics_port}/metrics" if arena.metrics_port else "off"
+    print(
+        f"kutnahora-arena listening on grpc://{host}:{bound} "
+        f"(metrics {metrics}, store {arena.store.description}, "
+        f"pools {','.join(sorted(config.pools))}, game servers {','.join(config.servers)})",
+        flush=True,
+    )
+    log.info("arena listening", address=f"{host}:{bound}", metrics=metrics, store=arena.store.description)
+    await stop.wait()
+    await arena.stop()
+
+
+def recompute_parser() -> argparse.ArgumentParser:
+    """The parser of ``kutnahora-arena recompute-ratings``."""
+    parser = argparse.ArgumentParser(
+        prog="kutnahora-arena recompute-ratings",
+        description="Recompute every rating from the stored results, in the order they were rated, and "
+        "compare with the stored ratings (exit 0 when they are identical, 1 when not).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--db", default=_env("DB", "kutnahora-arena.db", str), help="the arena's store")
+    parser.add_argument("--write", action="store_true", help="store the recomputed ratings")
+    return parser
+
+
+async def recompute_ratings(db: str, write: bool) -> int:
+    """Recompute, compare, print a line per pool, optionally write; the exit status."""
+    store = ArenaStore(db)
+    try:
+        await store.open()
+    except StoreError as error:
+        print(f"kutnahora-arena: {error}", file=sys.stderr)
+        return 2
+    try:
+        games = await store.rated_games()
+        fresh = recompute(games)
+        stored = await store.stored_ratings()
+        differ = sorted(key for key in set(fresh) | set(stored) if fresh.get(key) != stored.get(key))
+        pools = sorted({pool for _, pool in fresh})
+        for pool in pools:
+            count = sum(1 for game in games if game.pool == pool)
+            bots = sum(1 for _, p in fresh if p == pool)
+            print(f"pool {pool}: {count} rated games, {bots} bots")
+        for name, pool in differ[:20]:
+            print(
+                f"  differs: {name} in pool {pool}: stored {stored.get((name, pool))}, "
+                f"recomputed {fresh.get((name, pool))}"
+            )
+        if write:
+            await store.replace_ratings(fresh)
+            print(f"wrote {len(fresh)} ratings")
+        print("identical" if not differ else f"{len(differ)} ratings differ")
+        return 0 if not differ or write else 1
+    finally:
+        await store.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``kutnahora-arena``."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["recompute-ratings"]:
+        options = recompute_parser().parse_args(arguments[1:])
+        return asyncio.run(recompute_ratings(options.db, options.write))
+    args = build_parser().parse_args(arguments)
+    config = config_from_args(args)
+    try:
+        logs.configure(args.log_format, args.log_level)
+    except ValueError as error:
+        raise SystemExit(f"kutnahora-arena: {error}") from None
+    try:
+        asyncio.run(serve(args.host, args.port, config))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

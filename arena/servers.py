@@ -1,0 +1,117 @@
+"""The game servers the arena places games on, reached through the public protocol (the SDK's client).
+
+:meth:`GameServers.place` asks every server for its load (``AdminService.GetServerInfo``: its waiting and
+active games), creates the game with every seat named on the least-loaded server that answers, and
+returns the seats' tokens; a server that refuses or cannot be reached is skipped for the next.
+:meth:`GameServers.wait_end` follows a game with ``GameService.GetGame`` until it ends, and gives up
+(the game is then not rated) when its server stays unreachable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from google.protobuf import duration_pb2
+
+from kutnahora.arena.pools import Pool
+from kutnahora.clients.sdk import Client, ClientError
+from kutnahora.v1 import game_pb2
+
+UNFINISHED = (game_pb2.GAME_STATUS_WAITING, game_pb2.GAME_STATUS_ACTIVE)
+
+
+class PlacementFailed(Exception):
+    """No game server could create the game; ``failures`` maps each tried server to its error."""
+
+    def __init__(self, failures: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{server}: {error}" for server, error in failures.items()) or "no server")
+        self.failures = failures
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A game created with every seat taken."""
+
+    server: str
+    game_id: str
+    seat_tokens: tuple[str, ...]
+
+
+class GameServers:
+    """Connections to every known game server."""
+
+    def __init__(self, addresses: Sequence[str], *, lost_after: float = 60.0, poll: float = 0.5) -> None:
+        self.addresses = list(dict.fromkeys(addresses))
+        self.lost_after = lost_after
+        self.poll = poll
+        self._clients: dict[str, Client] = {address: Client(address) for address in self.addresses}
+
+    async def close(self) -> None:
+        """Close every connection."""
+        await asyncio.gather(*(client.close() for client in self._clients.values()))
+
+    async def load(self, address: str) -> int | None:
+        """The unfinished games of one server, or None when it does not answer within 2 s."""
+        try:
+            info = await asyncio.wait_for(self._clients[address].server_info(), 2.0)
+        except (ClientError, TimeoutError):
+            return None
+        return int(sum(count.count for count in info.games if count.status in UNFINISHED))
+
+    async def by_load(self) -> list[str]:
+        """The servers that answer, least loaded first (ties in the order given)."""
+        loads = await asyncio.gather(*(self.load(address) for address in self.addresses))
+        answering = [(load, index) for index, load in enumerate(loads) if load is not None]
+        return [self.addresses[index] for _, index in sorted(answering)]
+
+    async def place(self, pool: Pool, names: Sequence[str], label: str) -> Placed:
+        """Create a game of ``pool`` with these seat names on the least-loaded server that accepts it."""
+        failures: dict[str, str] = {}
+        order = await self.by_load()
+        for address in self.addresses:
+            if address not in order:
+                failures[address] = "it did not answer"
+        clock = None
+        if pool.decision_ms is not None and pool.bank_ms is not None:
+            clock = game_pb2.ClockSettings(
+                decision_time=duration_pb2.Duration(
+                    seconds=pool.decision_ms // 1000, nanos=pool.decision_ms % 1000 * 1_000_000
+                ),
+                time_bank=duration_pb2.Duration(
+                    seconds=pool.bank_ms // 1000, nanos=pool.bank_ms % 1000 * 1_000_000
+                ),
+            )
+        for address in order:
+            try:
+                created, seats = await self._clients[address].create_seated_game(
+                    names, clock=clock, label=label
+                )
+            except ClientError as error:
+                failures[address] = str(error)
+                continue
+            return Placed(address, created.game.game_id, tuple(seat.token for seat in seats))
+        raise PlacementFailed(failures)
+
+    async def wait_end(self, address: str, game_id: str) -> game_pb2.GameSummary | None:
+        """The game's summary once it has ended, or None when its server was unreachable (or did not know
+        the game) for ``lost_after`` seconds."""
+        client = self._clients.get(address)
+        if client is None:
+            client = self._clients[address] = Client(address)
+        unreachable_since: float | None = None
+        while True:
+            try:
+                summary = await client.get_game(game_id)
+            except ClientError:
+                now = time.monotonic()
+                unreachable_since = unreachable_since or now
+                if now - unreachable_since > self.lost_after:
+                    return None
+            else:
+                unreachable_since = None
+                if summary.status not in UNFINISHED:
+                    return summary
+            await asyncio.sleep(self.poll)

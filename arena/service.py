@@ -1,0 +1,305 @@
+"""The ``kutnahora.v1.ArenaService`` servicer: accounts, seeking, leaderboards and profiles.
+
+Refusals are :class:`kutnahora.server.errors.ServiceError`, sent as the game server sends them: a status
+code, a sentence, and a ``google.rpc.ErrorInfo`` whose reason is a ``RejectReason`` name
+(:func:`kutnahora.server.presenter.status_details`). API keys are checked as the game server checks seat
+tokens (:mod:`kutnahora.server.auth`: stored as SHA-256, compared in constant time) and never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+import grpc.aio
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from kutnahora.arena.lobby import Lobby
+from kutnahora.arena.names import name_problem
+from kutnahora.arena.pools import Pool
+from kutnahora.arena.ratings import Rating
+from kutnahora.arena.store import Account, ArenaStore, NameTaken
+from kutnahora.server import auth, presenter
+from kutnahora.server.errors import (
+    ServiceError,
+    clip,
+    conflict,
+    denied,
+    invalid,
+    server_fault,
+    store_unavailable,
+    unauthenticated,
+)
+from kutnahora.server.store import StoreError
+from kutnahora.v1 import arena_service_pb2 as pb
+from kutnahora.v1 import arena_service_pb2_grpc
+
+T = TypeVar("T")
+Context = grpc.aio.ServicerContext[Any, Any]
+MAX_PAGE_SIZE = 200
+
+
+def _duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(int(seconds * 1e9))
+    return duration
+
+
+def _timestamp(seconds: float) -> timestamp_pb2.Timestamp:
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromNanoseconds(int(seconds * 1e9))
+    return stamp
+
+
+def _rating(pool: str, rating: Rating) -> pb.PoolRating:
+    return pb.PoolRating(
+        pool=pool,
+        mu=rating.mu,
+        sigma=rating.sigma,
+        conservative=rating.conservative,
+        games=rating.games,
+        wins=rating.wins,
+    )
+
+
+class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
+    """Answers ``ArenaService`` calls."""
+
+    def __init__(
+        self,
+        store: ArenaStore,
+        lobby: Lobby,
+        *,
+        registration: str,
+        admin_token: str,
+        status_interval: float,
+        log: Any,
+    ) -> None:
+        self.store = store
+        self.lobby = lobby
+        self.registration = registration
+        self.admin_hash = auth.token_hash(admin_token) if admin_token else ""
+        self.status_interval = status_interval
+        self.log = log
+
+    # --- helpers ---------------------------------------------------------------------------------------
+
+    async def _guard(self, context: Context, what: str, work: Callable[[], Awaitable[T]]) -> T:
+        """Run one call's work, turning refusals and store failures into the call's status."""
+        try:
+            return await work()
+        except ServiceError as error:
+            await self._abort(context, error)
+        except StoreError as error:
+            await self._abort(context, store_unavailable(f"the arena store failed: {error}"))
+        except (asyncio.CancelledError, grpc.aio.AbortError):
+            raise
+        except Exception:
+            self.log.exception("arena call failed", rpc=what)
+            await self._abort(context, server_fault(f"the arena failed to handle this {what}"))
+        raise AssertionError("unreachable: abort raises")
+
+    async def _abort(self, context: Context, error: ServiceError) -> None:
+        self.lobby.metrics.refusals.labels(reason=error.reason.value).inc()
+        await context.abort(error.code, error.message, trailing_metadata=presenter.status_details(error))
+
+    def _is_admin(self, context: Context) -> bool:
+        token = auth.token_from_metadata(context.invocation_metadata())
+        return bool(self.admin_hash) and auth.matches(token, self.admin_hash)
+
+    async def _account(self, context: Context) -> Account:
+        """The calling bot, from its API key; UNAUTHENTICATED without a valid, unrevoked key."""
+        key = auth.token_from_metadata(context.invocation_metadata())
+        if not key:
+            raise unauthenticated("this call needs the bot's API key as 'authorization: Bearer <key>'")
+        account = await self.store.account_by_key_hash(auth.token_hash(key))
+        if account is None or not auth.matches(key, account.key_hash):
+            raise unauthenticated("the API key is not one the arena knows")
+        if account.revoked:
+            raise ServiceError(
+                grpc.StatusCode.UNAUTHENTICATED,
+                f"the API key of bot {account.name!r} was revoked",
+                "key_revoked",
+            )
+        return account
+
+    def _pool(self, name: str) -> Pool:
+        pool = self.lobby.pools.get(name)
+        if pool is None:
+            known = ", ".join(sorted(self.lobby.pools))
+            raise ServiceError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"there is no pool {clip(name)!r}; the pools are {known}",
+                "unknown_pool",
+            )
+        return pool
+
+    # --- accounts --------------------------------------------------------------------------------------
+
+    async def RegisterBot(self, request: pb.RegisterBotRequest, context: Context) -> pb.RegisterBotResponse:
+        async def work() -> pb.RegisterBotResponse:
+            if self.registration == "admin" and not self._is_admin(context):
+                raise denied("this arena registers bots only with its admin token")
+            problem = name_problem(request.name)
+            if problem is not None:
+                raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, problem, "name_invalid")
+            key = auth.new_token()
+            try:
+                await self.store.register(request.name, auth.token_hash(key))
+            except NameTaken:
+                raise conflict(f"a bot named {request.name!r} exists already", "name_taken") from None
+            self.log.info("bot registered", bot=request.name)
+            return pb.RegisterBotResponse(name=request.name, api_key=key)
+
+        return await self._guard(context, "registration", work)
+
+    async def RotateKey(self, request: pb.RotateKeyRequest, context: Context) -> pb.RotateKeyResponse:
+        async def work() -> pb.RotateKeyResponse:
+            account = await self._account(context)
+            key = auth.new_token()
+            await self.store.set_key(account.account_id, auth.token_hash(key))
+            self.log.info("key rotated", bot=account.name)
+            return pb.RotateKeyResponse(api_key=key)
+
+        return await self._guard(context, "key rotation", work)
+
+    async def RevokeKey(self, request: pb.RevokeKeyRequest, context: Context) -> pb.RevokeKeyResponse:
+        async def work() -> pb.RevokeKeyResponse:
+            if self._is_admin(context):
+                if not request.name:
+                    raise invalid("with the admin token, name the bot whose key is revoked")
+                account = await self.store.account_by_name(request.name)
+                if account is None:
+                    raise ServiceError(
+                        grpc.StatusCode.NOT_FOUND, f"there is no bot {clip(request.name)!r}", "not_found"
+                    )
+            else:
+                account = await self._account(context)
+                if request.name and request.name != account.name:
+                    raise denied("a bot's key revokes only its own key; the admin token revokes others'")
+            await self.store.revoke(account.account_id)
+            self.lobby.withdraw_account(account.account_id)
+            self.log.info("key revoked", bot=account.name)
+            return pb.RevokeKeyResponse()
+
+        return await self._guard(context, "key revocation", work)
+
+    # --- seeking ---------------------------------------------------------------------------------------
+
+    async def Seek(self, request: pb.SeekRequest, context: Context) -> AsyncIterator[pb.SeekResponse]:
+        async def open_ticket() -> Any:
+            account = await self._account(context)
+            pool = self._pool(request.pool)
+            return await self.lobby.open_ticket(account, pool)
+
+        ticket = await self._guard(context, "seek", open_ticket)
+        try:
+            while True:
+                waiting = pb.SeekWaiting(
+                    pool=ticket.pool.name,
+                    tickets_waiting=self.lobby.waiting(ticket.pool.name),
+                    waited=_duration(time.monotonic() - ticket.opened),
+                )
+                yield pb.SeekResponse(waiting=waiting)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(ticket.matched), self.status_interval)
+                if ticket.matched.cancelled():
+                    await self._abort(
+                        context,
+                        ServiceError(
+                            grpc.StatusCode.UNAUTHENTICATED, "the bot's key was revoked", "key_revoked"
+                        ),
+                    )
+                if ticket.matched.done():
+                    seat = ticket.matched.result()
+                    yield pb.SeekResponse(
+                        matched=pb.SeekMatched(
+                            pool=seat.pool,
+                            server_address=seat.server,
+                            game_id=seat.game_id,
+                            seat=seat.seat,
+                            seat_token=seat.token,
+                            seat_names=seat.seat_names,
+                        )
+                    )
+                    return
+        finally:
+            self.lobby.withdraw(ticket)
+
+    # --- reading ---------------------------------------------------------------------------------------
+
+    async def ListPools(self, request: pb.ListPoolsRequest, context: Context) -> pb.ListPoolsResponse:
+        response = pb.ListPoolsResponse()
+        for pool in sorted(self.lobby.pools.values(), key=lambda p: p.name):
+            wire = response.pools.add(name=pool.name, players=pool.players)
+            if pool.decision_ms is not None:
+                wire.decision_time.CopyFrom(_duration(pool.decision_ms / 1000))
+            if pool.bank_ms is not None:
+                wire.time_bank.CopyFrom(_duration(pool.bank_ms / 1000))
+        return response
+
+    async def GetLeaderboard(
+        self, request: pb.GetLeaderboardRequest, context: Context
+    ) -> pb.GetLeaderboardResponse:
+        async def work() -> pb.GetLeaderboardResponse:
+            pool = self._pool(request.pool)
+            if request.page < 0 or request.page_size < 0:
+                raise invalid("page and page_size must not be negative")
+            size = min(request.page_size or 50, MAX_PAGE_SIZE)
+            entries, total = await self.store.leaderboard(pool.name, request.page * size, size)
+            response = pb.GetLeaderboardResponse(total=total)
+            for offset, (account, rating) in enumerate(entries):
+                response.entries.add(
+                    rank=request.page * size + offset + 1,
+                    name=account.name,
+                    rating=_rating(pool.name, rating),
+                    house=account.house,
+                )
+            return response
+
+        return await self._guard(context, "leaderboard request", work)
+
+    async def GetBotProfile(
+        self, request: pb.GetBotProfileRequest, context: Context
+    ) -> pb.GetBotProfileResponse:
+        async def work() -> pb.GetBotProfileResponse:
+            account = await self.store.account_by_name(request.name)
+            if account is None:
+                raise ServiceError(
+                    grpc.StatusCode.NOT_FOUND, f"there is no bot {clip(request.name)!r}", "not_found"
+                )
+            ratings, history, games = await self.store.profile(account.account_id)
+            response = pb.GetBotProfileResponse(
+                name=account.name,
+                house=account.house,
+                revoked=account.revoked,
+                registered_at=_timestamp(account.created_at),
+            )
+            for pool, rating in ratings.items():
+                response.ratings.append(_rating(pool, rating))
+            for point in history:
+                response.history.add(
+                    pool=point.pool,
+                    game_id=point.game_id,
+                    mu=point.mu,
+                    sigma=point.sigma,
+                    rated_at=_timestamp(point.rated_at),
+                )
+            for game in games:
+                response.recent_games.add(
+                    game_id=game.game_id,
+                    pool=game.pool,
+                    server_address=game.server,
+                    seat=game.seat,
+                    seat_names=game.seat_names,
+                    status=game.status,
+                    place=game.place,
+                    created_at=_timestamp(game.created_at),
+                )
+            return response
+
+        return await self._guard(context, "profile request", work)

@@ -1,0 +1,211 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class RegisterBotRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RegisterBotResponse(_message.Message):
+    __slots__ = ("name", "api_key")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    api_key: str
+    def __init__(self, name: _Optional[str] = ..., api_key: _Optional[str] = ...) -> None: ...
+
+class RotateKeyRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RotateKeyResponse(_message.Message):
+    __slots__ = ("api_key",)
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    api_key: str
+    def __init__(self, api_key: _Optional[str] = ...) -> None: ...
+
+class RevokeKeyRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RevokeKeyResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class Pool(_message.Message):
+    __slots__ = ("name", "players", "decision_time", "time_bank")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TIME_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    players: int
+    decision_time: _duration_pb2.Duration
+    time_bank: _duration_pb2.Duration
+    def __init__(self, name: _Optional[str] = ..., players: _Optional[int] = ..., decision_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., time_bank: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class SeekRequest(_message.Message):
+    __slots__ = ("pool",)
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    def __init__(self, pool: _Optional[str] = ...) -> None: ...
+
+class SeekWaiting(_message.Message):
+    __slots__ = ("pool", "tickets_waiting", "waited")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    TICKETS_WAITING_FIELD_NUMBER: _ClassVar[int]
+    WAITED_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    tickets_waiting: int
+    waited: _duration_pb2.Duration
+    def __init__(self, pool: _Optional[str] = ..., tickets_waiting: _Optional[int] = ..., waited: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class SeekMatched(_message.Message):
+    __slots__ = ("pool", "server_address", "game_id", "seat", "seat_token", "seat_names")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    SERVER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    server_address: str
+    game_id: str
+    seat: int
+    seat_token: str
+    seat_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, pool: _Optional[str] = ..., server_address: _Optional[str] = ..., game_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SeekResponse(_message.Message):
+    __slots__ = ("waiting", "matched")
+    WAITING_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_FIELD_NUMBER: _ClassVar[int]
+    waiting: SeekWaiting
+    matched: SeekMatched
+    def __init__(self, waiting: _Optional[_Union[SeekWaiting, _Mapping]] = ..., matched: _Optional[_Union[SeekMatched, _Mapping]] = ...) -> None: ...
+
+class ListPoolsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListPoolsResponse(_message.Message):
+    __slots__ = ("pools",)
+    POOLS_FIELD_NUMBER: _ClassVar[int]
+    pools: _containers.RepeatedCompositeFieldContainer[Pool]
+    def __init__(self, pools: _Optional[_Iterable[_Union[Pool, _Mapping]]] = ...) -> None: ...
+
+class PoolRating(_message.Message):
+    __slots__ = ("pool", "mu", "sigma", "conservative", "games", "wins")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    CONSERVATIVE_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    wins: int
+    def __init__(self, pool: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ...) -> None: ...
+
+class GetLeaderboardRequest(_message.Message):
+    __slots__ = ("pool", "page", "page_size")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    page: int
+    page_size: int
+    def __init__(self, pool: _Optional[str] = ..., page: _Optional[int] = ..., page_size: _Optional[int] = ...) -> None: ...
+
+class LeaderboardEntry(_message.Message):
+    __slots__ = ("rank", "name", "rating", "house")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    HOUSE_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    name: str
+    rating: PoolRating
+    house: bool
+    def __init__(self, rank: _Optional[int] = ..., name: _Optional[str] = ..., rating: _Optional[_Union[PoolRating, _Mapping]] = ..., house: _Optional[bool] = ...) -> None: ...
+
+class GetLeaderboardResponse(_message.Message):
+    __slots__ = ("entries", "total")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[LeaderboardEntry]
+    total: int
+    def __init__(self, entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
+
+class GetBotProfileRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RatingPoint(_message.Message):
+    __slots__ = ("pool", "game_id", "mu", "sigma", "rated_at")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    RATED_AT_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    game_id: str
+    mu: float
+    sigma: float
+    rated_at: _timestamp_pb2.Timestamp
+    def __init__(self, pool: _Optional[str] = ..., game_id: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., rated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ArenaGame(_message.Message):
+    __slots__ = ("game_id", "pool", "server_address", "seat", "seat_names", "status", "place", "created_at")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    SERVER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    pool: str
+    server_address: str
+    seat: int
+    seat_names: _containers.RepeatedScalarFieldContainer[str]
+    status: str
+    place: int
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, game_id: _Optional[str] = ..., pool: _Optional[str] = ..., server_address: _Optional[str] = ..., seat: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., place: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetBotProfileResponse(_message.Message):
+    __slots__ = ("name", "house", "revoked", "ratings", "history", "recent_games", "registered_at")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    HOUSE_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_FIELD_NUMBER: _ClassVar[int]
+    RATINGS_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    RECENT_GAMES_FIELD_NUMBER: _ClassVar[int]
+    REGISTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    house: bool
+    revoked: bool
+    ratings: _containers.RepeatedCompositeFieldContainer[PoolRating]
+    history: _containers.RepeatedCompositeFieldContainer[RatingPoint]
+    recent_games: _containers.RepeatedCompositeFieldContainer[ArenaGame]
+    registered_at: _timestamp_pb2.Timestamp
+    def __init__(self, name: _Optional[str] = ..., house: _Optional[bool] = ..., revoked: _Optional[bool] = ..., ratings: _Optional[_Iterable[_Union[PoolRating, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[RatingPoint, _Mapping]]] = ..., recent_games: _Optional[_Iterable[_Union[ArenaGame, _Mapping]]] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

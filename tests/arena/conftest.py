@@ -1,0 +1,106 @@
+"""Fixtures for the arena tests: a real ``kutnahora-server`` process, and an arena in this process.
+
+``game_server`` runs for the whole session in memory; ``arena`` starts a fresh arena (its own SQLite
+file, a quick matchmaker tick) placing games on it; ``arena_client`` is an SDK client of that arena.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from kutnahora.arena.app import Arena, ArenaConfig, create_arena
+from kutnahora.arena.matchmaker import Window
+from kutnahora.clients.sdk import ArenaClient
+from tests.clients.helpers import ROOT, python_module
+
+
+def start_process(
+    module: str, *args: str, pattern: str = r"listening on grpcs?://(\S+)"
+) -> tuple[subprocess.Popen[str], str]:
+    """Start ``python -m module args`` and return it with the address it prints."""
+    process = subprocess.Popen(
+        python_module(module, *args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ),
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = re.search(pattern, line)
+    if match is None:
+        process.kill()
+        pytest.fail(f"{module} did not start: {line!r}")
+    return process, match.group(1)
+
+
+def stop_process(process: subprocess.Popen[str]) -> None:
+    """Terminate a process started by :func:`start_process` and wait for it."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def game_server() -> Iterator[str]:
+    """The address of a ``kutnahora-server`` process (memory store, its default clock)."""
+    process, address = start_process(
+        "kutnahora.server.main",
+        "--port",
+        "0",
+        "--db",
+        ":memory:",
+        "--metrics-port",
+        "off",
+        "--log-level",
+        "warning",
+        "--max-games",
+        "500",
+    )
+    try:
+        yield address
+    finally:
+        stop_process(process)
+
+
+def arena_config(db: Path, server: str, **changes: object) -> ArenaConfig:
+    """An arena configuration for tests: quick ticks, windows that open after a second."""
+    config = ArenaConfig(
+        servers=[server],
+        db=str(db),
+        window=Window(base=5.0, per_second=5.0, open_after=1.0),
+        tick_seconds=0.05,
+        status_seconds=0.2,
+        lost_after_seconds=5.0,
+    )
+    for name, value in changes.items():
+        setattr(config, name, value)
+    return config
+
+
+@pytest.fixture
+async def arena(tmp_path: Path, game_server: str) -> AsyncIterator[Arena]:
+    """A running arena with its own SQLite store, placing games on ``game_server``."""
+    running, _ = await create_arena("127.0.0.1:0", arena_config(tmp_path / "arena.db", game_server))
+    await running.start()
+    try:
+        yield running
+    finally:
+        await running.stop(0)
+
+
+@pytest.fixture
+async def arena_client(arena: Arena) -> AsyncIterator[ArenaClient]:
+    """An SDK client of ``arena``."""
+    async with await ArenaClient.connect(f"127.0.0.1:{arena.port}") as client:
+        yield client
