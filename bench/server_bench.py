@@ -440,7 +440,7 @@ def measure_observation_cost(games: int = 4) -> dict[str, float]:
     """CPU microseconds per observation (the engine's view as the server's observer builds it, the wire
     encoding, and for comparison a plain view and message build) and per engine apply, over every
     decision of a few random four-seat games, for the seat that owes it."""
-    from kutnahora import engine
+    from kutnahora import engine, wire
     from kutnahora.engine.text import QUESTIONS, describe_option
     from kutnahora.server import presenter
 
@@ -458,7 +458,7 @@ def measure_observation_cost(games: int = 4) -> dict[str, float]:
             observed = time.process_time()
             encoder.encode(view, QUESTIONS[kind], partial(describe_option, state, kind))
             encoded = time.process_time()
-            presenter.observation_to_wire(engine.observe(state, pending.seat), "bench").SerializeToString()
+            wire.observation_to_wire(engine.observe(state, pending.seat), "bench").SerializeToString()
             built = time.process_time()
             option = rng.choice(pending.options)
             before = time.process_time()

@@ -66,17 +66,27 @@ def legal(state: GameState) -> tuple[Option, ...]:
     return state.pending.options if state.pending is not None else ()
 
 
-def apply(state: GameState, option: Option, seat: int | None = None) -> list[Event]:
-    """Apply one legal option (for ``seat``, when given) and return what happened.
+def owed(state: GameState, seat: int | None = None) -> PendingDecision:
+    """The pending decision, owed by ``seat`` (when given).
 
-    Raises a subclass of :class:`IllegalDecision` and changes nothing when the game is over, the seat
-    does not owe the decision, or the option is not listed.
+    Raises :class:`GameOver` when the game is over and :class:`NotYourTurn` when another seat owes it.
     """
     decision = state.pending
     if decision is None:
         raise GameOver("the game is over; no decision is accepted")
     if seat is not None and seat != decision.seat:
         raise NotYourTurn(f"seat {decision.seat} owes the next decision ({decision.kind}), not seat {seat}")
+    return decision
+
+
+def check(state: GameState, option: Option, seat: int | None = None) -> PendingDecision:
+    """What :func:`apply` checks before it changes anything, without applying: the pending decision, owed by
+    ``seat`` (when given), which lists ``option``.
+
+    Raises :class:`GameOver`, :class:`NotYourTurn` or :class:`NotAnOption` (each an
+    :class:`IllegalDecision`).
+    """
+    decision = owed(state, seat)
     if option not in decision.options:
         listed = ", ".join(option_text(o) for o in decision.options[:12])
         more = "…" if len(decision.options) > 12 else ""
@@ -84,6 +94,16 @@ def apply(state: GameState, option: Option, seat: int | None = None) -> list[Eve
             f"{option_text(option) if _is_option(option) else option!r} is not a legal answer to "
             f"{decision.kind}; legal: {listed}{more}"
         )
+    return decision
+
+
+def apply(state: GameState, option: Option, seat: int | None = None) -> list[Event]:
+    """Apply one legal option (for ``seat``, when given) and return what happened.
+
+    Raises a subclass of :class:`IllegalDecision` and changes nothing when the game is over, the seat
+    does not owe the decision, or the option is not listed (:func:`check`).
+    """
+    check(state, option, seat)
     events: list[Event] = []
     resolve(state, option, events)
     return events

@@ -4,8 +4,8 @@
 does, without building a wire observation). Every other name is a bot of
 :data:`kutnahora.clients.bots.BOTS` (``greedy``, ``mcts`` or ``mcts:200`` with a budget, and any bot
 added there later): those bots read only the wire observation, so :class:`BotOpponent` builds it from
-the engine's observation with the server's own presenter
-(:func:`kutnahora.server.presenter.observation_to_wire`) and gives the bot the component set as the
+the engine's observation with the project's codec
+(:func:`kutnahora.wire.observation_to_wire`) and gives the bot the component set as the
 server's ``GetComponents`` would. The bot's answer is an index into the listed options, which are the
 engine's options in the same order.
 
@@ -35,8 +35,8 @@ from kutnahora.engine import RULES_VERSION, GameState, Observer, Option, legal, 
 from kutnahora.engine.components import ComponentSet
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.server.presenter import components_to_wire, observation_to_wire
 from kutnahora.v1 import components_pb2, game_pb2
+from kutnahora.wire import components_to_wire, observation_to_wire
 
 
 @runtime_checkable

@@ -24,7 +24,7 @@ from kutnahora.server import logs
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics, MetricsEndpoint
-from kutnahora.server.replication import ReplicaSync, ReplicationMetrics
+from kutnahora.server.replication import ReplicaSync
 from kutnahora.server.service import KutnaHoraService
 from kutnahora.server.sqlite_store import SqliteStore
 from kutnahora.server.store import MemoryStore, Store, StoreError
@@ -67,7 +67,7 @@ class GameServer:
         self.health = health_servicer
         self.log = log
         self.metrics_endpoint: MetricsEndpoint | None = None
-        self.replication = ReplicaSync(hub.games, hub.store, ReplicationMetrics(metrics.registry), log)
+        self.replication = ReplicaSync(hub.games, hub.store, log)
         self._stopped = asyncio.Event()
 
     @property
@@ -84,8 +84,7 @@ class GameServer:
             await self.hub.store.open()
         except StoreError as error:
             raise StartupError(str(error)) from None
-        if self.replication.start():  # other replicas share the store: follow their writes
-            self.hub.services.catch_up = self.replication.catch_up
+        self.replication.start()  # when other replicas share the store: follow their writes
         if self.config.metrics_port is not None:
             host, port = self.config.metrics_host, self.config.metrics_port
             try:

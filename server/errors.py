@@ -13,6 +13,8 @@ from enum import StrEnum
 
 import grpc
 
+from kutnahora.engine import GameOver, IllegalDecision, NotAnOption, NotYourTurn
+
 
 class Reason(StrEnum):
     """Why a request was refused: the label of metrics and log lines. Several may share one wire reason
@@ -125,3 +127,23 @@ def engine_failed(message: str) -> ServiceError:
 def server_fault(message: str) -> ServiceError:
     """An unexpected fault of the server (INTERNAL)."""
     return ServiceError(grpc.StatusCode.INTERNAL, message, "server_fault")
+
+
+ENGINE_REFUSALS: tuple[tuple[type[IllegalDecision], Reason], ...] = (
+    (GameOver, Reason.GAME_NOT_ACTIVE),
+    (NotYourTurn, Reason.NOT_YOUR_TURN),
+    (NotAnOption, Reason.NOT_AN_OPTION),
+)
+"""The engine's refusals of a decision (:func:`kutnahora.engine.check`), each with the reason it is answered
+with."""
+
+
+def engine_refusal(game_id: str, error: IllegalDecision) -> ServiceError:
+    """The refusal of a decision the engine does not accept now (FAILED_PRECONDITION), in the engine's own
+    words: the game is over, another seat owes the decision, or the option is not listed. Any other
+    :class:`~kutnahora.engine.IllegalDecision` (a refusal the engine may add later) is answered as an option
+    that is not listed: the engine changed nothing either way."""
+    reason = next(
+        (reason for kind, reason in ENGINE_REFUSALS if isinstance(error, kind)), Reason.NOT_AN_OPTION
+    )
+    return precondition(f"game {game_id}: {error}", reason)

@@ -23,7 +23,7 @@ import contextvars
 import random
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -37,10 +37,10 @@ from kutnahora.server import auth
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.errors import (
     ServiceError,
-    clip,
     conflict,
     denied,
     engine_failed,
+    engine_refusal,
     invalid,
     precondition,
     stale,
@@ -59,6 +59,7 @@ from kutnahora.server.records import (
     SeatState,
     canonical_text,
 )
+from kutnahora.server.replication import ReplicationMetrics
 from kutnahora.server.store import (
     DecisionRow,
     DuplicateDecision,
@@ -149,9 +150,9 @@ class GameServices:
     components: ComponentSet
     log: Any
     on_status: Callable[[LiveGame, GameStatus, GameStatus], None] = field(default=lambda game, old, new: None)
-    # Set when other replicas share the store (server.replication): brings a game up to the store's log.
-    # The caller holds the game's lock; the second argument names what asked for it (for metrics).
-    catch_up: Callable[[LiveGame, str], Awaitable[int]] | None = None
+    # Given when other replicas share the store (it has a change feed): each game then catches up with
+    # their writes itself (LiveGame.catch_up), counted here. None for a store without other writers.
+    replicas: ReplicationMetrics | None = None
 
 
 def charge_clock(seat: SeatState, source: DecisionSource, think_ms: int, clock: ClockConfig) -> None:
@@ -163,15 +164,6 @@ def charge_clock(seat: SeatState, source: DecisionSource, think_ms: int, clock: 
         seat.strikes += 1
     elif source is DecisionSource.SEAT:
         seat.bank_ms = max(0, seat.bank_ms - max(0, think_ms - clock.decision_ms))
-
-
-@dataclass(slots=True)
-class Rebuilt:
-    """A game rebuilt from its log: the state and its history."""
-
-    state: GameState
-    history: DecisionHistory
-    seats: list[SeatState]
 
 
 def check_components(row: GameRow, held: str) -> None:
@@ -190,13 +182,11 @@ def check_components(row: GameRow, held: str) -> None:
         )
 
 
-def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
-    """Replay a stored game's log through the engine (run in a worker thread: it takes a while)."""
-    row = stored.game
-    options = GameOptions(row.players, row.events, row.guild_setup_card, row.mine_setup_card)
+def stored_seats(row: GameRow, rows: Sequence[SeatRow]) -> list[SeatState]:
+    """A stored game's seats, each with a full time bank (its log's decisions are charged as replayed)."""
     clock = ClockConfig.from_json(row.clock)
     seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(row.players)]
-    for seat_row in stored.seats:
+    for seat_row in rows:
         if 0 <= seat_row.seat < row.players:
             seats[seat_row.seat] = SeatState(
                 seat=seat_row.seat,
@@ -206,26 +196,22 @@ def rebuild(stored: StoredGame, components: ComponentSet) -> Rebuilt:
                 joined_at=seat_row.joined_at,
                 bank_ms=clock.bank_ms,
             )
-    state = engine.new_game(options, row.seed, components)
-    history = DecisionHistory()
-    for decision in stored.decisions:
-        pending = state.pending
-        if pending is None or pending.seat != decision.seat:
-            raise StoreError(
-                f"game {row.game_id}: decision {decision.seq} ({decision.option}) is for seat "
-                f"{decision.seat}, but {'nobody' if pending is None else f'seat {pending.seat}'} owed it"
-            )
-        option = parse_option(decision.option)
-        try:
-            events = engine.apply(state, option, decision.seat)
-        except IllegalDecision as error:
-            raise StoreError(
-                f"game {row.game_id}: decision {decision.seq} does not replay: {error}"
-            ) from None
-        record = replayed_decision(decision, option, pending, events, state.over)
-        history.append(record)
-        charge_clock(seats[decision.seat], record.source, decision.think_ms, clock)
-    return Rebuilt(state, history, seats)
+    return seats
+
+
+async def load(services: GameServices, stored: StoredGame) -> LiveGame:
+    """A stored game in memory: set up from its options and seed, then its log replayed
+    (:meth:`LiveGame.replay_stored`). Setting up and replaying run in worker threads: they take a while.
+
+    Raises :class:`StoreError` when the log does not replay.
+    """
+    row = stored.game
+    options = GameOptions(row.players, row.events, row.guild_setup_card, row.mine_setup_card)
+    state = await asyncio.to_thread(engine.new_game, options, row.seed, services.components)
+    game = LiveGame(services, row, state, stored_seats(row, stored.seats), DecisionHistory())
+    await asyncio.to_thread(game.replay_stored, stored.decisions)
+    game.status = loaded_status(row.status, game.seats, game.state.over)
+    return game
 
 
 def loaded_status(stored: str, seats: Sequence[SeatState], over: bool) -> GameStatus:
@@ -329,10 +315,10 @@ class LiveGame:
         try:
             self.authorize(seat, token)
         except ServiceError as error:
-            if error.reason != "unauthenticated" or not token or self.services.catch_up is None:
+            if error.reason != "unauthenticated" or not token or self.services.replicas is None:
                 raise
             async with self.lock:
-                await self.services.catch_up(self, "token")
+                await self.catch_up("token")
             self.authorize(seat, token)
 
     def authorize_admin(self, token: str | None, admin_token: str) -> None:
@@ -354,8 +340,7 @@ class LiveGame:
     async def join(self, seat: int | None, name: str) -> tuple[int, str]:
         """Take a seat (the lowest free one when None); returns the seat and its new token."""
         async with self.lock:
-            if self.services.catch_up is not None:  # another replica may have seated someone
-                await self.services.catch_up(self, "join")
+            await self.catch_up("join")  # another replica may have seated someone
             if self.status is not GameStatus.WAITING:
                 raise precondition(
                     f"game {self.game_id} is {self.status}; seats can be joined only while it is waiting",
@@ -429,8 +414,7 @@ class LiveGame:
 
         Another replica may have seen activity: the game is caught up from the store first."""
         async with self.lock:
-            if self.services.catch_up is not None:
-                await self.services.catch_up(self, "idle")
+            await self.catch_up("idle")
             idle = self.idle_seconds(time.time())
             if idle is None or idle < idle_timeout:
                 return False
@@ -447,8 +431,7 @@ class LiveGame:
         if not await store.set_status(
             self.game_id, GameStatus.ABANDONED, now, abandon_reason=reason, unfinished_only=True
         ):
-            if self.services.catch_up is not None:
-                await self.services.catch_up(self, "abandon")
+            await self.catch_up("abandon")
             return False
         self._mark_abandoned(reason, why, now)
         return True
@@ -473,8 +456,8 @@ class LiveGame:
         An exact retry of a decision already applied returns that decision again and applies nothing.
         """
         async with self.lock:
-            if version > self.state.version and self.services.catch_up is not None:
-                await self.services.catch_up(self, "submission")  # another replica moved the game on
+            if version > self.state.version:
+                await self.catch_up("submission")  # another replica may have moved the game on
             current = self.state.version
             if version < current:
                 return await self._retry_or_stale(seat, version, answer)
@@ -483,60 +466,55 @@ class LiveGame:
                     f"version {version} is ahead of game {self.game_id}, which is at version {current}"
                 )
             self._check_active()
-            pending = self.state.pending
-            assert pending is not None  # an active game is not over
-            if pending.seat != seat:
-                raise precondition(
-                    f"seat {pending.seat} owes the next decision ({pending.kind}), not seat {seat}",
-                    "not_your_turn",
-                )
-            if self.replaced(seat):
-                why = (
-                    "resigned"
-                    if self.seats[seat].resigned
-                    else f"struck out ({self.seats[seat].strikes} strikes)"
-                )
-                raise precondition(f"seat {seat} {why}; the random policy plays it now", "not_your_turn")
-            option = self._resolve(answer, pending)
+            try:
+                pending = engine.owed(self.state, seat)  # the game is over, or another seat owes it
+                self._check_not_replaced(seat)
+                if isinstance(answer, ListedIndex):
+                    option = self._listed(answer, pending)
+                else:
+                    option = answer
+                    engine.check(self.state, option, seat)  # not listed
+            except IllegalDecision as error:
+                raise engine_refusal(self.game_id, error) from None
             think_ms = int((asyncio.get_running_loop().time() - self._turn_started) * 1000)
             record, _ = await self._apply_locked(pending, option, DecisionSource.SEAT, think_ms)
             return record
 
     def _check_active(self) -> None:
-        if self.status is GameStatus.ACTIVE:
-            return
+        """Refuse a decision while the game waits for seats or after it was abandoned (the engine knows
+        neither); a finished game is the engine's to refuse."""
         if self.status is GameStatus.WAITING:
             joined = sum(1 for s in self.seats if s.joined)
             raise precondition(
                 f"game {self.game_id} is waiting for seats ({joined} of {len(self.seats)} joined)",
                 "game_not_active",
             )
-        if self.status is GameStatus.FINISHED:
-            raise precondition(f"game {self.game_id} is over; no decision is accepted", "game_not_active")
-        raise precondition(
-            f"game {self.game_id} was abandoned ({self.abandon_reason or 'no reason given'})",
-            "game_not_active",
-        )
-
-    def _resolve(self, answer: Answer, pending: PendingDecision) -> Option:
-        options = pending.options
-        if isinstance(answer, ListedIndex):
-            if answer.index >= len(options):
-                raise precondition(
-                    f"option index {answer.index} is not listed: the pending decision has {len(options)} "
-                    "options" + (f" (0..{len(options) - 1})" if options else ""),
-                    "not_an_option",
-                )
-            return options[answer.index]
-        if answer not in options:
-            listed = ", ".join(canonical_text(o) for o in options[:12])
-            more = ", …" if len(options) > 12 else ""
+        if self.status is GameStatus.ABANDONED:
             raise precondition(
-                f"{clip(canonical_text(answer))!r} is not a legal answer to the {pending.kind} decision; "
-                f"the {len(options)} legal options are: {listed}{more}",
+                f"game {self.game_id} was abandoned ({self.abandon_reason or 'no reason given'})",
+                "game_not_active",
+            )
+
+    def _check_not_replaced(self, seat: int) -> None:
+        """Refuse a seat that the random policy plays now."""
+        if self.replaced(seat):
+            why = (
+                "resigned"
+                if self.seats[seat].resigned
+                else f"struck out ({self.seats[seat].strikes} strikes)"
+            )
+            raise precondition(f"seat {seat} {why}; the random policy plays it now", "not_your_turn")
+
+    def _listed(self, answer: ListedIndex, pending: PendingDecision) -> Option:
+        """The option at a listed index (the wire's way of naming one of the listed options)."""
+        options = pending.options
+        if answer.index >= len(options):
+            raise precondition(
+                f"option index {answer.index} is not listed: the pending decision has {len(options)} "
+                "options" + (f" (0..{len(options) - 1})" if options else ""),
                 "not_an_option",
             )
-        return answer
+        return options[answer.index]
 
     async def _retry_or_stale(self, seat: int, version: int, answer: Answer) -> AppliedDecision:
         record = self.history[version]
@@ -578,8 +556,8 @@ class LiveGame:
                 self.game_id, DecisionRow(version, seat, text, source, think_ms, applied_at)
             )
         except DuplicateDecision:
-            if services.catch_up is not None:  # another replica stored decision N first: read it
-                await services.catch_up(self, "duplicate")
+            if services.replicas is not None:  # another replica stored decision N first: read it
+                await self.catch_up("duplicate")
                 if version < len(self.history):
                     recorded = self.history[version]
                     if recorded.seat == seat and recorded.option == option:
@@ -628,6 +606,121 @@ class LiveGame:
     def remember(self, record: AppliedDecision) -> None:
         """Add an applied decision to the history (the one leaving its detail window drops its details)."""
         self.history.append(record)
+
+    # --- the stored log: replaying it, and catching up with other replicas -------------------------------
+
+    def replay_stored(self, decisions: Sequence[DecisionRow]) -> int:
+        """Apply the stored decisions beyond this game's version, in order, as they were applied when stored:
+        the one replay of a game's log, for a game loaded from the store (:func:`load`, in a worker thread)
+        and for one catching up with other replicas' writes (:meth:`catch_up`). Returns how many it applied.
+
+        Raises :class:`StoreError`, naming the game and the version, when the log does not continue this
+        game: it is shorter than the game, or a decision is for another version or another seat, or is not
+        an option's text, or the engine refuses it. The decisions before that one stay applied. Any other
+        exception from the engine goes to the caller as it is.
+        """
+        held = self.state.version
+        if held > len(decisions):
+            raise StoreError(
+                f"game {self.game_id}: this server holds version {held}, the store only has it up to "
+                f"{len(decisions)}"
+            )
+        for decision in decisions[held:]:
+            state = self.state
+            version = state.version
+            pending = state.pending
+            try:
+                if decision.seq != version:
+                    raise ValueError(f"it is numbered {decision.seq}")
+                option = parse_option(decision.option)
+                events = engine.apply(state, option, decision.seat)  # IllegalDecision: a ValueError
+            except ValueError as error:
+                raise StoreError(
+                    f"game {self.game_id}: stored decision {version} ({decision.option!r} by seat "
+                    f"{decision.seat}) does not replay: {error}"
+                ) from None
+            assert pending is not None  # the engine applied a decision, so one was pending
+            record = replayed_decision(decision, option, pending, events, state.over)
+            self.remember(record)
+            charge_clock(self.seats[decision.seat], record.source, decision.think_ms, self.clock)
+            self.updated_at = max(self.updated_at, decision.applied_at)
+        return self.state.version - held
+
+    async def catch_up(self, trigger: str) -> int:
+        """Bring the game up to what the store holds, when other replicas share it (else do nothing); the
+        caller holds the lock. ``trigger`` names what asked (the metric's label). Returns the number of
+        decisions applied. A store that cannot be read, or a log that does not continue this game, is
+        logged and leaves the game as it was (with the decisions before the failing one applied)."""
+        if self.services.replicas is None:
+            return 0
+        try:
+            return await self.catch_up_locked(trigger)
+        except StoreError as error:
+            self.services.log.error(
+                "replica catch-up failed", game_id=self.game_id, trigger=trigger, error=str(error)
+            )
+            return 0
+
+    async def catch_up_locked(self, trigger: str) -> int:
+        """:meth:`catch_up`, raising :class:`StoreError` (see :meth:`replay_stored`) instead of logging it.
+
+        It applies what another replica wrote: seat joins and resignations (so that a token issued there is
+        honoured here), new decisions (:meth:`replay_stored`, exactly as a reload would), and status
+        changes; then wakes the subscribers and restarts the pending decision's clock, as after a local
+        decision. Decisions applied here are counted as caught up, not as applied (the replica that stored
+        them counted them).
+        """
+        stored = await self.services.store.load_game(self.game_id)
+        if stored is None or self.closed:
+            return 0
+        held = self.state.version
+        changed = self._read_seats(stored.seats)
+        try:
+            self.replay_stored(stored.decisions)
+        finally:
+            applied = self.state.version - held
+            if applied:
+                changed = True
+                if self.services.replicas is not None:
+                    self.services.replicas.decisions.inc(applied)
+            status = loaded_status(stored.game.status, self.seats, self.state.over)
+            if status != self.status:
+                self.abandon_reason = stored.game.abandon_reason
+                self.updated_at = max(self.updated_at, stored.game.updated_at)
+                self.set_status(status)
+                changed = True
+            if changed:
+                self.after_change()
+        if self.services.replicas is not None:
+            self.services.replicas.catchups.labels(trigger=trigger).inc()
+        return applied
+
+    def _read_seats(self, rows: Sequence[SeatRow]) -> bool:
+        """Take the stored seats that differ from those held (another replica seated or resigned them);
+        whether any did."""
+        changed = False
+        for row in rows:
+            if not 0 <= row.seat < len(self.seats):
+                continue
+            seat = self.seats[row.seat]
+            if (seat.name, seat.token_hash, seat.resigned, seat.joined_at) != (
+                row.name,
+                row.token_hash,
+                row.resigned,
+                row.joined_at,
+            ):
+                self.seats[row.seat] = SeatState(
+                    seat=row.seat,
+                    name=row.name,
+                    token_hash=row.token_hash,
+                    resigned=row.resigned,
+                    joined_at=row.joined_at,
+                    bank_ms=seat.bank_ms,
+                    strikes=seat.strikes,
+                )
+                self.updated_at = max(self.updated_at, row.joined_at)
+                changed = True
+        return changed
 
     async def _finish(self) -> None:
         result = engine.result(self.state)

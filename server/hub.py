@@ -27,13 +27,15 @@ from kutnahora.server.game import (
     GameServices,
     LiveGame,
     check_components,
-    rebuild,
+    load,
     seat_row,
     taken_seat,
 )
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
+from kutnahora.server.notify import change_feed
 from kutnahora.server.records import GameStatus, SeatState
+from kutnahora.server.replication import ReplicationMetrics
 from kutnahora.server.store import GameQuery, GameRow, Store, StoreError, result_to_json
 
 MAX_PAGE = 500
@@ -51,7 +53,18 @@ class GameHub:
         self.store = store
         self.metrics = metrics
         self.log = log
-        self.services = GameServices(store, metrics, config, components, log, on_status=self._on_status)
+        # The counters of catching up with other replicas are exported by every server; a game catches up
+        # only where other replicas share the store (it has a change feed).
+        replicas = ReplicationMetrics(metrics.registry)
+        self.services = GameServices(
+            store,
+            metrics,
+            config,
+            components,
+            log,
+            on_status=self._on_status,
+            replicas=replicas if change_feed(store) is not None else None,
+        )
         self.components_hash = engine.components_hash(components)
         self.games: dict[str, LiveGame] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
@@ -235,14 +248,13 @@ class GameHub:
             raise not_found(game_id)
         check_components(stored.game, self.components_hash)
         try:
-            rebuilt = await asyncio.to_thread(rebuild, stored, self.services.components)
+            game = await load(self.services, stored)
         except (StoreError, ValueError) as error:
             raise ServiceError(
                 grpc.StatusCode.INTERNAL,
                 f"game {game_id} cannot be rebuilt from its log: {error}",
                 "rebuild_failed",
             ) from None
-        game = LiveGame(self.services, stored.game, rebuilt.state, rebuilt.seats, rebuilt.history)
         if game.status is GameStatus.FINISHED and stored.game.status != GameStatus.FINISHED:
             # The process stopped between the last decision and recording the end: record it now.
             result = engine.result(game.state)

@@ -1,30 +1,27 @@
-"""The wire: every ``kutnahora.v1`` message the server sends, and the reading of every request into engine
-values.
+"""The server's side of the wire: its own messages, the reading of every request, and the byte caches.
 
-The game (:class:`kutnahora.server.game.LiveGame`) speaks engine values and domain records only; this module
-is the one place where they become wire messages and back.
+The game (:class:`kutnahora.server.game.LiveGame`) speaks engine values and domain records only; the
+conversions of engine values both ways are :mod:`kutnahora.wire`'s. This module adds what is the server's:
 
-- Wire to engine: an answer becomes an engine option or a :class:`~kutnahora.server.records.ListedIndex`
-  (:func:`answer_from_wire`, the one reading of a submission), a game status, game options.
-- Engine to wire: observations, legal options, events, results, summaries, decision records, clocks, the
-  component set, the Play stream's messages and refusals.
+- Wire to server: an answer becomes an engine option or a :class:`~kutnahora.server.records.ListedIndex`
+  (:func:`answer_from_wire`, the one reading of a submission), a listing's status filter, a game's clock.
+- Server to wire: summaries, decision records, clocks, statuses, the Play stream's messages, and refusals
+  with their ``google.rpc`` details.
 - The byte caches: :class:`GameView` keeps, per game, the serialised observation of the current version for
   each viewer, the prepared watch messages and the answers to recent decisions (returned again to an exact
-  retry); :class:`ObservationEncoder` keeps the wire bytes of the parts of an observation.
+  retry); :class:`ObservationEncoder` keeps the wire bytes of the parts of an observation, which it writes
+  with :mod:`kutnahora.wire.observations`' functions.
 
-Every enum is mapped by name (``Guild.METALLURGISTS`` is ``GUILD_METALLURGISTS``), and the tables are built
-once at import, so a missing or renamed member fails loudly at start-up rather than mid-game. Messages that
-embed cached bytes are assembled from the serialised parts with the generated ``*_FIELD_NUMBER`` constants
-(a serialised message is the concatenation of its fields). Malformed wire input raises :class:`Malformed`,
-which the service answers with ``INVALID_ARGUMENT``.
+Messages that embed cached bytes are assembled from the serialised parts with the generated
+``*_FIELD_NUMBER`` constants (a serialised message is the concatenation of its fields). Malformed wire
+input raises :class:`kutnahora.wire.Malformed`, which the service answers with ``INVALID_ARGUMENT``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from enum import Enum
+from collections.abc import Callable, Sequence
 from functools import partial
 from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -33,40 +30,12 @@ from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from kutnahora.engine import Cost, Event, GameOptions, GameResult, GameState, Observation, Option
+from kutnahora.engine import Cost, GameOptions, GameState, Observation, Option, parse_option
 from kutnahora.engine import components_hash as engine_components_hash
 from kutnahora.engine import result as engine_result
-from kutnahora.engine.components import (
-    Action,
-    Arm,
-    BarbaraEffect,
-    Color,
-    Commodity,
-    ComponentSet,
-    Deck,
-    EffectKind,
-    Guild,
-    HouseRewardKind,
-    Side,
-    Square,
-)
+from kutnahora.engine.components import Commodity, ComponentSet, Square
 from kutnahora.engine.costs import FREE, PRICED_KINDS, mine_squares, option_costs, plot_squares
-from kutnahora.engine.options import (
-    SKIP,
-    ArrangeGuilds,
-    ChooseAction,
-    ChooseGuild,
-    ChooseGuildSet,
-    ChoosePatrician,
-    ChooseSquare,
-    ChooseTile,
-    Confirm,
-    DecisionKind,
-    PlayCard,
-    Skip,
-    parse_option,
-)
-from kutnahora.engine.state import Phase
+from kutnahora.engine.options import DecisionKind
 from kutnahora.engine.text import QUESTIONS, describe_option, unavailable_actions
 from kutnahora.engine.view import Observer, PendingView, PlayerView, WorkStep
 from kutnahora.server.config import ClockConfig
@@ -82,49 +51,35 @@ from kutnahora.server.records import (
     canonical_text,
 )
 from kutnahora.server.store import GameRow, SeatRow, result_from_json
-from kutnahora.v1 import common_pb2, components_pb2, game_pb2, game_service_pb2, play_service_pb2
+from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
+from kutnahora.wire import (
+    Malformed,
+    add_events,
+    components_to_wire,
+    decision_payload,
+    decision_to_option,
+    game_options_to_wire,
+    option_cost_to_wire,
+    result_to_wire,
+)
+from kutnahora.wire.observations import (
+    STABLE_HEADER_FIELDS,
+    SquareCosts,
+    SquareCostsOf,
+    Unavailable,
+    add_boards,
+    add_market,
+    add_patricians,
+    add_player_seldom,
+    add_town_hall,
+    write_stable_header,
+)
+from kutnahora.wire.values import ACTION, DECISION_KIND, enum_table, from_wire_enum
 
 if TYPE_CHECKING:
     from kutnahora.server.game import LiveGame
 
-E = TypeVar("E", bound=Enum)
 M = TypeVar("M", game_pb2.Observation, game_pb2.PlayerBoard)
-
-
-class Malformed(ValueError):
-    """A wire message that cannot be read as what it claims to be; the sentence says why."""
-
-
-def _enum_table(engine_enum: type[E], wire_enum: object, prefix: str) -> tuple[dict[E, Any], dict[int, E]]:
-    """Map an engine enum to wire values by name, both ways; fail if a member has no wire value.
-
-    Wire values are typed loosely (each generated enum has its own value type); they are plain ints.
-    """
-    to_wire: dict[E, Any] = {}
-    for member in engine_enum:
-        to_wire[member] = wire_enum.Value(prefix + member.name)  # type: ignore[attr-defined]
-    return to_wire, {number: member for member, number in to_wire.items()}
-
-
-GUILD, GUILD_BACK = _enum_table(Guild, common_pb2.Guild, "GUILD_")
-COMMODITY, COMMODITY_BACK = _enum_table(Commodity, common_pb2.Commodity, "COMMODITY_")
-DECK, DECK_BACK = _enum_table(Deck, common_pb2.Deck, "DECK_")
-ARM, ARM_BACK = _enum_table(Arm, common_pb2.Arm, "ARM_")
-COLOR, COLOR_BACK = _enum_table(Color, common_pb2.Color, "COLOR_")
-ACTION, ACTION_BACK = _enum_table(Action, common_pb2.Action, "ACTION_")
-SIDE, SIDE_BACK = _enum_table(Side, common_pb2.Side, "SIDE_")
-EFFECT_KIND = _enum_table(EffectKind, components_pb2.EffectKind, "EFFECT_KIND_")[0]
-HOUSE_REWARD_KIND = _enum_table(HouseRewardKind, components_pb2.HouseRewardKind, "HOUSE_REWARD_KIND_")[0]
-BARBARA_EFFECT = _enum_table(BarbaraEffect, components_pb2.BarbaraEffect, "BARBARA_EFFECT_")[0]
-DECISION_KIND, DECISION_KIND_BACK = _enum_table(DecisionKind, game_pb2.DecisionKind, "DECISION_KIND_")
-PHASE = _enum_table(Phase, game_pb2.Phase, "PHASE_")[0]
-PHASE_BY_VALUE: dict[str, Any] = {phase.value: number for phase, number in PHASE.items()}
-CURRENCY: dict[str, Any] = {
-    "groschen": components_pb2.CURRENCY_GROSCHEN,
-    "permits": components_pb2.CURRENCY_PERMITS,
-}
-GUILD_BY_VALUE: dict[str, Any] = {guild.value: number for guild, number in GUILD.items()}
-COLOR_BY_VALUE: dict[str, Any] = {color.value: number for color, number in COLOR.items()}
 
 
 # --- Wire encoding helpers -----------------------------------------------------------------------------
@@ -159,83 +114,7 @@ def embed(field_number: int, payload: bytes) -> bytes:
     return varint(field_number << 3 | 2) + varint(len(payload)) + payload
 
 
-# --- Decisions: engine options <-> wire payloads --------------------------------------------------------
-
-
-def option_to_decision(option: Option) -> game_pb2.Decision:
-    """The wire payload of an engine option."""
-    match option:
-        case PlayCard(card=card, action=None):
-            return game_pb2.Decision(play_card=game_pb2.PlayCard(card=card, no_effect=True))
-        case PlayCard(card=card, action=Action() as action):
-            return game_pb2.Decision(play_card=game_pb2.PlayCard(card=card, action=ACTION[action]))
-        case ChooseAction(action=action):
-            return game_pb2.Decision(choose_action=game_pb2.ChooseAction(action=ACTION[action]))
-        case ChooseGuildSet(index=index):
-            return game_pb2.Decision(choose_guild_set=game_pb2.ChooseGuildSet(index=index))
-        case ArrangeGuilds(guilds=guilds):
-            return game_pb2.Decision(arrange_guilds=game_pb2.ArrangeGuilds(guilds=[GUILD[g] for g in guilds]))
-        case ChooseTile(tile=tile):
-            return game_pb2.Decision(choose_tile=game_pb2.ChooseTile(tile=tile))
-        case ChooseSquare(row=row, col=col):
-            return game_pb2.Decision(
-                choose_square=game_pb2.ChooseSquare(square=common_pb2.Square(row=row, col=col))
-            )
-        case ChooseGuild(guild=guild):
-            return game_pb2.Decision(choose_guild=game_pb2.ChooseGuild(guild=GUILD[guild]))
-        case ChoosePatrician(color=color):
-            return game_pb2.Decision(choose_patrician=game_pb2.ChoosePatrician(color=COLOR[color]))
-        case Confirm(yes=yes):
-            return game_pb2.Decision(confirm=game_pb2.Confirm(yes=yes))
-        case Skip():
-            return game_pb2.Decision(skip=game_pb2.Skip())
-    raise TypeError(f"not an option: {option!r}")
-
-
-def _wire_enum(table: Mapping[int, E], number: int, what: str) -> E:
-    member = table.get(number)
-    if member is None:
-        raise Malformed(f"{what} must name a known value, not {number}")
-    return member
-
-
-def decision_to_option(decision: game_pb2.Decision) -> Option:
-    """The engine option a wire payload names; raises :class:`Malformed` when it names none."""
-    which = decision.WhichOneof("choice")
-    if which is None:
-        raise Malformed("the decision sets none of its choices (play_card, choose_tile, skip, ...)")
-    if which == "play_card":
-        play = decision.play_card
-        if play.no_effect:
-            if play.action != common_pb2.ACTION_UNSPECIFIED:
-                raise Malformed("play_card sets both an action and no_effect")
-            return PlayCard(play.card, None)
-        return PlayCard(play.card, _wire_enum(ACTION_BACK, play.action, "play_card.action"))
-    if which == "choose_action":
-        return ChooseAction(_wire_enum(ACTION_BACK, decision.choose_action.action, "choose_action.action"))
-    if which == "choose_guild_set":
-        return ChooseGuildSet(decision.choose_guild_set.index)
-    if which == "arrange_guilds":
-        wire = decision.arrange_guilds.guilds
-        if len(wire) != 3:
-            raise Malformed(f"arrange_guilds must list three guilds, not {len(wire)}")
-        a, b, c = (_wire_enum(GUILD_BACK, g, "arrange_guilds.guilds") for g in wire)
-        return ArrangeGuilds((a, b, c))
-    if which == "choose_tile":
-        return ChooseTile(decision.choose_tile.tile)
-    if which == "choose_square":
-        if not decision.choose_square.HasField("square"):
-            raise Malformed("choose_square must set its square")
-        square = decision.choose_square.square
-        return ChooseSquare(square.row, square.col)
-    if which == "choose_guild":
-        return ChooseGuild(_wire_enum(GUILD_BACK, decision.choose_guild.guild, "choose_guild.guild"))
-    if which == "choose_patrician":
-        color = decision.choose_patrician.color
-        return ChoosePatrician(_wire_enum(COLOR_BACK, color, "choose_patrician.color"))
-    if which == "confirm":
-        return Confirm(decision.confirm.yes)
-    return SKIP
+# --- Reading requests -----------------------------------------------------------------------------------
 
 
 def answer_from_wire(answer: game_pb2.Answer) -> Answer:
@@ -261,31 +140,6 @@ def answer_from_wire(answer: game_pb2.Answer) -> Answer:
         raise Malformed(f"option_text {clip(text)!r} is not an option's text ({clip(str(error))})") from None
 
 
-# --- Game options -------------------------------------------------------------------------------------
-
-
-def game_options_from_wire(wire: game_pb2.GameOptions) -> GameOptions:
-    """Engine game options from the wire; raises :class:`Malformed` for an impossible player count."""
-    if wire.players not in (2, 3, 4):
-        raise Malformed(f"options.players must be 2, 3 or 4, not {wire.players}")
-    return GameOptions(
-        players=wire.players,
-        events=wire.events,
-        guild_setup_card=wire.guild_setup_card if wire.HasField("guild_setup_card") else None,
-        mine_setup_card=wire.mine_setup_card if wire.HasField("mine_setup_card") else None,
-    )
-
-
-def game_options_to_wire(options: GameOptions) -> game_pb2.GameOptions:
-    """Wire game options from the engine's."""
-    wire = game_pb2.GameOptions(players=options.players, events=options.events)
-    if options.guild_setup_card is not None:
-        wire.guild_setup_card = options.guild_setup_card
-    if options.mine_setup_card is not None:
-        wire.mine_setup_card = options.mine_setup_card
-    return wire
-
-
 def clock_from_wire(wire: game_pb2.ClockSettings, defaults: ClockConfig) -> ClockConfig:
     """A game's clock from the request, with the server's defaults for what is unset."""
     if wire.disabled:
@@ -308,41 +162,7 @@ def clock_from_wire(wire: game_pb2.ClockSettings, defaults: ClockConfig) -> Cloc
     )
 
 
-# --- Events and results -------------------------------------------------------------------------------
-
-
-def event_to_wire(event: Event) -> game_pb2.Event:
-    """One engine event as a wire event."""
-    if event.seat is None:
-        return game_pb2.Event(kind=event.kind, text=event.text)
-    return game_pb2.Event(kind=event.kind, seat=event.seat, text=event.text)
-
-
-def add_events(target: object, events: Iterable[Event]) -> None:
-    """Append engine events to a repeated ``Event`` field."""
-    add = target.add  # type: ignore[attr-defined]
-    for event in events:
-        if event.seat is None:
-            add(kind=event.kind, text=event.text)
-        else:
-            add(kind=event.kind, seat=event.seat, text=event.text)
-
-
-def result_to_wire(result: GameResult, resigned: Sequence[bool] = ()) -> game_pb2.GameResult:
-    """The final result as a wire message; ``resigned`` flags seats that resigned."""
-    wire = game_pb2.GameResult(winners=result.winners)
-    winners = set(result.winners)
-    for seat, score in enumerate(result.scores):
-        entry = wire.seats.add(
-            seat=seat,
-            score=score,
-            groschen=result.groschen[seat],
-            winner=seat in winners,
-            resigned=bool(resigned[seat]) if seat < len(resigned) else False,
-        )
-        for name, points in result.breakdown[seat].items():
-            entry.breakdown.add(name=name, points=points)
-    return wire
+# --- Results, times and durations ---------------------------------------------------------------------
 
 
 def stored_result_to_wire(data: dict[str, Any]) -> game_pb2.GameResult:
@@ -367,91 +187,9 @@ def to_ms(duration: duration_pb2.Duration) -> int:
     return duration.seconds * 1000 + duration.nanos // 1_000_000
 
 
-# --- Observations -------------------------------------------------------------------------------------
+# --- The observation encoder ----------------------------------------------------------------------------
 
-
-def _square(target: object, square: tuple[int, int]) -> None:
-    row, col = square
-    target.row = row  # type: ignore[attr-defined]
-    target.col = col  # type: ignore[attr-defined]
-
-
-Unavailable = tuple[int, Action, str]
-"""A card half not offered with effect: its card, its action, and why (``text.unavailable_actions``)."""
-
-SquareCosts = tuple[Sequence[tuple[Square, int]], Sequence[tuple[Square, int]]]
-"""The open mine squares with their wood cost and the claimable plots with their groschen, row-major."""
-
-
-def observation_to_wire(
-    obs: Observation,
-    game_id: str,
-    question: str = "",
-    describe: Callable[[Option], str] | None = None,
-    cost: Callable[[Option], Cost] | None = None,
-    squares: SquareCosts | None = None,
-    unavailable: Sequence[Unavailable] = (),
-) -> game_pb2.Observation:
-    """Build the wire observation from the engine's (already redacted) one.
-
-    ``question`` words the pending decision, ``describe`` gives each legal option a readable
-    description and ``cost`` its cost (:func:`kutnahora.engine.option_cost`); ``squares`` are the open
-    mine squares and plots with their costs (:func:`kutnahora.engine.costs.mine_squares`, ``plot_squares``).
-    ``unavailable`` lists the card halves not offered with effect, and why (for the seat that owes a card
-    play). All are optional. The server itself uses :class:`ObservationEncoder`, which produces the same
-    message, serialised, several times faster; this function is the plain reference.
-    """
-    wire = _header(obs, game_id)
-    _add_market(wire, obs)
-    _add_town_hall(wire, obs)
-    _add_boards(wire, obs)
-    _add_patricians(wire, obs)
-    for player in obs.players:
-        _add_player(wire, player)
-    if obs.pending is not None:
-        _add_pending(wire, obs.pending, question, describe, cost)
-        for card, action, reason in unavailable:
-            wire.pending.unavailable.add(card=card, action=ACTION[action], reason=reason)
-    if squares is not None:
-        _add_square_costs(wire, obs, squares)
-    return wire
-
-
-SquareCostsOf = tuple[Callable[[], Sequence[tuple[Square, int]]], Callable[[], Sequence[tuple[Square, int]]]]
-"""What gives the open mine squares and what gives the claimable plots (see :data:`SquareCosts`)."""
-
-
-def _add_square_costs(wire: game_pb2.Observation, obs: Observation, squares: SquareCosts) -> None:
-    _add_mine_squares(wire, obs, squares[0])
-    _add_plot_squares(wire, squares[1])
-
-
-def _add_mine_squares(
-    wire: game_pb2.Observation, obs: Observation, mines: Sequence[tuple[Square, int]]
-) -> None:
-    wood = dict(obs.prices)[Commodity.WOOD]
-    for square, amount in mines:
-        entry = wire.mine_squares.add(wood=amount, groschen=amount * wood)
-        _square(entry.square, square)
-
-
-def _add_plot_squares(wire: game_pb2.Observation, plots: Sequence[tuple[Square, int]]) -> None:
-    for square, groschen in plots:
-        _square(wire.plot_squares.add(groschen=groschen).square, square)
-
-
-def option_cost_to_wire(cost: Cost) -> game_pb2.OptionCost:
-    """The wire form of an option's cost."""
-    return game_pb2.OptionCost(
-        groschen=cost.groschen,
-        permits=cost.permits,
-        wood=cost.wood,
-        reputation=cost.reputation,
-        points=cost.points,
-        pelicans=cost.pelicans,
-    )
-
-
+_CACHE_LIMIT = 20_000
 _COST_BYTES: dict[Cost, bytes] = {}
 
 
@@ -463,168 +201,6 @@ def _cost_field(cost: Cost) -> bytes:
             _COST_BYTES.clear()
         encoded = _COST_BYTES[cost] = embed(5, option_cost_to_wire(cost).SerializeToString()) if cost else b""
     return encoded
-
-
-def _header(obs: Observation, game_id: str) -> game_pb2.Observation:
-    wire = game_pb2.Observation(
-        version=obs.version,
-        turn=obs.turn,
-        cards_left_in_turn=obs.cards_left_in_turn,
-        drawn=obs.drawn,
-        scores=obs.scores,
-    )
-    if obs.viewer is not None:
-        wire.viewer = obs.viewer
-    if obs.kept_tile is not None:
-        wire.kept_tile = obs.kept_tile
-    _stable_header(wire, obs, game_id)
-    add_step = wire.work.add
-    for step in obs.work:
-        add_step(kind=step.kind, seat=step.seat, args=step.args)
-    wire.mine_reshuffles = obs.mine_reshuffles
-    wire.mine_discard_seen.extend(obs.mine_discard_seen)
-    return wire
-
-
-def _stable_header(wire: game_pb2.Observation, obs: Observation, game_id: str) -> None:
-    """The header's fields that change seldom (``_STABLE_HEADER_FIELDS``, and the game id): all but the
-    last three of the observation's scalars and lists of numbers (see :func:`_header_tail`)."""
-    wire.game_id = game_id
-    wire.phase = PHASE_BY_VALUE[obs.phase]
-    wire.round = obs.round
-    wire.rounds = obs.rounds
-    wire.start_seat = obs.start_seat
-    wire.tax = obs.tax
-    wire.red_stack_size = obs.red_stack_size
-    wire.town_discards.extend(obs.town_discards)
-    wire.mine_stack_size = obs.mine_stack_size
-    wire.mine_discard_size = obs.mine_discard_size
-    wire.technology_taken = obs.technology_taken
-    wire.mine_draws = obs.mine_draws
-    wire.barbara_next = obs.barbara_next
-    wire.revealed_events.extend(obs.revealed_events)
-    wire.guild_setup_card = obs.guild_setup_card
-    wire.mine_setup_card = obs.mine_setup_card
-    wire.guild_sets_left.extend(obs.guild_sets_left)
-    wire.over = obs.over
-    if obs.current_event is not None:
-        wire.current_event = obs.current_event
-    if obs.building_in_hand is not None:
-        wire.building_in_hand = obs.building_in_hand
-    wire.uses_events = obs.uses_events
-    wire.free_action = obs.free_action
-
-
-def _add_market(wire: game_pb2.Observation, obs: Observation) -> None:
-    add_deck = wire.deck_positions.add
-    for deck, position in obs.deck_positions:
-        add_deck(deck=DECK[deck], position=position)
-    add_arm = wire.arms.add
-    for arm, notch in obs.arms:
-        add_arm(arm=ARM[arm], notch=notch)
-    no_market = set(obs.no_market)
-    add_price = wire.prices.add
-    for commodity, price in obs.prices:
-        add_price(commodity=COMMODITY[commodity], price=price, no_market=commodity in no_market)
-
-
-def _add_town_hall(wire: game_pb2.Observation, obs: Observation) -> None:
-    for row in obs.town_hall:
-        stacks = wire.town_hall.add().stacks
-        for stack in row:
-            guild = GUILD_BY_VALUE.get(stack.label)
-            if guild is not None:
-                stacks.add(guild=guild, top=stack.top, size=stack.size)
-            else:
-                stacks.add(color=COLOR_BY_VALUE.get(stack.label, 0), top=stack.top, size=stack.size)
-
-
-def _add_boards(wire: game_pb2.Observation, obs: Observation) -> None:
-    for tile in obs.city:
-        city = wire.city.add(building=tile.building)
-        _square(city.square, tile.square)
-        if tile.owner is not None:
-            city.owner = tile.owner
-    for square, seat in obs.plots:
-        _square(wire.plots.add(seat=seat).square, square)
-    for mine in obs.mines:
-        _square(wire.mines.add(tile=mine.tile, owner=mine.owner).square, mine.square)
-    for square, rock in obs.rocks:
-        _square(wire.rocks.add(tile=rock).square, square)
-
-
-def _add_patricians(wire: game_pb2.Observation, obs: Observation) -> None:
-    for target, counts in (
-        (wire.patrician_bank, obs.patrician_bank),
-        (wire.patrician_pool, obs.patrician_pool),
-        (wire.council, obs.council),
-    ):
-        add = target.add
-        for color, count in counts:
-            add(color=COLOR[color], count=count)
-
-
-def _add_player(wire: game_pb2.Observation, player: PlayerView) -> None:
-    board = wire.players.add(
-        seat=player.seat,
-        groschen=player.groschen,
-        reputation=player.reputation,
-        points=player.points,
-        guild_set=[GUILD[g] for g in player.guild_set],
-        guilds=[GUILD[g] for g in player.guilds],
-        mine_ore=player.mine_ore,
-        income=player.income,
-        tax_due=player.tax_due,
-        houses_removed=player.houses_removed,
-        slots=player.slots,
-        pelicans=player.pelicans,
-        pelicans_used=player.pelicans_used,
-        miners_pool=player.miners_pool,
-        miners_reserve=player.miners_reserve,
-        hand=player.hand,
-        buildings=player.buildings,
-    )
-    add = board.production.add
-    for commodity, amount in player.production:
-        add(commodity=COMMODITY[commodity], amount=amount)
-    for square in player.plots:
-        _square(board.plots.add(), square)
-
-
-def _add_player_seldom(board: game_pb2.PlayerBoard, player: PlayerView) -> None:
-    """The fields of a player's board that :meth:`ObservationEncoder._player` caches."""
-    board.guild_set.extend([GUILD[g] for g in player.guild_set])
-    board.guilds.extend([GUILD[g] for g in player.guilds])
-    add = board.production.add
-    for commodity, amount in player.production:
-        add(commodity=COMMODITY[commodity], amount=amount)
-    board.houses_removed.extend(player.houses_removed)
-    for square in player.plots:
-        _square(board.plots.add(), square)
-    board.buildings.extend(player.buildings)
-
-
-def _add_pending(
-    wire: game_pb2.Observation,
-    pending: PendingView,
-    question: str,
-    describe: Callable[[Option], str] | None,
-    cost: Callable[[Option], Cost] | None = None,
-) -> None:
-    wire_pending = wire.pending
-    wire_pending.seat = pending.seat
-    wire_pending.kind = DECISION_KIND[pending.kind]
-    wire_pending.question = question
-    add = wire_pending.options.add
-    for index, option in enumerate(pending.options):
-        entry = add(index=index, text=canonical_text(option))
-        if describe is not None:
-            entry.description = describe(option)
-        entry.decision.CopyFrom(decision_payload(option))
-        if cost is not None:
-            option_cost = cost(option)
-            if option_cost:
-                entry.cost.CopyFrom(option_cost_to_wire(option_cost))
 
 
 class _PartCache(Generic[M]):
@@ -689,32 +265,6 @@ class _PartCache(Generic[M]):
         return None
 
 
-# The observation fields that ``_header`` writes that change seldom, cached together as one part; the
-# others (version, viewer, turn, cards left, drawn tiles, kept tile, scores) are written by ``_volatile``,
-# and the last three (the engine's work, the reshuffles, the viewer's discards) by ``_header_tail``.
-_STABLE_HEADER_FIELDS = (
-    "phase",
-    "round",
-    "rounds",
-    "start_seat",
-    "tax",
-    "red_stack_size",
-    "town_discards",
-    "mine_stack_size",
-    "mine_discard_size",
-    "technology_taken",
-    "mine_draws",
-    "barbara_next",
-    "revealed_events",
-    "current_event",
-    "guild_setup_card",
-    "mine_setup_card",
-    "guild_sets_left",
-    "building_in_hand",
-    "over",
-    "uses_events",
-    "free_action",
-)
 _table_parts = itemgetter(
     *(
         Observation._fields.index(name)
@@ -732,7 +282,7 @@ _table_parts = itemgetter(
     )
 )
 """The observation's market (four parts), town hall and boards (four parts), in that order."""
-_stable_header_key = itemgetter(*(Observation._fields.index(name) for name in _STABLE_HEADER_FIELDS))
+_stable_header_key = itemgetter(*(Observation._fields.index(name) for name in STABLE_HEADER_FIELDS))
 
 
 def _key(field_number: int, wire_type: int) -> bytes:
@@ -850,7 +400,7 @@ _SeenPlayer = tuple[PlayerView, bytes, tuple[object, ...], bytes]
 
 
 def _board_counters(player: PlayerView) -> bytes:
-    """A ``PlayerBoard``'s fields that change often (all but ``_add_player_seldom``'s), serialised."""
+    """A ``PlayerBoard``'s fields that change often (all but ``add_player_seldom``'s), serialised."""
     return game_pb2.PlayerBoard(
         seat=player.seat,
         groschen=player.groschen,
@@ -969,7 +519,7 @@ class ObservationEncoder:
         """
         game_id = self.game_id
         parts = [
-            self._headers.part(_stable_header_key(obs), lambda w: _stable_header(w, obs, game_id)),
+            self._headers.part(_stable_header_key(obs), lambda w: write_stable_header(w, obs, game_id)),
             _header_tail(obs),
             _volatile(obs),
         ]
@@ -977,7 +527,7 @@ class ObservationEncoder:
         parts.append(self._tables(obs))
         parts.append(
             self._patricians.part(
-                (obs.patrician_bank, obs.patrician_pool, obs.council), lambda w: _add_patricians(w, obs)
+                (obs.patrician_bank, obs.patrician_pool, obs.council), lambda w: add_patricians(w, obs)
             )
         )
         last_players = self._last_players
@@ -1018,9 +568,9 @@ class ObservationEncoder:
         if last is not None and all(map(is_, last[0], now)):
             return last[1]
         encoded = (
-            self._market.part_of(now[:4], lambda w: _add_market(w, obs))
-            + self._town_hall.part_of(now[4:5], lambda w: _add_town_hall(w, obs))
-            + self._boards.part_of(now[5:], lambda w: _add_boards(w, obs))
+            self._market.part_of(now[:4], lambda w: add_market(w, obs))
+            + self._town_hall.part_of(now[4:5], lambda w: add_town_hall(w, obs))
+            + self._boards.part_of(now[5:], lambda w: add_boards(w, obs))
         )
         self._last_tables = (now, encoded)
         return encoded
@@ -1040,7 +590,7 @@ class ObservationEncoder:
         if seen is not None and seen[2] == key:
             seldom = seen[3]
         else:
-            seldom = self._player_seldom.part(key, partial(_add_player_seldom, player=player))
+            seldom = self._player_seldom.part(key, partial(add_player_seldom, player=player))
         body = _board_counters(player) + seldom
         return (player, _PLAYER_KEY + varint(len(body)) + body, key, seldom)
 
@@ -1139,164 +689,10 @@ def _string_field(field_number: int, text: str) -> bytes:
     return embed(field_number, text.encode())
 
 
-_DECISIONS: dict[Option, game_pb2.Decision] = {}
-_TEXTS: dict[Option, str] = {}
-_CACHE_LIMIT = 20_000
-
-
-def decision_payload(option: Option) -> game_pb2.Decision:
-    """The wire payload of an option, built once per distinct option (options are small frozen values).
-
-    The returned message is shared: copy it (``CopyFrom``, or pass it to a constructor), never change it.
-    """
-    decision = _DECISIONS.get(option)
-    if decision is None:
-        if len(_DECISIONS) >= _CACHE_LIMIT:
-            _DECISIONS.clear()
-        decision = _DECISIONS[option] = option_to_decision(option)
-    return decision
-
-
-# --- The component set --------------------------------------------------------------------------------
-
-
-def components_to_wire(components: ComponentSet) -> components_pb2.ComponentSet:
-    """The whole component set as a wire message (built once by the server and reused)."""
-    wire = components_pb2.ComponentSet(
-        name=components.name,
-        reconstructed=components.reconstructed,
-        arm_notches=components.arm_notches,
-        town_hall_rows=[COLOR[c] for c in components.town_hall_rows],
-        starting_groschen=components.starting_groschen,
-        patricians_per_color=components.patricians_per_color,
-        default_plot_cost=components.default_plot_cost,
-        starting_miners_in_pool=components.starting_miners_in_pool,
-        miners_per_player=components.miners_per_player,
-        houses_per_row=components.houses_per_row,
-        plot_markers=components.plot_markers,
-        building_slots=components.building_slots,
-        miner_pool_size=components.miner_pool_size,
-        patrician_seat_cost=components.patrician_seat_cost,
-        tax_limit=components.tax_limit,
-    )
-    for card in components.action_cards:
-        wire.action_cards.add(number=card.number, top=ACTION[card.top], bottom=ACTION[card.bottom])
-    for building in components.buildings:
-        entry = wire.buildings.add(
-            id=building.id,
-            name=building.name,
-            guild=GUILD[building.guild] if building.guild is not None else 0,
-            color=COLOR[building.color] if building.color is not None else 0,
-            dots=components_pb2.Dots(
-                north=building.dots.north,
-                east=building.dots.east,
-                south=building.dots.south,
-                west=building.dots.west,
-            ),
-            wood_cost=building.wood_cost,
-            plot_cost=building.plot_cost,
-            production=building.production,
-            bottom=building.bottom,
-            commodity=COMMODITY[building.commodity] if building.commodity is not None else 0,
-        )
-        for effect in building.effects:
-            entry.effects.add(
-                kind=EFFECT_KIND[effect.kind],
-                amount=effect.amount,
-                color=COLOR[effect.color] if effect.color is not None else 0,
-            )
-    for target, tiles in (
-        (wire.mine_tiles, components.mine_tiles),
-        (wire.technology_tiles, components.technology_tiles),
-    ):
-        for tile in tiles:
-            target.add(
-                id=tile.id,
-                tier=tile.tier,
-                stars=tile.stars,
-                ore=tile.ore,
-                population=tile.population,
-                points=tile.points,
-                wood_cost=tile.wood_cost,
-                draws=tile.draws,
-            )
-    for rock in components.rock_tiles:
-        wire.rock_tiles.add(id=rock.id, stars=rock.stars)
-    for setup in components.mine_setup_cards:
-        card_entry = wire.mine_setup_cards.add(id=setup.id)
-        for square in setup.squares:
-            _square(card_entry.squares.add(), square)
-    area = components.mine_area
-    wire.mine_area.rows = area.rows
-    wire.mine_area.columns = area.columns
-    wire.mine_area.row_stars.extend(area.row_stars)
-    wire.mine_area.entrance_cost = area.entrance_cost
-    for square in area.entrances:
-        _square(wire.mine_area.entrances.add(), square)
-    for guild_card in components.guild_setup_cards:
-        guild_entry = wire.guild_setup_cards.add(id=guild_card.id)
-        for players in sorted(guild_card.rows):
-            row = guild_entry.rows.add(players=players)
-            for guild_set in guild_card.rows[players]:
-                row.sets.add(guilds=[GUILD[g] for g in guild_set])
-    for target_deck, deck in (
-        (wire.population_deck, components.population_deck),
-        (wire.ore_deck, components.ore_deck),
-    ):
-        target_deck.deck = DECK[deck.deck]
-        target_deck.turn_over_after = deck.turn_over_after
-        for price_card in deck.cards:
-            card_wire = target_deck.cards.add(
-                number=price_card.number,
-                town_builds=[COMMODITY[c] for c in price_card.town_builds],
-                red_x=[COMMODITY[c] for c in price_card.red_x],
-            )
-            for commodity, prices in price_card.prices.items():
-                card_wire.prices.add(commodity=COMMODITY[commodity], prices=prices)
-    for event in components.event_cards:
-        wire.event_cards.add(
-            id=event.id,
-            deck=event.deck,
-            name=event.name,
-            tax=event.tax,
-            population=event.population,
-            ore=event.ore,
-        )
-    for barbara in components.barbara_tiles:
-        wire.barbara_tiles.add(
-            number=barbara.number, effect=BARBARA_EFFECT[barbara.effect], flip_tax=barbara.flip_tax
-        )
-    for players, track in sorted(components.rounds_tracks.items()):
-        wire.rounds_tracks.add(
-            players=players,
-            rounds=track.rounds,
-            reputation_penalty=track.reputation_penalty,
-            red_arrival_round=track.red_arrival_round,
-        )
-    for reputation, points in sorted(components.reputation_points.items()):
-        wire.reputation_points.add(reputation=reputation, points=points)
-    for reward_row in components.house_rewards:
-        row_wire = wire.house_rewards.add()
-        for reward in reward_row:
-            row_wire.rewards.add(kind=HOUSE_REWARD_KIND[reward.kind], amount=reward.amount)
-    for board in components.city_boards.values():
-        board_wire = wire.city_boards.add(name=board.name, rows=board.rows, columns=board.columns)
-        for square in sorted(board.blocked):
-            _square(board_wire.blocked.add(), square)
-        for dot in sorted(board.edge_dots, key=lambda d: (d.square, d.side.value)):
-            dot_wire = board_wire.edge_dots.add(side=SIDE[dot.side])
-            _square(dot_wire.square, dot.square)
-    for currency, amount in components.town_hall_costs:
-        wire.town_hall_costs.add(currency=CURRENCY[currency], amount=amount)
-    for scoring in components.mine_row_scoring:
-        wire.mine_row_scoring.add(min_stars=scoring.min_stars, points=scoring.points)
-    return wire
-
-
 # --- Statuses, sources and refusals ---------------------------------------------------------------------
 
-STATUS, STATUS_BACK = _enum_table(GameStatus, game_pb2.GameStatus, "GAME_STATUS_")
-SOURCE = _enum_table(DecisionSource, game_pb2.DecisionSource, "DECISION_SOURCE_")[0]
+STATUS, STATUS_BACK = enum_table(GameStatus, game_pb2.GameStatus, "GAME_STATUS_")
+SOURCE = enum_table(DecisionSource, game_pb2.DecisionSource, "DECISION_SOURCE_")[0]
 
 REJECT_REASONS: dict[Reason, Any] = {
     Reason.STALE_VERSION: game_pb2.REJECT_REASON_STALE_VERSION,
@@ -1336,7 +732,7 @@ def status_from_wire(number: int) -> GameStatus | None:
     """The game status a listing filter names (None: any); raises :class:`Malformed` for an unknown one."""
     if number == game_pb2.GAME_STATUS_UNSPECIFIED:
         return None
-    return _wire_enum(STATUS_BACK, number, "status")
+    return from_wire_enum(STATUS_BACK, number, "status")
 
 
 def reject_reason(error: ServiceError) -> Any:

@@ -27,7 +27,7 @@ from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 import kutnahora
-from kutnahora import engine
+from kutnahora import engine, wire
 from kutnahora.server import auth, presenter
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.errors import (
@@ -248,9 +248,9 @@ class KutnaHoraService:
         if not request.HasField("options"):
             raise invalid("options must be set (at least options.players)")
         try:
-            options = presenter.game_options_from_wire(request.options)
+            options = wire.game_options_from_wire(request.options)
             clock = presenter.clock_from_wire(request.clock, self.config.clock)
-        except presenter.Malformed as error:
+        except wire.Malformed as error:
             raise invalid(str(error)) from None
         if len(request.label) > MAX_LABEL:
             raise invalid(f"label must be at most {MAX_LABEL} characters")
@@ -281,7 +281,7 @@ class KutnaHoraService:
         """List games."""
         try:
             status = presenter.status_from_wire(request.status)
-        except presenter.Malformed:
+        except wire.Malformed:
             raise invalid(f"status {request.status} is not a known game status") from None
         page, next_token = await self.hub.list(status, request.label, request.page_size, request.page_token)
         games = [
@@ -532,7 +532,7 @@ def _answer(answer: game_pb2.Answer) -> Answer:
     """The engine value a wire answer names (read once, here); INVALID_ARGUMENT when it names none."""
     try:
         return presenter.answer_from_wire(answer)
-    except presenter.Malformed as error:
+    except wire.Malformed as error:
         raise invalid(str(error)) from None
 
 

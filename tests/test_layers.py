@@ -45,9 +45,38 @@ def test_the_engine_imports_only_the_standard_library() -> None:
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 
-SEARCH_BOT = {"clients/bots/mcts.py", "clients/bots/wire_observation.py"}
-"""The search bot's modules: they simulate the game with the engine as a library
-(docs/architecture.md#layers), but still receive their observation and send their decision over gRPC."""
+SEARCH_BOT = {"clients/bots/mcts.py"}
+"""The search bot's module: it simulates the game with the engine as a library
+(docs/architecture.md#layers), but still receives its observation and sends its decision over gRPC
+(reading the observation back into the engine's with :mod:`kutnahora.wire`)."""
+
+WIRE_USERS = ("server", "clients", "envs", "web", "bench")
+"""The folders that may import the codec, :mod:`kutnahora.wire`; the engine and the generated wire code may
+not (the codec sits above them)."""
+
+
+def test_the_codec_imports_only_the_engine_and_the_wire_contract() -> None:
+    """wire/ converts between the engine's values and ``kutnahora.v1``: it imports those two and the
+    standard library, nothing else (no server, no clients, no grpc)."""
+    allowed = set(sys.stdlib_module_names) | {"kutnahora.wire", "kutnahora.engine", "kutnahora.v1"}
+    found = imported_roots("wire")
+    assert "wire/__init__.py" in found
+    for path, names in found.items():
+        assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
+
+
+def test_only_the_layers_above_the_codec_import_it() -> None:
+    """The engine and the generated code never import the codec; the layers above it may."""
+    for folder in ("engine", "protos"):
+        for path, names in imported_roots(folder).items():
+            assert "kutnahora.wire" not in names, f"{path} imports kutnahora.wire"
+    users = {
+        folder
+        for folder in WIRE_USERS
+        for names in imported_roots(folder).values()
+        if "kutnahora.wire" in names
+    }
+    assert {"server", "clients", "envs"} <= users, "the codec is no longer where the layers above convert"
 
 
 @pytest.mark.parametrize("forbidden", ["kutnahora.engine", "kutnahora.server"])
@@ -77,6 +106,7 @@ def test_the_server_does_not_import_the_clients() -> None:
 ENVS_MAY_IMPORT = {
     "kutnahora.envs",
     "kutnahora.engine",
+    "kutnahora.wire",
     "numpy",
     "gymnasium",
     "pettingzoo",
@@ -85,15 +115,15 @@ ENVS_MAY_IMPORT = {
 }
 
 
-# The project's bots read wire observations: envs/opponents.py plays them in process, through the
-# server's engine-to-wire presenter.
-OPPONENTS_MAY_IMPORT = {"kutnahora.clients", "kutnahora.server", "kutnahora.v1"}
+# The project's bots read wire observations: envs/opponents.py plays them in process, converting with the
+# codec (kutnahora.wire, which every environment module may import).
+OPPONENTS_MAY_IMPORT = {"kutnahora.clients", "kutnahora.v1"}
 
 
 def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> None:
     """envs/ adapts the engine to OpenSpiel, PettingZoo and Gymnasium: it imports the engine, numpy and
-    those libraries; only its opponents module also imports the bots, their wire code and the server's
-    conversion."""
+    those libraries, and the codec; only its opponents module also imports the bots and their wire code. No
+    module imports the server."""
     for path, names in imported_roots("envs").items():
         allowed = set(sys.stdlib_module_names) | ENVS_MAY_IMPORT
         if path == "envs/opponents.py":
@@ -101,7 +131,7 @@ def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> No
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 
-@pytest.mark.parametrize("folder", ["engine", "server", "clients"])
+@pytest.mark.parametrize("folder", ["engine", "wire", "server", "clients"])
 def test_nothing_below_depends_on_the_environments(folder: str) -> None:
     """The environments are an optional extra: the engine, server and clients run without them."""
     for path, names in imported_roots(folder).items():
@@ -131,6 +161,6 @@ def test_the_web_front_end_uses_only_the_protocol(forbidden: str) -> None:
 
 def test_nothing_below_the_web_front_end_imports_it() -> None:
     """The web front end sits on top: no other layer depends on it."""
-    for folder in ("engine", "server", "clients", "bench"):
+    for folder in ("engine", "wire", "server", "clients", "bench"):
         for path, names in imported_roots(folder).items():
             assert "kutnahora.web" not in names, f"{path} imports the web front end"

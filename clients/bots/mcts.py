@@ -13,7 +13,7 @@ The budget per decision is a number of iterations (deterministic for a seed) or 
 mostly the share of the win, partly the point margin over the best other seat, so that a search also
 learns from games nobody in it could win.
 
-The bot plays over gRPC like any other: :mod:`kutnahora.clients.bots.wire_observation` reads the wire
+The bot plays over gRPC like any other: :func:`kutnahora.wire.engine_observation` reads the wire
 observation back into the engine's, and the search runs on a worker thread so that the connection stays
 served meanwhile.
 """
@@ -27,7 +27,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kutnahora.clients.bots.wire_observation import engine_observation
 from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
 from kutnahora.engine import (
     DecisionKind,
@@ -43,6 +42,7 @@ from kutnahora.engine.components import ComponentSet
 from kutnahora.engine.options import PlayCard, Skip
 from kutnahora.engine.scoring import winners
 from kutnahora.v1.game_pb2 import Observation as WireObservation
+from kutnahora.wire import engine_observation
 
 DEFAULT_ITERATIONS = 400
 """Iterations per decision when no budget is given."""

@@ -4,6 +4,7 @@ The installed package gathers the repository's folders under one name:
 
 - ``kutnahora.engine``: the rules, pure Python and deterministic (``engine/``);
 - ``kutnahora.v1``: the wire contract's generated code (``protos/kutnahora/v1``);
+- ``kutnahora.wire``: the one codec between engine values and wire messages, both ways (``wire/``);
 - ``kutnahora.server``: the gRPC game server (``server/``);
 - ``kutnahora.clients``: the SDK, the bots, the human client and the tournament runner (``clients/``);
 - ``kutnahora.bench``: the server benchmark (``bench/``).
@@ -38,6 +39,8 @@ COMPILABLE = (
     "kutnahora.engine.town",
     "kutnahora.engine.view",
     "kutnahora.server.presenter",
+    "kutnahora.wire.decisions",
+    "kutnahora.wire.observations",
 )
 """The modules the compiled build compiles (setup.py's list, checked against it by the tests)."""
 

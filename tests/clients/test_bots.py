@@ -116,8 +116,9 @@ def test_greedy_prices_options_by_the_listed_cost() -> None:
     )
     from kutnahora.engine.options import DecisionKind
     from kutnahora.server import presenter
+    from kutnahora.wire import components_to_wire
 
-    components = presenter.components_to_wire(engine.default_components())
+    components = components_to_wire(engine.default_components())
     tables = Tables(components, 2)
     scorers = {DecisionKind.PLOT_SQUARE: _score_plot_square, DecisionKind.MINE_SQUARE: _score_mine_square}
     seen = set()

@@ -165,13 +165,13 @@ def test_the_client_words_options_and_costs_as_the_engine_does() -> None:
     (used where only the payload is known) is the engine's description, and its cost reads the same."""
     import random
 
-    from kutnahora import engine
+    from kutnahora import engine, wire
     from kutnahora.clients.render import cost_text, describe_decision
     from kutnahora.engine.costs import option_cost
     from kutnahora.engine.text import describe_cost, describe_option
-    from kutnahora.server import presenter
+    from kutnahora.wire.values import DECISION_KIND
 
-    components = presenter.components_to_wire(engine.default_components())
+    components = wire.components_to_wire(engine.default_components())
     kinds = set()
     for players in (2, 3, 4):
         state = engine.new_game(engine.GameOptions(players=players), players)
@@ -179,16 +179,16 @@ def test_the_client_words_options_and_costs_as_the_engine_does() -> None:
         names = Names(components)
         while state.pending is not None:
             if not names.guild_sets:
-                names.set_game(presenter.observation_to_wire(engine.observe(state, None), "g"))
+                names.set_game(wire.observation_to_wire(engine.observe(state, None), "g"))
             pending = state.pending
-            wire_kind = presenter.DECISION_KIND[pending.kind]
+            wire_kind = DECISION_KIND[pending.kind]
             for option in pending.options:
-                payload = presenter.option_to_decision(option)
+                payload = wire.option_to_decision(option)
                 assert describe_decision(payload, wire_kind, names) == describe_option(
                     state, pending.kind, option
                 )
                 cost = option_cost(state, option)
-                assert cost_text(presenter.option_cost_to_wire(cost)) == describe_cost(cost)
+                assert cost_text(wire.option_cost_to_wire(cost)) == describe_cost(cost)
             kinds.add(pending.kind)
             engine.apply(state, rng.choice(pending.options))
     assert len(kinds) >= 12

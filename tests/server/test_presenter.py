@@ -1,4 +1,5 @@
-"""Conversion between engine values and wire messages (server/presenter.py)."""
+"""Conversion between engine values and wire messages (the codec, wire/) and the server's encoder and
+messages (server/presenter.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import random
 import pytest
 
 from kutnahora import engine
+from kutnahora import wire as codec
 from kutnahora.engine import GameOptions
 from kutnahora.engine.components import Action, Arm, Color, Commodity, Deck, Guild, Side
 from kutnahora.engine.costs import mine_squares, option_cost, plot_squares
@@ -17,19 +19,20 @@ from kutnahora.server.presenter import encode_observation
 from kutnahora.server.records import ListedIndex
 from kutnahora.server.store import result_to_json
 from kutnahora.v1 import common_pb2, game_pb2, play_service_pb2
+from kutnahora.wire import observations, values
 
 
 @pytest.mark.parametrize(
     ("table", "back", "wire_enum"),
     [
-        (presenter.GUILD, presenter.GUILD_BACK, common_pb2.Guild),
-        (presenter.COMMODITY, presenter.COMMODITY_BACK, common_pb2.Commodity),
-        (presenter.DECK, presenter.DECK_BACK, common_pb2.Deck),
-        (presenter.ARM, presenter.ARM_BACK, common_pb2.Arm),
-        (presenter.COLOR, presenter.COLOR_BACK, common_pb2.Color),
-        (presenter.ACTION, presenter.ACTION_BACK, common_pb2.Action),
-        (presenter.SIDE, presenter.SIDE_BACK, common_pb2.Side),
-        (presenter.DECISION_KIND, presenter.DECISION_KIND_BACK, game_pb2.DecisionKind),
+        (values.GUILD, values.GUILD_BACK, common_pb2.Guild),
+        (values.COMMODITY, values.COMMODITY_BACK, common_pb2.Commodity),
+        (values.DECK, values.DECK_BACK, common_pb2.Deck),
+        (values.ARM, values.ARM_BACK, common_pb2.Arm),
+        (values.COLOR, values.COLOR_BACK, common_pb2.Color),
+        (values.ACTION, values.ACTION_BACK, common_pb2.Action),
+        (values.SIDE, values.SIDE_BACK, common_pb2.Side),
+        (values.DECISION_KIND, values.DECISION_KIND_BACK, game_pb2.DecisionKind),
     ],
 )
 def test_every_enum_maps_both_ways(table: dict, back: dict, wire_enum: object) -> None:
@@ -40,14 +43,14 @@ def test_every_enum_maps_both_ways(table: dict, back: dict, wire_enum: object) -
 
 def test_engine_enums_are_all_covered() -> None:
     for enum, table in (
-        (Guild, presenter.GUILD),
-        (Commodity, presenter.COMMODITY),
-        (Deck, presenter.DECK),
-        (Arm, presenter.ARM),
-        (Color, presenter.COLOR),
-        (Action, presenter.ACTION),
-        (Side, presenter.SIDE),
-        (DecisionKind, presenter.DECISION_KIND),
+        (Guild, values.GUILD),
+        (Commodity, values.COMMODITY),
+        (Deck, values.DECK),
+        (Arm, values.ARM),
+        (Color, values.COLOR),
+        (Action, values.ACTION),
+        (Side, values.SIDE),
+        (DecisionKind, values.DECISION_KIND),
     ):
         assert set(table) == set(enum)
 
@@ -71,10 +74,10 @@ def test_every_legal_option_round_trips_through_its_payload_index_and_text() -> 
             if state.pending is not None:
                 seen_kinds.add(state.pending.kind)
             for index, option in enumerate(options):
-                decision = presenter.option_to_decision(option)
-                assert presenter.decision_to_option(decision) == option
+                decision = codec.option_to_decision(option)
+                assert codec.decision_to_option(decision) == option
                 reparsed = game_pb2.Decision.FromString(decision.SerializeToString())
-                assert presenter.decision_to_option(reparsed) == option
+                assert codec.decision_to_option(reparsed) == option
                 listed = presenter.answer_from_wire(game_pb2.Answer(option_index=index))
                 assert listed == ListedIndex(index) and options[index] == option
                 assert presenter.answer_from_wire(game_pb2.Answer(decision=decision)) == option
@@ -105,7 +108,7 @@ def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
 
                 squares = (mine_squares(state), plot_squares(state, viewer))
                 missing = unavailable_actions(state) if cost is not None else []
-                reference = presenter.observation_to_wire(
+                reference = codec.observation_to_wire(
                     obs, "game-1", question, describe, cost, squares, missing
                 )
                 fast = game_pb2.Observation.FromString(
@@ -130,7 +133,7 @@ def _reference(state: engine.GameState, viewer: int | None, game_id: str) -> gam
 
     squares = (mine_squares(state), plot_squares(state, viewer))
     unavailable = unavailable_actions(state) if cost is not None else []
-    return presenter.observation_to_wire(
+    return codec.observation_to_wire(
         engine.observe(state, viewer), game_id, question, describe, cost, squares, unavailable
     )
 
@@ -148,7 +151,7 @@ def test_options_carry_their_cost_and_the_observation_the_open_squares() -> None
         )
         for option, listed in zip(pending.options, wire.pending.options, strict=True):
             cost = option_cost(state, option)
-            assert listed.cost == presenter.option_cost_to_wire(cost)
+            assert listed.cost == codec.option_cost_to_wire(cost)
             if cost.groschen:
                 priced.add(pending.kind)
         wood = dict(engine.observe(state, None).prices)[Commodity.WOOD]
@@ -199,7 +202,7 @@ def test_negative_numbers_and_absent_optional_fields_are_written_as_protobuf_wri
 
 def test_an_observation_carries_the_whole_visible_game() -> None:
     state = random_states(4, seed=3)[60]
-    wire = presenter.observation_to_wire(engine.observe(state, None), "g")
+    wire = codec.observation_to_wire(engine.observe(state, None), "g")
     assert wire.version == state.version
     assert len(wire.players) == 4
     assert len(wire.prices) == len(Commodity)
@@ -214,12 +217,12 @@ def test_the_observation_lists_what_the_town_built() -> None:
     """002 · The town builds: the discarded tiles are public, in the order the town built them."""
     for state in random_states(4, seed=5):
         if state.town_discards:
-            wire = presenter.observation_to_wire(engine.observe(state, None), "g")
+            wire = codec.observation_to_wire(engine.observe(state, None), "g")
             assert list(wire.town_discards) == state.town_discards
             return
     state = random_states(4, seed=5)[-1]
     state.town_discards.append(state.town_hall[0][0].tiles.pop(0))
-    wire = presenter.observation_to_wire(engine.observe(state, None), "g")
+    wire = codec.observation_to_wire(engine.observe(state, None), "g")
     assert list(wire.town_discards) == state.town_discards
 
 
@@ -237,8 +240,8 @@ def test_malformed_decisions_are_refused_with_a_reason() -> None:
         (game_pb2.Decision(choose_patrician=game_pb2.ChoosePatrician()), "choose_patrician.color"),
     ]
     for decision, words in cases:
-        with pytest.raises(presenter.Malformed, match=words.replace(".", r"\.")):
-            presenter.decision_to_option(decision)
+        with pytest.raises(codec.Malformed, match=words.replace(".", r"\.")):
+            codec.decision_to_option(decision)
 
 
 def test_results_survive_the_store_round_trip() -> None:
@@ -247,13 +250,13 @@ def test_results_survive_the_store_round_trip() -> None:
     assert result is not None
     data = result_to_json(result, [False, True, False])
     wire = presenter.stored_result_to_wire(data)
-    assert wire == presenter.result_to_wire(result, [False, True, False])
+    assert wire == codec.result_to_wire(result, [False, True, False])
     assert wire.seats[1].resigned
 
 
 def test_components_convert_completely() -> None:
     components = engine.default_components()
-    wire = presenter.components_to_wire(components)
+    wire = codec.components_to_wire(components)
     assert len(wire.buildings) == len(components.buildings)
     assert len(wire.action_cards) == len(components.action_cards)
     assert len(wire.barbara_tiles) == len(components.barbara_tiles)
@@ -281,7 +284,7 @@ def test_the_cached_header_holds_only_fields_of_its_cache_key() -> None:
     state = random_states(2, seed=8)[-1]  # a finished game: most header fields are set
     obs = engine.observe(state, 0)._replace(current_event=3, building_in_hand=5)
     wire = game_pb2.Observation()
-    presenter._stable_header(wire, obs, "g")
+    observations.write_stable_header(wire, obs, "g")
     written = {field.name for field, _ in wire.ListFields()}
-    assert written <= {*presenter._STABLE_HEADER_FIELDS, "game_id"}
+    assert written <= {*observations.STABLE_HEADER_FIELDS, "game_id"}
     assert {"phase", "round", "over", "current_event", "building_in_hand"} <= written

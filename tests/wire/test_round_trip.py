@@ -1,4 +1,5 @@
-"""The search bot reads the wire observation back into the engine's: nothing lost, nothing added."""
+"""The codec's round trip: an engine observation to the wire and back is the same observation, whether the
+wire message comes from the codec or from the server's caching encoder."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import random
 
 import pytest
 
-from kutnahora.clients.bots.wire_observation import engine_observation
 from kutnahora.engine import GameOptions, apply, legal, new_game, observe
-from kutnahora.server.presenter import ObservationEncoder, observation_to_wire
+from kutnahora.server.presenter import ObservationEncoder
 from kutnahora.v1 import game_pb2
+from kutnahora.wire import engine_observation, observation_to_wire
 
 
 @pytest.mark.parametrize(("players", "events"), [(2, False), (3, True), (4, False)])
