@@ -20,7 +20,7 @@ from kutnahora.server.sqlite_store import SqliteStore
 
 def sqlite_hub(folder: Path, name: str = "games.db") -> GameHub:
     """A hub over the SQLite file ``folder / name`` (open its store before use)."""
-    config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
+    config = ServerConfig.in_memory(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
     store = SqliteStore(str(folder / name))
     return GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
 

@@ -46,7 +46,7 @@ def _server_selects_postgres(url: str) -> bool:
     from kutnahora.server.metrics import Metrics
     from kutnahora.server.store_postgres import PostgresStore
 
-    return isinstance(make_store(ServerConfig(db=url), Metrics()), PostgresStore)
+    return isinstance(make_store(ServerConfig.in_memory(db=url), Metrics()), PostgresStore)
 
 
 @pytest.fixture(scope="module")
