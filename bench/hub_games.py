@@ -15,7 +15,7 @@ from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
-from kutnahora.server.sqlite_store import SqliteStore
+from kutnahora.server.store import SqliteStore
 
 
 def sqlite_hub(folder: Path, name: str = "games.db") -> GameHub:

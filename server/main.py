@@ -28,7 +28,7 @@ from kutnahora.engine import RULES_VERSION, ComponentError, load_components
 from kutnahora.server import collector, event_loop, logs, settings
 from kutnahora.server.app import StartupError, create_server
 from kutnahora.server.config import ServerConfig
-from kutnahora.server.store_postgres import is_postgres_url, redact_url
+from kutnahora.server.store import is_postgres_url, redact_url
 
 
 def version_text() -> str:

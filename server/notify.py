@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from kutnahora.server.store import DecisionRow, StoredGame
+from kutnahora.server.store.base import DecisionRow, StoredGame
 
 CHANGE_KINDS = ("created", "seat", "decision", "status", "resync")
 

@@ -22,8 +22,7 @@ from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import ListedIndex
-from kutnahora.server.sqlite_store import SqliteStore
-from kutnahora.server.store import DuplicateDecision
+from kutnahora.server.store import DuplicateDecision, SqliteStore
 from tests.store.test_contract import decision, empty_seats, make_game
 
 
