@@ -12,6 +12,7 @@ from collections.abc import Callable
 from itertools import pairwise, permutations
 
 from kutnahora.engine import barbara, income, mine, rounds, town
+from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.engine.components import Action, ComponentSet
 from kutnahora.engine.economy import change_reputation
 from kutnahora.engine.events import Event, action_words
@@ -101,30 +102,28 @@ def joker_actions(state: GameState, seat: int, known: dict[Action, bool] | None 
 
 
 CardHalves = tuple[tuple[int, tuple[tuple[Action, PlayCard], ...], PlayCard], ...]
-_CARD_TABLES: dict[int, tuple[ComponentSet, CardHalves, bool]] = {}
 
 
-def _card_table(components: ComponentSet) -> tuple[CardHalves, bool]:
+def _build_card_table(components: ComponentSet) -> tuple[CardHalves, bool]:
     """Each action card in order: its number, its distinct halves with their options, and its option for
     no effect; and whether the cards are listed by number. Option values are immutable, so each is built
     once per component set and shared."""
-    entry = _CARD_TABLES.get(id(components))
-    if entry is None or entry[0] is not components:
-        cards = components.action_cards
-        table = tuple(
-            (
-                card.number,
-                tuple(
-                    (action, PlayCard(card.number, action))
-                    for action in ((card.top,) if card.top is card.bottom else (card.top, card.bottom))
-                ),
-                PlayCard(card.number, None),
-            )
-            for card in cards
+    cards = components.action_cards
+    table = tuple(
+        (
+            card.number,
+            tuple(
+                (action, PlayCard(card.number, action))
+                for action in ((card.top,) if card.top is card.bottom else (card.top, card.bottom))
+            ),
+            PlayCard(card.number, None),
         )
-        by_number = all(a.number < b.number for a, b in pairwise(cards))
-        entry = _CARD_TABLES[id(components)] = (components, table, by_number)
-    return entry[1], entry[2]
+        for card in cards
+    )
+    return table, all(a.number < b.number for a, b in pairwise(cards))
+
+
+_card_tables: ComponentCache[tuple[CardHalves, bool]] = ComponentCache(_build_card_table)
 
 
 def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
@@ -133,7 +132,7 @@ def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
     feasible: dict[Action, bool] = {}
     options: list[Option] = []
     no_effect: list[PlayCard] = []
-    table, by_number = _card_table(state.components)
+    table, by_number = _card_tables.get(state.components)
     for number, halves, idle in table:
         if number not in hand:
             continue
