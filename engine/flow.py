@@ -152,6 +152,21 @@ def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
     return tuple(options)
 
 
+def guild_set_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """GUILD_SET: the guild sets still to choose from."""
+    return tuple(ChooseGuildSet(i) for i in sorted(state.guild_sets_left))
+
+
+def guild_rows_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """GUILD_ROWS: every order of the seat's three guilds."""
+    return tuple(ArrangeGuilds((a, b, c)) for a, b, c in permutations(state.players[seat].guild_set))
+
+
+def joker_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """JOKER_ACTION, posed once the Joker's reputation is paid: every action that can have effect."""
+    return tuple(ChooseAction(a) for a in ACTION_STEPS if action_feasible(state, seat, a))
+
+
 def resolve_play_card(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
     """Answer to PLAY_CARD: the card leaves the hand; its chosen half starts."""
     assert isinstance(option, PlayCard)
@@ -164,11 +179,8 @@ def resolve_play_card(state: GameState, seat: int, option: Option, events: list[
         Event("card_played", seat, f"seat {seat} plays card {option.card} for {action_words(option.action)}")
     )
     if option.action is Action.JOKER:
-        actions = joker_actions(state, seat)
         change_reputation(state, seat, -joker_cost(state, seat), events)
-        state.pending = PendingDecision(
-            seat, DecisionKind.JOKER_ACTION, tuple(ChooseAction(a) for a in actions)
-        )
+        state.pending = PendingDecision(seat, DecisionKind.JOKER_ACTION, joker_options(state, seat))
         return
     state.agenda.append(ACTION_STEPS[option.action](seat))
 
@@ -249,13 +261,10 @@ def _pose_outside_actions(state: GameState, events: list[Event]) -> None:
     n = len(state.players)
     if state.phase is Phase.GUILD_SETS:
         seat = len(state.guild_sets_left) - 1  # the last seat chooses first, the starting player last
-        options = tuple(ChooseGuildSet(i) for i in sorted(state.guild_sets_left))
-        state.pending = PendingDecision(seat, DecisionKind.GUILD_SET, options)
+        state.pending = PendingDecision(seat, DecisionKind.GUILD_SET, guild_set_options(state, seat))
     elif state.phase is Phase.GUILD_ROWS:
         seat = next(p.seat for p in state.players if not p.guilds)
-        guilds = state.players[seat].guild_set
-        arrangements = tuple(ArrangeGuilds((a, b, c)) for a, b, c in permutations(guilds))
-        state.pending = PendingDecision(seat, DecisionKind.GUILD_ROWS, arrangements)
+        state.pending = PendingDecision(seat, DecisionKind.GUILD_ROWS, guild_rows_options(state, seat))
     elif state.phase is Phase.TURNS:
         if state.cards_left_in_turn == 0:
             state.turn_index += 1
