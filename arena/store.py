@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from kutnahora.arena.ratings import RatedGame, Rating
 from kutnahora.server.store import StoreError
-from kutnahora.server.store_postgres import is_postgres_url, redact_url
+from kutnahora.server.store.postgres import is_postgres_url, redact_url
 
 T = TypeVar("T")
 

@@ -15,12 +15,12 @@ from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
-from kutnahora.server.sqlite_store import SqliteStore
+from kutnahora.server.store import SqliteStore
 
 
 def sqlite_hub(folder: Path, name: str = "games.db") -> GameHub:
     """A hub over the SQLite file ``folder / name`` (open its store before use)."""
-    config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
+    config = ServerConfig.in_memory(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
     store = SqliteStore(str(folder / name))
     return GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
 

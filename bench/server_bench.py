@@ -603,7 +603,7 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
             server = started.process
             address = f"127.0.0.1:{started.port}"
             metrics = started.metrics_url
-            from kutnahora.server.store_postgres import is_postgres_url
+            from kutnahora.server.store import is_postgres_url
 
             figures["store"] = (
                 "postgresql" if is_postgres_url(db) else f"sqlite (synchronous={args.synchronous})"

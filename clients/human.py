@@ -39,6 +39,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.render import (
     Names,
     describe_option,
@@ -287,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line parser."""
     parser = argparse.ArgumentParser(
         prog="kutnahora-play",
+        formatter_class=DefaultsHelpFormatter,
         description="Play Kutná Hora in the terminal, against bots or people, or watch a game.",
     )
     parser.add_argument("--server", default="localhost:50051", help="server address host:port")

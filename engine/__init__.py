@@ -25,7 +25,8 @@ from kutnahora.engine.game import (
     state_hash,
 )
 from kutnahora.engine.options import DecisionKind, Option, PendingDecision, option_text, parse_option
-from kutnahora.engine.resample import pending_options, resample
+from kutnahora.engine.posing import pending_options
+from kutnahora.engine.resample import resample
 from kutnahora.engine.setup import SetupError
 from kutnahora.engine.state import GameOptions, GameState, clone
 from kutnahora.engine.view import Observation, Observer, WorkStep, observe

@@ -56,11 +56,9 @@ def step_st_barbara(state: GameState, step: Step, events: list[Event]) -> None:
             state.agenda.append(Step(StepKind.RIGHTS, seat, (1,)))
         case BarbaraEffect.HOUSE_FOR_PRODUCTION:
             change_reputation(state, seat, -REPUTATION_LOSS[tile.effect], events)
-            rows = removable_rows(state, seat)
-            if rows:
-                options: list[Option] = [ChooseGuild(g) for g in rows]
-                options.append(SKIP)
-                state.pending = PendingDecision(seat, DecisionKind.BARBARA_HOUSE, tuple(options))
+            options = barbara_house_options(state, seat)
+            if len(options) > 1:
+                state.pending = PendingDecision(seat, DecisionKind.BARBARA_HOUSE, options)
         case BarbaraEffect.FREE_PLOT:
             change_reputation(state, seat, 1, events)
             state.agenda.append(Step(StepKind.PLOT, seat, (1,)))
@@ -70,11 +68,9 @@ def step_st_barbara(state: GameState, step: Step, events: list[Event]) -> None:
             state.agenda.append(Step(StepKind.INCOME, seat))
         case BarbaraEffect.SEAT_FROM_BANK:
             score(state, seat, 2, "St. Barbara", events)
-            colors = [c for c, count in state.patrician_bank.items() if count > 0]
-            if colors:
-                seat_options: list[Option] = [ChoosePatrician(c) for c in colors]
-                seat_options.append(SKIP)
-                state.pending = PendingDecision(seat, DecisionKind.BARBARA_PATRICIAN, tuple(seat_options))
+            seat_options = barbara_patrician_options(state, seat)
+            if len(seat_options) > 1:
+                state.pending = PendingDecision(seat, DecisionKind.BARBARA_PATRICIAN, seat_options)
         case BarbaraEffect.PUBLIC_NEIGHBOURS:
             gained = sum(public_neighbours(state, sq) for sq in owned_squares(state, seat))
             change_reputation(state, seat, gained, events)
@@ -85,13 +81,26 @@ def step_st_barbara(state: GameState, step: Step, events: list[Event]) -> None:
             state.agenda.append(Step(StepKind.MINE, seat, (1,)))
             state.agenda.append(Step(StepKind.MINE, seat, (1,)))
         case BarbaraEffect.SCORE_BUILDING:
-            squares = owned_squares(state, seat)
-            if squares:
-                building_options: list[Option] = [ChooseTile(state.city[sq].building) for sq in squares]
-                building_options.append(SKIP)
-                state.pending = PendingDecision(seat, DecisionKind.SCORE_BUILDING, tuple(building_options))
+            building_options = score_building_options(state, seat)
+            if len(building_options) > 1:
+                state.pending = PendingDecision(seat, DecisionKind.SCORE_BUILDING, building_options)
         case BarbaraEffect.FINAL:
             score(state, seat, 5, "St. Barbara", events)
+
+
+def barbara_house_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """BARBARA_HOUSE (tile 3): a guild row to remove a house from, or none."""
+    return (*(ChooseGuild(g) for g in removable_rows(state, seat)), SKIP)
+
+
+def barbara_patrician_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """BARBARA_PATRICIAN (tile 6): a patrician of each colour in the bank, or none."""
+    return (*(ChoosePatrician(c) for c, count in state.patrician_bank.items() if count > 0), SKIP)
+
+
+def score_building_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """SCORE_BUILDING (tile 11): one of the seat's buildings, or none."""
+    return (*(ChooseTile(state.city[sq].building) for sq in owned_squares(state, seat)), SKIP)
 
 
 def resolve_barbara_house(state: GameState, seat: int, option: Option, events: list[Event]) -> None:

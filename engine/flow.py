@@ -12,6 +12,7 @@ from collections.abc import Callable
 from itertools import pairwise, permutations
 
 from kutnahora.engine import barbara, income, mine, rounds, town
+from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.engine.components import Action, ComponentSet
 from kutnahora.engine.economy import change_reputation
 from kutnahora.engine.events import Event, action_words
@@ -101,30 +102,28 @@ def joker_actions(state: GameState, seat: int, known: dict[Action, bool] | None 
 
 
 CardHalves = tuple[tuple[int, tuple[tuple[Action, PlayCard], ...], PlayCard], ...]
-_CARD_TABLES: dict[int, tuple[ComponentSet, CardHalves, bool]] = {}
 
 
-def _card_table(components: ComponentSet) -> tuple[CardHalves, bool]:
+def _build_card_table(components: ComponentSet) -> tuple[CardHalves, bool]:
     """Each action card in order: its number, its distinct halves with their options, and its option for
     no effect; and whether the cards are listed by number. Option values are immutable, so each is built
     once per component set and shared."""
-    entry = _CARD_TABLES.get(id(components))
-    if entry is None or entry[0] is not components:
-        cards = components.action_cards
-        table = tuple(
-            (
-                card.number,
-                tuple(
-                    (action, PlayCard(card.number, action))
-                    for action in ((card.top,) if card.top is card.bottom else (card.top, card.bottom))
-                ),
-                PlayCard(card.number, None),
-            )
-            for card in cards
+    cards = components.action_cards
+    table = tuple(
+        (
+            card.number,
+            tuple(
+                (action, PlayCard(card.number, action))
+                for action in ((card.top,) if card.top is card.bottom else (card.top, card.bottom))
+            ),
+            PlayCard(card.number, None),
         )
-        by_number = all(a.number < b.number for a, b in pairwise(cards))
-        entry = _CARD_TABLES[id(components)] = (components, table, by_number)
-    return entry[1], entry[2]
+        for card in cards
+    )
+    return table, all(a.number < b.number for a, b in pairwise(cards))
+
+
+_card_tables: ComponentCache[tuple[CardHalves, bool]] = ComponentCache(_build_card_table)
 
 
 def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
@@ -133,7 +132,7 @@ def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
     feasible: dict[Action, bool] = {}
     options: list[Option] = []
     no_effect: list[PlayCard] = []
-    table, by_number = _card_table(state.components)
+    table, by_number = _card_tables.get(state.components)
     for number, halves, idle in table:
         if number not in hand:
             continue
@@ -153,6 +152,21 @@ def play_card_options(state: GameState, seat: int) -> tuple[Option, ...]:
     return tuple(options)
 
 
+def guild_set_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """GUILD_SET: the guild sets still to choose from."""
+    return tuple(ChooseGuildSet(i) for i in sorted(state.guild_sets_left))
+
+
+def guild_rows_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """GUILD_ROWS: every order of the seat's three guilds."""
+    return tuple(ArrangeGuilds((a, b, c)) for a, b, c in permutations(state.players[seat].guild_set))
+
+
+def joker_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """JOKER_ACTION, posed once the Joker's reputation is paid: every action that can have effect."""
+    return tuple(ChooseAction(a) for a in ACTION_STEPS if action_feasible(state, seat, a))
+
+
 def resolve_play_card(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
     """Answer to PLAY_CARD: the card leaves the hand; its chosen half starts."""
     assert isinstance(option, PlayCard)
@@ -165,11 +179,8 @@ def resolve_play_card(state: GameState, seat: int, option: Option, events: list[
         Event("card_played", seat, f"seat {seat} plays card {option.card} for {action_words(option.action)}")
     )
     if option.action is Action.JOKER:
-        actions = joker_actions(state, seat)
         change_reputation(state, seat, -joker_cost(state, seat), events)
-        state.pending = PendingDecision(
-            seat, DecisionKind.JOKER_ACTION, tuple(ChooseAction(a) for a in actions)
-        )
+        state.pending = PendingDecision(seat, DecisionKind.JOKER_ACTION, joker_options(state, seat))
         return
     state.agenda.append(ACTION_STEPS[option.action](seat))
 
@@ -250,13 +261,10 @@ def _pose_outside_actions(state: GameState, events: list[Event]) -> None:
     n = len(state.players)
     if state.phase is Phase.GUILD_SETS:
         seat = len(state.guild_sets_left) - 1  # the last seat chooses first, the starting player last
-        options = tuple(ChooseGuildSet(i) for i in sorted(state.guild_sets_left))
-        state.pending = PendingDecision(seat, DecisionKind.GUILD_SET, options)
+        state.pending = PendingDecision(seat, DecisionKind.GUILD_SET, guild_set_options(state, seat))
     elif state.phase is Phase.GUILD_ROWS:
         seat = next(p.seat for p in state.players if not p.guilds)
-        guilds = state.players[seat].guild_set
-        arrangements = tuple(ArrangeGuilds((a, b, c)) for a, b, c in permutations(guilds))
-        state.pending = PendingDecision(seat, DecisionKind.GUILD_ROWS, arrangements)
+        state.pending = PendingDecision(seat, DecisionKind.GUILD_ROWS, guild_rows_options(state, seat))
     elif state.phase is Phase.TURNS:
         if state.cards_left_in_turn == 0:
             state.turn_index += 1

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 
+from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.engine.component_file import default_components
 from kutnahora.engine.components import ComponentSet
 from kutnahora.engine.events import Event
@@ -184,7 +185,6 @@ def state_hash(state: GameState) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-_COMPONENT_HASHES: dict[int, tuple[ComponentSet, str]] = {}
 _COMPONENT_NOTES = frozenset({"name", "reconstructed"})  # what a set says about itself, not rules values
 
 
@@ -195,15 +195,17 @@ def components_hash(components: ComponentSet) -> str:
     A game is defined by its options, seed and decisions *and* the component set it was played with; a
     server records this hash with every game, so that a replay is checked against the right data.
     """
-    known = _COMPONENT_HASHES.get(id(components))
-    if known is not None and known[0] is components:
-        return known[1]
+    return _component_hashes.get(components)
+
+
+def _hash_components(components: ComponentSet) -> str:
     values = {
         f.name: _canonical(getattr(components, f.name))
         for f in fields(components)
         if f.name not in _COMPONENT_NOTES
     }
     text = json.dumps(values, sort_keys=True, separators=(",", ":"))
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    _COMPONENT_HASHES[id(components)] = (components, digest)
-    return digest
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+_component_hashes: ComponentCache[str] = ComponentCache(_hash_components)

@@ -16,11 +16,15 @@ def step_income(state: GameState, step: Step, events: list[Event]) -> None:
     player.groschen += gained
     events.append(Event("income", seat, f"seat {seat} collects {gained} groschen"))
     cost = state.components.patrician_seat_cost
-    colors = [c for c, count in state.patrician_pool.items() if count > 0]
-    if colors and player.groschen >= cost:
-        options: list[Option] = [ChoosePatrician(c) for c in colors]
-        options.append(SKIP)
-        state.pending = PendingDecision(seat, DecisionKind.SEAT_PATRICIAN, tuple(options))
+    if player.groschen >= cost:
+        options = seat_patrician_options(state, seat)
+        if len(options) > 1:
+            state.pending = PendingDecision(seat, DecisionKind.SEAT_PATRICIAN, options)
+
+
+def seat_patrician_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """SEAT_PATRICIAN: a patrician of each colour in the pool, or none."""
+    return (*(ChoosePatrician(c) for c, count in state.patrician_pool.items() if count > 0), SKIP)
 
 
 def resolve_seat_patrician(state: GameState, seat: int, option: Option, events: list[Event]) -> None:

@@ -11,6 +11,7 @@ from kutnahora.engine.economy import advance_deck, gain_production, pay, price, 
 from kutnahora.engine.events import Event, plural
 from kutnahora.engine.options import (
     SKIP,
+    YES_NO,
     ChooseSquare,
     ChooseTile,
     Confirm,
@@ -107,7 +108,31 @@ def step_mine(state: GameState, step: Step, events: list[Event]) -> None:
     if player.miners_pool == 0:
         refill_pool(state, seat, events)
     elif can_refill(state, seat):
-        state.pending = PendingDecision(seat, DecisionKind.REFILL_MINERS, (Confirm(True), Confirm(False)))
+        state.pending = PendingDecision(seat, DecisionKind.REFILL_MINERS, refill_options(state, seat))
+
+
+def refill_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """REFILL_MINERS: refill the pool from the reserve first, or not."""
+    return YES_NO
+
+
+def mine_tile_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """MINE_TILE: keep one of the drawn tiles (if some square is affordable), or discard them all."""
+    options: list[Option] = []
+    if _affordable_squares(state, seat, free=state.free_action):
+        options.extend(ChooseTile(t) for t in sorted(state.drawn))
+    options.append(SKIP)
+    return tuple(options)
+
+
+def mine_square_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """MINE_SQUARE: every square the kept tile may go on that the seat can pay for."""
+    return tuple(ChooseSquare(r, c) for r, c in _affordable_squares(state, seat, free=state.free_action))
+
+
+def tech_square_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """TECH_SQUARE: every open square for the technology tile, or none."""
+    return (*(ChooseSquare(r, c) for r, c in sorted(mine_square_costs(state))), SKIP)
 
 
 def resolve_refill(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
@@ -141,11 +166,7 @@ def step_mine_draw(state: GameState, step: Step, events: list[Event]) -> None:
     state.drawn = drawn
     state.free_action = free
     events.append(Event("mine_drawn", step.seat, f"seat {step.seat} draws {plural(len(drawn), 'mine tile')}"))
-    options: list[Option] = []
-    if _affordable_squares(state, step.seat, free=free):
-        options.extend(ChooseTile(t) for t in sorted(drawn))
-    options.append(SKIP)
-    state.pending = PendingDecision(step.seat, DecisionKind.MINE_TILE, tuple(options))
+    state.pending = PendingDecision(step.seat, DecisionKind.MINE_TILE, mine_tile_options(state, step.seat))
 
 
 def resolve_mine_tile(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
@@ -162,10 +183,7 @@ def resolve_mine_tile(state: GameState, seat: int, option: Option, events: list[
     if kept is None:
         return
     state.kept_tile = kept
-    squares = _affordable_squares(state, seat, free=state.free_action)
-    state.pending = PendingDecision(
-        seat, DecisionKind.MINE_SQUARE, tuple(ChooseSquare(r, c) for r, c in squares)
-    )
+    state.pending = PendingDecision(seat, DecisionKind.MINE_SQUARE, mine_square_options(state, seat))
 
 
 def place_mine(
@@ -223,14 +241,12 @@ def step_technology(state: GameState, step: Step, events: list[Event]) -> None:
         )
         return
     events.append(Event("technology", seat, f"seat {seat} takes mining technology {level}"))
-    squares = sorted(mine_square_costs(state))
-    if not squares:
+    options = tech_square_options(state, seat)
+    if len(options) == 1:
         events.append(Event("technology", seat, "no square is open: the tile leaves the game"))
         return
     state.kept_tile = tile.id
-    options: list[Option] = [ChooseSquare(r, c) for r, c in squares]
-    options.append(SKIP)
-    state.pending = PendingDecision(seat, DecisionKind.TECH_SQUARE, tuple(options))
+    state.pending = PendingDecision(seat, DecisionKind.TECH_SQUARE, options)
 
 
 def resolve_tech_square(state: GameState, seat: int, option: Option, events: list[Event]) -> None:

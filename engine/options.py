@@ -123,6 +123,9 @@ Option = (
 
 SKIP = Skip()
 
+YES_NO = (Confirm(True), Confirm(False))
+"""The options of a yes-or-no decision (REFILL_MINERS, TAX), yes first."""
+
 
 @dataclass(frozen=True, slots=True)
 class PendingDecision:

@@ -20,27 +20,14 @@ from the resampled state by :func:`pending_options`, as the rule modules work th
 from __future__ import annotations
 
 import random
-from itertools import permutations
 
 from kutnahora.engine.component_file import default_components
 from kutnahora.engine.components import ComponentSet
-from kutnahora.engine.flow import ACTION_STEPS, action_feasible, play_card_options
-from kutnahora.engine.geometry import owned_squares
-from kutnahora.engine.mine import _affordable_squares, mine_square_costs
 from kutnahora.engine.options import (
-    SKIP,
-    ArrangeGuilds,
-    ChooseAction,
-    ChooseGuild,
-    ChooseGuildSet,
-    ChoosePatrician,
-    ChooseSquare,
-    ChooseTile,
-    Confirm,
     DecisionKind,
-    Option,
     PendingDecision,
 )
+from kutnahora.engine.posing import pending_options
 from kutnahora.engine.state import (
     CityTile,
     GameOptions,
@@ -52,17 +39,7 @@ from kutnahora.engine.state import (
     StepKind,
     TownHallStack,
 )
-from kutnahora.engine.town import (
-    buildable_tiles,
-    house_row,
-    plot_options,
-    public_reward_options,
-    removable_rows,
-    rights_options,
-)
 from kutnahora.engine.view import Observation
-
-_YES_NO = (Confirm(True), Confirm(False))
 
 
 class Inconsistent(ValueError):
@@ -310,62 +287,3 @@ def _draw_events(
         else:
             events.append(unseen[name].pop())
     return events
-
-
-def pending_options(state: GameState, seat: int, kind: DecisionKind) -> tuple[Option, ...]:
-    """The legal options of a ``kind`` decision ``seat`` owes in ``state``, worked out as the rule module
-    that poses it works them out (the state being the one it was posed in)."""
-    player = state.players[seat]
-    free = state.free_action
-    options: list[Option]
-    match kind:
-        case DecisionKind.GUILD_SET:
-            return tuple(ChooseGuildSet(i) for i in sorted(state.guild_sets_left))
-        case DecisionKind.GUILD_ROWS:
-            return tuple(ArrangeGuilds((a, b, c)) for a, b, c in permutations(player.guild_set))
-        case DecisionKind.PLAY_CARD:
-            return play_card_options(state, seat)
-        case DecisionKind.JOKER_ACTION:
-            # posed with the Joker's reputation already paid, which is what its feasibility was judged at
-            return tuple(ChooseAction(a) for a in ACTION_STEPS if action_feasible(state, seat, a))
-        case DecisionKind.REFILL_MINERS | DecisionKind.TAX:
-            return _YES_NO
-        case DecisionKind.MINE_TILE:
-            options = []
-            if _affordable_squares(state, seat, free=free):
-                options.extend(ChooseTile(t) for t in sorted(state.drawn))
-            options.append(SKIP)
-            return tuple(options)
-        case DecisionKind.MINE_SQUARE:
-            return tuple(ChooseSquare(r, c) for r, c in _affordable_squares(state, seat, free=free))
-        case DecisionKind.TECH_SQUARE:
-            return (*(ChooseSquare(r, c) for r, c in sorted(mine_square_costs(state))), SKIP)
-        case DecisionKind.RIGHTS_TILE:
-            return _maybe_skip(rights_options(state, seat, free=free), free)
-        case DecisionKind.PLOT_SQUARE:
-            return _maybe_skip(plot_options(state, seat, free=free), free)
-        case DecisionKind.BUILD_TILE:
-            return _maybe_skip(buildable_tiles(state, seat, free=free), free)
-        case DecisionKind.BUILD_SQUARE:
-            return tuple(ChooseSquare(r, c) for r, c in sorted(player.plots))
-        case DecisionKind.REMOVE_HOUSE:
-            # a guild building being built keeps one house for itself: its HOUSE step is still to come
-            houses = [s for s in state.agenda if s.kind is StepKind.HOUSE and s.seat == seat]
-            keep = house_row(state, seat, houses[-1].args[0]) if houses else None
-            return (*(ChooseGuild(g) for g in removable_rows(state, seat, keep=keep)), SKIP)
-        case DecisionKind.PUBLIC_REWARD:
-            return (*public_reward_options(state, seat), SKIP)
-        case DecisionKind.SEAT_PATRICIAN:
-            return (*(ChoosePatrician(c) for c, k in state.patrician_pool.items() if k > 0), SKIP)
-        case DecisionKind.BARBARA_HOUSE:
-            return (*(ChooseGuild(g) for g in removable_rows(state, seat)), SKIP)
-        case DecisionKind.BARBARA_PATRICIAN:
-            return (*(ChoosePatrician(c) for c, k in state.patrician_bank.items() if k > 0), SKIP)
-        case DecisionKind.SCORE_BUILDING:
-            return (*(ChooseTile(state.city[sq].building) for sq in owned_squares(state, seat)), SKIP)
-    raise AssertionError(kind)
-
-
-def _maybe_skip(options: list[Option], free: bool) -> tuple[Option, ...]:
-    """A free action's decision may be declined (:func:`kutnahora.engine.town._pose`)."""
-    return (*options, SKIP) if free else tuple(options)

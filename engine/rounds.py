@@ -11,7 +11,7 @@ from __future__ import annotations
 from kutnahora.engine.components import Deck
 from kutnahora.engine.economy import advance_deck, change_reputation, pay, raise_tax
 from kutnahora.engine.events import Event
-from kutnahora.engine.options import Confirm, DecisionKind, Option, PendingDecision
+from kutnahora.engine.options import YES_NO, Confirm, DecisionKind, Option, PendingDecision
 from kutnahora.engine.scoring import final_scoring, score_patricians
 from kutnahora.engine.state import GameState, Phase, Step, StepKind, TownHallStack
 
@@ -54,12 +54,17 @@ def reputation_penalty(state: GameState) -> int:
     return state.components.rounds_tracks[state.options.players].reputation_penalty[state.round - 1]
 
 
+def tax_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """TAX: pay it, or lose reputation."""
+    return YES_NO
+
+
 def step_tax(state: GameState, step: Step, events: list[Event]) -> None:
     """Pay the tax or lose reputation; a seat that cannot pay loses reputation (docs/rules.md#r9)."""
     seat = step.seat
     due = tax_due(state, seat)
     if state.players[seat].groschen >= due:
-        state.pending = PendingDecision(seat, DecisionKind.TAX, (Confirm(True), Confirm(False)))
+        state.pending = PendingDecision(seat, DecisionKind.TAX, tax_options(state, seat))
     else:
         events.append(Event("tax_unpaid", seat, f"seat {seat} cannot pay {due} groschen of tax"))
         change_reputation(state, seat, -reputation_penalty(state), events)

@@ -92,11 +92,6 @@ class PlayerState:
     buildings: list[int] = field(default_factory=list)  # guild buildings built and owned
     mines: list[Square] = field(default_factory=list)  # mine squares marked with this seat's miners
 
-    def total_production(self, commodity: Commodity) -> int:
-        """Production of a commodity, ore from buildings and mines together."""
-        extra = self.mine_ore if commodity is Commodity.ORE else 0
-        return self.production[commodity] + extra
-
 
 @dataclass(slots=True)
 class TownHallStack:

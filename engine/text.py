@@ -6,6 +6,7 @@ names and context from the component set and the pending decision.
 
 from __future__ import annotations
 
+from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.engine.components import Action, Building, Commodity, ComponentSet, MineTile, Side
 from kutnahora.engine.costs import Cost
 from kutnahora.engine.economy import price
@@ -198,19 +199,15 @@ def unavailable_actions(state: GameState) -> list[tuple[int, Action, str]]:
 
 
 _Halves = tuple[tuple[int, Action], ...]
-_MISSING: dict[int, tuple[ComponentSet, dict[tuple[tuple[int, ...], tuple[Option, ...]], _Halves]]] = {}
+_MissingByHand = dict[tuple[tuple[int, ...], tuple[Option, ...]], _Halves]
+_MISSING: ComponentCache[_MissingByHand] = ComponentCache(lambda _: {})
 _MISSING_LIMIT = 20_000
 
 
 def _missing_halves(components: ComponentSet, hand: tuple[int, ...], options: tuple[Option, ...]) -> _Halves:
     """The card halves in ``hand`` that ``options`` do not offer with effect, in the order of the action
     cards (worked out once per component set, hand and options)."""
-    held = _MISSING.get(id(components))
-    if held is None or held[0] is not components:
-        if len(_MISSING) >= 8:
-            _MISSING.clear()
-        held = _MISSING[id(components)] = (components, {})
-    known = held[1]
+    known = _MISSING.get(components)
     key = (hand, options)
     missing = known.get(key)
     if missing is None:

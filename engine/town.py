@@ -64,10 +64,31 @@ def _pose(
     if not options:
         events.append(Event("no_effect", seat, f"seat {seat} {nothing}"))
         return
-    if free:
-        options.append(SKIP)
     state.free_action = free
-    state.pending = PendingDecision(seat, kind, tuple(options))
+    state.pending = PendingDecision(seat, kind, _declinable(options, free))
+
+
+def _declinable(options: list[Option], free: bool) -> tuple[Option, ...]:
+    """An action's first decision as posed: a free action's may be declined."""
+    return (*options, SKIP) if free else tuple(options)
+
+
+def rights_tile_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """RIGHTS_TILE as posed (:func:`rights_options`, declinable when the action is free)."""
+    free = state.free_action
+    return _declinable(rights_options(state, seat, free=free), free)
+
+
+def plot_square_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """PLOT_SQUARE as posed (:func:`plot_options`, declinable when the action is free)."""
+    free = state.free_action
+    return _declinable(plot_options(state, seat, free=free), free)
+
+
+def build_tile_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """BUILD_TILE as posed (:func:`buildable_tiles`, declinable when the action is free)."""
+    free = state.free_action
+    return _declinable(buildable_tiles(state, seat, free=free), free)
 
 
 # ---- Rights -------------------------------------------------------------------------------------------
@@ -302,10 +323,12 @@ def resolve_build_tile(state: GameState, seat: int, option: Option, events: list
     if not isinstance(option, ChooseTile):
         return
     state.building_in_hand = option.tile
-    plots = sorted(state.players[seat].plots)
-    state.pending = PendingDecision(
-        seat, DecisionKind.BUILD_SQUARE, tuple(ChooseSquare(r, c) for r, c in plots)
-    )
+    state.pending = PendingDecision(seat, DecisionKind.BUILD_SQUARE, build_square_options(state, seat))
+
+
+def build_square_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """BUILD_SQUARE: every plot of the seat."""
+    return tuple(ChooseSquare(r, c) for r, c in sorted(state.players[seat].plots))
 
 
 def resolve_build_square(state: GameState, seat: int, option: Option, events: list[Event]) -> None:
@@ -371,11 +394,9 @@ def step_building_effect(state: GameState, step: Step, events: list[Event]) -> N
             assert effect.color is not None
             patrician_to_pool(state, effect.color, events)
         case EffectKind.REMOVE_HOUSE:
-            rows = removable_rows(state, seat, keep=house_row(state, seat, tile))
-            if rows:
-                options: list[Option] = [ChooseGuild(g) for g in rows]
-                options.append(SKIP)
-                state.pending = PendingDecision(seat, DecisionKind.REMOVE_HOUSE, tuple(options))
+            options = remove_house_options(state, seat, keep=house_row(state, seat, tile))
+            if len(options) > 1:
+                state.pending = PendingDecision(seat, DecisionKind.REMOVE_HOUSE, options)
         case EffectKind.FLIP_ST_BARBARA:
             flip_st_barbara(state, events)
 
@@ -414,6 +435,20 @@ def removable_rows(state: GameState, seat: int, keep: int | None = None) -> list
     ]
 
 
+def remove_house_options(state: GameState, seat: int, keep: int | None) -> tuple[Option, ...]:
+    """REMOVE_HOUSE: a guild row to remove a house from (``keep`` keeps one, see :func:`removable_rows`), or
+    none."""
+    return (*(ChooseGuild(g) for g in removable_rows(state, seat, keep=keep)), SKIP)
+
+
+def posed_remove_house_options(state: GameState, seat: int) -> tuple[Option, ...]:
+    """REMOVE_HOUSE as posed in ``state``: a guild building being built keeps one house for itself, its
+    HOUSE step still to come on the agenda."""
+    houses = [s for s in state.agenda if s.kind is StepKind.HOUSE and s.seat == seat]
+    keep = house_row(state, seat, houses[-1].args[0]) if houses else None
+    return remove_house_options(state, seat, keep)
+
+
 def remove_house(state: GameState, seat: int, guild_row: int, events: list[Event]) -> None:
     """Take the leftmost house off a row, ignoring the reward beneath it."""
     state.players[seat].houses_removed[guild_row] += 1
@@ -439,6 +474,11 @@ def public_reward_options(state: GameState, seat: int) -> list[Option]:
     ]
 
 
+def public_reward_choices(state: GameState, seat: int) -> tuple[Option, ...]:
+    """PUBLIC_REWARD: one of :func:`public_reward_options`, or none."""
+    return (*public_reward_options(state, seat), SKIP)
+
+
 def step_house(state: GameState, step: Step, events: list[Event]) -> None:
     """Mark a guild building with its row's leftmost house and take the reward (003 · House effects)."""
     seat = step.seat
@@ -453,10 +493,9 @@ def step_house(state: GameState, step: Step, events: list[Event]) -> None:
     events.append(Event("house", seat, f"seat {seat} places {article(guild)} house; its space shows {shows}"))
     match reward.kind:
         case HouseRewardKind.PUBLIC_BUILDING:
-            options = public_reward_options(state, seat)
-            if options:
-                options.append(SKIP)
-                state.pending = PendingDecision(seat, DecisionKind.PUBLIC_REWARD, tuple(options))
+            reward_options = public_reward_choices(state, seat)
+            if len(reward_options) > 1:
+                state.pending = PendingDecision(seat, DecisionKind.PUBLIC_REWARD, reward_options)
         case HouseRewardKind.PELICAN:
             player.pelicans += max(1, reward.amount)
         case HouseRewardKind.REPUTATION:

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, GameInfo, to_answer
 from kutnahora.engine import RULES_VERSION, GameState, Observer, Option, legal, observe
-from kutnahora.engine.components import ComponentSet
+from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.v1 import components_pb2, game_pb2
@@ -121,8 +121,8 @@ class RandomOpponent:
 class BotOpponent:
     """One of the project's bots, fed wire observations built from the engine's."""
 
-    _wire: ClassVar[dict[int, tuple[ComponentSet, components_pb2.ComponentSet]]] = {}
-    """Component sets already converted, by identity (a set is immutable and usually the default one)."""
+    _wire: ClassVar[ComponentCache[components_pb2.ComponentSet]] = ComponentCache(components_to_wire)
+    """Component sets already converted (a set is immutable and usually the default one)."""
 
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
@@ -130,15 +130,13 @@ class BotOpponent:
     def start(self, state: GameState, seat: int) -> None:
         """Tell the bot its seat and the component set, as the server does before a game."""
         components = state.components
-        known = self._wire.get(id(components))
-        if known is None or known[0] is not components:
-            known = self._wire[id(components)] = (components, components_to_wire(components))
+        wire_components = self._wire.get(components)
         self.bot.start(
             GameInfo(
                 game_id="local",
                 seat=seat,
                 players=len(state.players),
-                components=known[1],
+                components=wire_components,
                 rules_version=RULES_VERSION,
                 summary=game_pb2.GameSummary(),
             )

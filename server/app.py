@@ -26,9 +26,14 @@ from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics, MetricsEndpoint
 from kutnahora.server.replication import ReplicaSync
 from kutnahora.server.service import KutnaHoraService
-from kutnahora.server.sqlite_store import SqliteStore
-from kutnahora.server.store import MemoryStore, Store, StoreError
-from kutnahora.server.store_postgres import PostgresStore, is_postgres_url
+from kutnahora.server.store import (
+    MemoryStore,
+    PostgresStore,
+    SqliteStore,
+    Store,
+    StoreError,
+    is_postgres_url,
+)
 
 
 class StartupError(Exception):

@@ -1,19 +1,67 @@
-"""The server's settings: store, clocks, limits, ports and credentials, with their defaults.
+"""The server's settings: store, clocks, limits, addresses, logging and the process, with their defaults.
 
-:class:`ServerConfig` is plain data; :mod:`kutnahora.server.main` fills it from command-line flags and
-``KUTNAHORA_*`` environment variables, and tests build it directly.
+:class:`ServerConfig` is plain data, and the one declaration of every setting: each field an operator may
+set names its flag, its ``KUTNAHORA_*`` environment variable and its help (see
+:mod:`kutnahora.server.settings`), from which ``kutnahora-server``'s flags and the operations guide's
+configuration table are made. Tests and embedding programs build it directly (:meth:`ServerConfig.in_memory`
+for a server that keeps nothing and serves no metrics).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kutnahora.engine.components import ComponentSet
+from kutnahora.server import collector
+from kutnahora.server.settings import setting
 
 DEFAULT_DECISION_MS = 10_000
 DEFAULT_BANK_MS = 120_000
 DEFAULT_MAX_STRIKES = 3
+
+
+def _bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected on/off, true/false, yes/no or 1/0, not {text!r}")
+
+
+def _on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
+def _optional_port(text: str) -> int | None:
+    if text.strip().lower() in ("", "off", "none", "-1"):
+        return None
+    return int(text)
+
+
+def _optional_text(text: str) -> str | None:
+    return text or None
+
+
+def _seconds_as_ms(text: str) -> int:
+    return int(float(text) * 1000)
+
+
+def _ms_as_seconds(ms: int) -> str:
+    return f"{ms / 1000:g}"
+
+
+def _port_or_off(port: int | None) -> str:
+    return "off" if port is None else str(port)
+
+
+def _thresholds(values: tuple[int, int, int]) -> str:
+    return ",".join(map(str, values))
+
+
+def _components_file(path: str) -> str:
+    return path or "the packaged set"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +73,42 @@ class ClockConfig:
     counts a strike; after ``max_strikes`` strikes the random policy plays the seat to the end.
     """
 
-    decision_ms: int = DEFAULT_DECISION_MS
-    bank_ms: int = DEFAULT_BANK_MS
-    max_strikes: int = DEFAULT_MAX_STRIKES
-    enabled: bool = True
+    decision_ms: int = setting(
+        DEFAULT_DECISION_MS,
+        "--decision-time",
+        "DECISION_TIME",
+        "default seconds per decision, for games that do not set their clock",
+        parse=_seconds_as_ms,
+        show=_ms_as_seconds,
+        metavar="SECONDS",
+    )
+    bank_ms: int = setting(
+        DEFAULT_BANK_MS,
+        "--time-bank",
+        "TIME_BANK",
+        "default time bank per seat, in seconds",
+        parse=_seconds_as_ms,
+        show=_ms_as_seconds,
+        metavar="SECONDS",
+    )
+    max_strikes: int = setting(
+        DEFAULT_MAX_STRIKES,
+        "--max-strikes",
+        "MAX_STRIKES",
+        "clock timeouts before the random policy plays a seat",
+        parse=int,
+        metavar="N",
+    )
+    enabled: bool = setting(
+        True,
+        "--clock",
+        "CLOCK",
+        "whether games have a clock unless they ask otherwise; --clock off (or KUTNAHORA_CLOCK=off) "
+        "turns it off",
+        parse=_bool,
+        show=_on_off,
+        metavar="on|off",
+    )
 
     def to_json(self) -> dict[str, Any]:
         """The settings as a JSON object, for the store."""
@@ -54,36 +134,209 @@ class ClockConfig:
 class Limits:
     """What one server accepts; each refusal is a RESOURCE_EXHAUSTED with a sentence."""
 
-    max_message_bytes: int = 1 << 20  # the largest request message
-    max_games: int = 1000  # unfinished (waiting or active) games at once
-    max_watchers: int = 1000  # WatchGame streams at once
-    max_players: int = 4000  # Play streams at once
-    rate_per_second: float = 2000.0  # sustained requests and stream messages per connection
-    rate_burst: int = 4000  # the burst a connection may send above the sustained rate
+    max_games: int = setting(
+        1000,
+        "--max-games",
+        "MAX_GAMES",
+        "most unfinished games this replica creates at once",
+        parse=int,
+        metavar="N",
+    )
+    max_watchers: int = setting(
+        1000,
+        "--max-watchers",
+        "MAX_WATCHERS",
+        "most WatchGame streams at once, per replica",
+        parse=int,
+        metavar="N",
+    )
+    max_players: int = setting(
+        4000, "--max-players", "MAX_PLAYERS", "most Play streams at once, per replica", parse=int, metavar="N"
+    )
+    max_message_bytes: int = setting(
+        1 << 20,
+        "--max-message-bytes",
+        "MAX_MESSAGE_BYTES",
+        "largest request message",
+        parse=int,
+        metavar="BYTES",
+    )
+    rate_per_second: float = setting(
+        2000.0,
+        "--rate",
+        "RATE",
+        "requests and stream messages per second per connection (0: no limit)",
+        parse=float,
+        metavar="PER_SECOND",
+    )
+    rate_burst: int = setting(
+        4000, "--burst", "BURST", "burst a connection may send above --rate", parse=int, metavar="N"
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
-    """Everything :func:`kutnahora.server.app.create_server` needs; every field has a usable default."""
+    """Everything :func:`kutnahora.server.app.create_server` and ``kutnahora-server`` need; every field has
+    a usable default, the same for the command and for a program that builds the configuration."""
 
-    db: str = ":memory:"  # a SQLite file path, or ":memory:" for a store that lives in memory only
-    db_synchronous: str = "NORMAL"  # SQLite's synchronous pragma: NORMAL survives a crash, FULL a power cut
+    host: str = setting(
+        "127.0.0.1",
+        "--host",
+        "HOST",
+        "address the gRPC port listens on",
+        doc="`0.0.0.0` (or `[::]`) for every interface, as in containers",
+        metavar="ADDRESS",
+    )
+    port: int = setting(
+        50051, "--port", "PORT", "gRPC port; 0 picks a free one (printed on start)", parse=int, metavar="PORT"
+    )
+    metrics_host: str = setting(
+        "127.0.0.1",
+        "--metrics-host",
+        "METRICS_HOST",
+        "address of the /metrics endpoint",
+        doc="`0.0.0.0` in containers",
+        metavar="ADDRESS",
+    )
+    metrics_port: int | None = setting(
+        9464,
+        "--metrics-port",
+        "METRICS_PORT",
+        "port of the /metrics endpoint; off disables it, 0 picks a free one",
+        parse=_optional_port,
+        show=_port_or_off,
+        metavar="PORT",
+    )
+    db: str = setting(
+        "kutnahora.db",
+        "--db",
+        "DB",
+        "the store: a SQLite file, a postgresql:// URL (replicas share it), or :memory: (keeps nothing)",
+        metavar="FILE_OR_URL",
+    )
+    db_synchronous: str = setting(
+        "NORMAL",
+        "--db-synchronous",
+        "DB_SYNCHRONOUS",
+        "SQLite only: NORMAL survives a killed process, FULL also a power cut",
+        metavar="NORMAL|FULL",
+    )
+    log_format: str = setting(
+        "json",
+        "--log-format",
+        "LOG_FORMAT",
+        "json lines (production) or console (development)",
+        metavar="FORMAT",
+    )
+    log_level: str = setting(
+        "info", "--log-level", "LOG_LEVEL", "debug, info, warning or error", metavar="LEVEL"
+    )
     clock: ClockConfig = field(default_factory=ClockConfig)
     limits: Limits = field(default_factory=Limits)
-    metrics_host: str = "127.0.0.1"
-    metrics_port: int | None = None  # None: no metrics endpoint; 0: an ephemeral port
-    admin_token: str = ""  # empty: no admin token (AbandonGame then needs the game's own token)
-    tls_cert: str | None = None  # PEM files; both set serve TLS
-    tls_key: str | None = None
-    ended_games_in_memory: int = 256  # finished or abandoned games kept loaded; others reload from the store
-    components: ComponentSet | None = None  # None: the engine's default component set
-    policy_delay_seconds: float = 0.0  # pause before the random policy plays a replaced seat
-    grace_seconds: float = 10.0  # how long calls in flight may run on at shutdown
+    admin_token: str = setting(
+        "",
+        "--admin-token",
+        "ADMIN_TOKEN",
+        "token that may abandon any game (none: AbandonGame needs the game's own token)",
+        doc="pass it as the variable (from a Secret), not a flag",
+        metavar="TOKEN",
+        secret=True,
+    )
+    tls_cert: str | None = setting(
+        None,
+        "--tls-cert",
+        "TLS_CERT",
+        "PEM certificate chain; with --tls-key the gRPC port serves TLS",
+        parse=_optional_text,
+        metavar="FILE",
+    )
+    tls_key: str | None = setting(
+        None, "--tls-key", "TLS_KEY", "PEM private key", parse=_optional_text, metavar="FILE"
+    )
+    grace_seconds: float = setting(
+        10.0,
+        "--grace",
+        "GRACE",
+        "seconds calls in flight may run on after SIGTERM",
+        parse=float,
+        metavar="SECONDS",
+    )
     # A connection older than this is asked to go away (GOAWAY), so that clients reconnect and a scaled-out
     # deployment spreads them over its replicas again; 0 keeps connections for ever. Its calls in flight
     # then get the grace to finish before they are cancelled.
-    max_connection_age_seconds: float = 0.0
-    max_connection_age_grace_seconds: float = 300.0
+    max_connection_age_seconds: float = setting(
+        0.0,
+        "--max-connection-age",
+        "MAX_CONNECTION_AGE",
+        "seconds after which a client connection is asked to reconnect, so that replicas share clients "
+        "again (0: never)",
+        doc="HTTP/2 GOAWAY, `grpc.max_connection_age_ms` (see below)",
+        parse=float,
+        metavar="SECONDS",
+    )
+    max_connection_age_grace_seconds: float = setting(
+        300.0,
+        "--max-connection-age-grace",
+        "MAX_CONNECTION_AGE_GRACE",
+        "seconds the calls of a connection past its age may run on before they are cancelled",
+        doc="`grpc.max_connection_age_grace_ms`",
+        parse=float,
+        metavar="SECONDS",
+    )
+    gc_thresholds: tuple[int, int, int] = setting(
+        collector.DEFAULT_THRESHOLDS,
+        "--gc-thresholds",
+        "GC_THRESHOLDS",
+        "Python's garbage-collector thresholds (700,10,10 are Python's own)",
+        doc="see below",
+        parse=collector.parse_thresholds,
+        show=_thresholds,
+        metavar="N[,N[,N]]",
+    )
+    event_loop: str = setting(
+        "auto",
+        "--event-loop",
+        "EVENT_LOOP",
+        "the event loop: auto (uvloop where installed, else asyncio's), uvloop or asyncio",
+        doc="uvloop is a dependency on CPython for Linux and macOS",
+        metavar="LOOP",
+    )
+    ended_games_in_memory: int = setting(
+        256,
+        "--ended-games-in-memory",
+        "ENDED_GAMES",
+        "finished or abandoned games kept loaded (others reload from the store)",
+        parse=int,
+        metavar="N",
+    )
     # A game waiting for players, or active without a clock, that sees no join, decision or resignation
     # for this long (while this server holds it) is abandoned; 0 keeps such games forever.
-    idle_timeout_seconds: float = 3600.0
+    idle_timeout_seconds: float = setting(
+        3600.0,
+        "--idle-timeout",
+        "IDLE_TIMEOUT",
+        "abandon a game waiting for players, or active without a clock, after this many seconds without "
+        "a join, decision or resignation (0: never)",
+        doc="see below",
+        parse=float,
+        metavar="SECONDS",
+    )
+    components_file: str = setting(
+        "",
+        "--components",
+        "COMPONENTS",
+        "component data file with your own printed values; every game records the set's content hash, "
+        "and games of another set are refused",
+        doc="every replica sharing a store must be started with the same file (the refusal is "
+        "`FAILED_PRECONDITION`)",
+        show=_components_file,
+        metavar="FILE",
+    )
+    components: ComponentSet | None = None  # the set read from components_file; None: the engine's default
+    policy_delay_seconds: float = 0.0  # pause before the random policy plays a replaced seat
+
+    @classmethod
+    def in_memory(cls, **changes: Any) -> ServerConfig:
+        """A server that keeps nothing and serves no metrics endpoint (tests, benchmarks, embedding), with
+        ``changes`` applied."""
+        return replace(cls(db=":memory:", metrics_port=None), **changes)

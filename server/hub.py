@@ -115,11 +115,6 @@ class GameHub:
         if game_ids:
             self.log.info("recovered unfinished games", games=loaded, failed=len(game_ids) - loaded)
 
-    async def wait_recovered(self) -> None:
-        """Wait until the start-up recovery is done."""
-        if self._recovery is not None:
-            await asyncio.shield(self._recovery)
-
     async def close(self) -> None:
         """Stop every game's clock and wake every stream so that it ends."""
         if self._recovery is not None and not self._recovery.done():

@@ -1,8 +1,10 @@
 """``kutnahora-server``: run the game server from the command line.
 
-Every flag can also be set by an environment variable (shown in ``--help``); a flag wins over its
-variable. The server prints the address it listens on (and the metrics URL) on standard output once it
-serves, logs JSON lines on standard error, and stops gracefully on SIGTERM or SIGINT.
+Every flag can also be set by an environment variable (shown in ``--help``, with its default); a flag
+wins over its variable. Flags, variables and defaults are declared once, on the fields of
+:class:`kutnahora.server.config.ServerConfig`. The server prints the address it listens on (and the
+metrics URL) on standard output once it serves, logs JSON lines on standard error, and stops gracefully
+on SIGTERM or SIGINT.
 
 Examples::
 
@@ -15,46 +17,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
+import errno
 import signal
+import socket
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, ComponentError, load_components
-from kutnahora.server import collector, event_loop, logs
+from kutnahora.server import collector, event_loop, logs, settings
 from kutnahora.server.app import StartupError, create_server
-from kutnahora.server.config import ClockConfig, Limits, ServerConfig
-from kutnahora.server.store_postgres import is_postgres_url, redact_url
-
-T = TypeVar("T")
-ENV_PREFIX = "KUTNAHORA_"
-
-
-def _env(name: str, default: T, parse: Callable[[str], T]) -> T:
-    value = os.environ.get(ENV_PREFIX + name)
-    if value is None or value == "":
-        return default
-    try:
-        return parse(value)
-    except ValueError:
-        raise SystemExit(f"environment variable {ENV_PREFIX}{name}={value!r} is not valid") from None
-
-
-def _bool(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(text)
-
-
-def _optional_port(text: str) -> int | None:
-    if text.strip().lower() in ("", "off", "none", "-1"):
-        return None
-    return int(text)
+from kutnahora.server.config import ServerConfig
+from kutnahora.server.store import is_postgres_url, redact_url
 
 
 def version_text() -> str:
@@ -66,118 +40,15 @@ def version_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line parser, with defaults taken from the environment."""
+    """The command-line parser: a flag for every setting of :class:`ServerConfig`, defaults taken from
+    the environment."""
     parser = argparse.ArgumentParser(
         prog="kutnahora-server",
-        description="Serve Kutná Hora games over gRPC.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        description="Serve Kutná Hora games over gRPC. Every flag can also be set by its environment "
+        "variable; a flag wins over its variable.",
     )
-
-    def add(flag: str, env: str, default: Any, parse: Callable[[str], Any], help_text: str) -> None:
-        parser.add_argument(
-            flag,
-            type=parse,
-            default=_env(env, default, parse),
-            help=f"{help_text} [env {ENV_PREFIX}{env}]",
-            metavar=env,
-        )
-
     parser.add_argument("--version", action="version", version=version_text())
-    defaults = ServerConfig()
-    clock = ClockConfig()
-    limits = Limits()
-    add("--host", "HOST", "127.0.0.1", str, "address to listen on (0.0.0.0 or [::] for every interface)")
-    add("--port", "PORT", 50051, int, "gRPC port (0 picks a free one)")
-    add("--metrics-host", "METRICS_HOST", defaults.metrics_host, str, "address of the /metrics endpoint")
-    add(
-        "--metrics-port",
-        "METRICS_PORT",
-        9464,
-        _optional_port,
-        "port of the /metrics endpoint ('off' disables it)",
-    )
-    add("--db", "DB", "kutnahora.db", str, "SQLite file, postgresql:// URL (replicas share it), or :memory:")
-    add(
-        "--db-synchronous",
-        "DB_SYNCHRONOUS",
-        defaults.db_synchronous,
-        str,
-        "SQLite synchronous: NORMAL or FULL",
-    )
-    add("--log-format", "LOG_FORMAT", "json", str, "log lines as json or console")
-    add("--log-level", "LOG_LEVEL", "info", str, "debug, info, warning or error")
-    add("--decision-time", "DECISION_TIME", clock.decision_ms / 1000, float, "default seconds per decision")
-    add("--time-bank", "TIME_BANK", clock.bank_ms / 1000, float, "default time bank per seat, in seconds")
-    add(
-        "--max-strikes",
-        "MAX_STRIKES",
-        clock.max_strikes,
-        int,
-        "timeouts before the random policy plays a seat",
-    )
-    add("--clock", "CLOCK", True, _bool, "whether games have a clock unless they ask otherwise")
-    add("--max-games", "MAX_GAMES", limits.max_games, int, "most unfinished games at once")
-    add("--max-watchers", "MAX_WATCHERS", limits.max_watchers, int, "most WatchGame streams at once")
-    add("--max-players", "MAX_PLAYERS", limits.max_players, int, "most Play streams at once")
-    add("--max-message-bytes", "MAX_MESSAGE_BYTES", limits.max_message_bytes, int, "largest request message")
-    add("--rate", "RATE", limits.rate_per_second, float, "requests per second per connection (0: no limit)")
-    add("--burst", "BURST", limits.rate_burst, int, "burst of requests per connection")
-    add("--admin-token", "ADMIN_TOKEN", "", str, "token that may abandon any game (prefer the variable)")
-    add("--tls-cert", "TLS_CERT", "", str, "PEM certificate chain; with --tls-key, serve TLS")
-    add("--tls-key", "TLS_KEY", "", str, "PEM private key")
-    add("--grace", "GRACE", defaults.grace_seconds, float, "seconds calls in flight may run on at shutdown")
-    add(
-        "--max-connection-age",
-        "MAX_CONNECTION_AGE",
-        defaults.max_connection_age_seconds,
-        float,
-        "seconds after which a client connection is asked to reconnect, so that replicas share clients "
-        "again (0: never)",
-    )
-    add(
-        "--max-connection-age-grace",
-        "MAX_CONNECTION_AGE_GRACE",
-        defaults.max_connection_age_grace_seconds,
-        float,
-        "seconds the calls of a connection past its age may run on before they are cancelled",
-    )
-    add(
-        "--idle-timeout",
-        "IDLE_TIMEOUT",
-        defaults.idle_timeout_seconds,
-        float,
-        "abandon a game waiting for players, or active without a clock, after this many seconds without "
-        "a join, decision or resignation (0: never)",
-    )
-    add(
-        "--gc-thresholds",
-        "GC_THRESHOLDS",
-        ",".join(map(str, collector.DEFAULT_THRESHOLDS)),
-        str,
-        "Python garbage-collector thresholds (700,10,10 are Python's own)",
-    )
-    add(
-        "--event-loop",
-        "EVENT_LOOP",
-        "auto",
-        str,
-        "event loop: auto (uvloop where installed, else asyncio's), uvloop or asyncio",
-    )
-    add(
-        "--components",
-        "COMPONENTS",
-        "",
-        str,
-        "component data file with your own printed values (default: the packaged reconstructed set); "
-        "every game records the set's content hash, and games of another set are refused",
-    )
-    add(
-        "--ended-games-in-memory",
-        "ENDED_GAMES",
-        defaults.ended_games_in_memory,
-        int,
-        "ended games kept loaded",
-    )
+    settings.add_arguments(parser, ServerConfig)
     return parser
 
 
@@ -197,41 +68,42 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
             components = load_components(args.components)
         except (OSError, ComponentError) as error:
             raise SystemExit(f"kutnahora-server: --components {args.components}: {error}") from None
-    return ServerConfig(
-        components=components,
-        db=args.db,
-        db_synchronous=args.db_synchronous,
-        clock=ClockConfig(
-            decision_ms=int(args.decision_time * 1000),
-            bank_ms=int(args.time_bank * 1000),
-            max_strikes=args.max_strikes,
-            enabled=args.clock,
-        ),
-        limits=Limits(
-            max_message_bytes=args.max_message_bytes,
-            max_games=args.max_games,
-            max_watchers=args.max_watchers,
-            max_players=args.max_players,
-            rate_per_second=args.rate,
-            rate_burst=args.burst,
-        ),
-        metrics_host=args.metrics_host,
-        metrics_port=args.metrics_port,
-        admin_token=args.admin_token,
-        tls_cert=args.tls_cert or None,
-        tls_key=args.tls_key or None,
-        ended_games_in_memory=args.ended_games_in_memory,
-        grace_seconds=args.grace,
-        max_connection_age_seconds=args.max_connection_age,
-        max_connection_age_grace_seconds=args.max_connection_age_grace,
-        idle_timeout_seconds=args.idle_timeout,
-    )
+    config: ServerConfig = settings.values_from_args(ServerConfig, args, components=components)
+    return config
 
 
-async def serve(host: str, port: int, config: ServerConfig) -> None:
+def port_in_use(host: str, port: int) -> bool:
+    """Whether another process already listens on ``host:port`` (asked before gRPC is, whose C core would
+    log a raw line of its own on standard error first). Port 0 is never in use."""
+    if port == 0:
+        return False
+    try:
+        addresses = socket.getaddrinfo(
+            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror:
+        return False  # gRPC says what is wrong with the address
+    for family, kind, protocol, _, address in addresses:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC binds: TIME_WAIT is no use
+            try:
+                probe.bind(address)
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    return True
+    return False
+
+
+async def serve(config: ServerConfig) -> None:
     """Run a server until SIGTERM or SIGINT, then stop it gracefully."""
     log = logs.get_logger()
+    host, port = config.host, config.port
     address = f"{host}:{port}"
+    if port_in_use(host, port):
+        raise SystemExit(
+            f"kutnahora-server: cannot listen on {address}: the port is already in use (another server may "
+            "be running; choose another with --port, or 0 for a free one)"
+        )
     try:
         server, bound = await create_server(address, config)
     except (OSError, RuntimeError) as error:
@@ -274,13 +146,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     config = config_from_args(args)
     try:
-        logs.configure(args.log_format, args.log_level)
-        collector.configure(collector.parse_thresholds(args.gc_thresholds))
-        event_loop.resolve(args.event_loop)
+        logs.configure(config.log_format, config.log_level)
+        collector.configure(config.gc_thresholds)
+        event_loop.resolve(config.event_loop)
     except ValueError as error:
         raise SystemExit(f"kutnahora-server: {error}") from None
     try:
-        event_loop.run(serve(args.host, args.port, config), args.event_loop)
+        event_loop.run(serve(config), config.event_loop)
     except KeyboardInterrupt:
         return 130
     return 0

@@ -22,9 +22,10 @@ import socket
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from kutnahora.server.store import DecisionRow, StoredGame
+if TYPE_CHECKING:  # the stores import this module for its change feed
+    from kutnahora.server.store.base import DecisionRow, StoredGame
 
 CHANGE_KINDS = ("created", "seat", "decision", "status", "resync")
 

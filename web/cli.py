@@ -20,6 +20,7 @@ from pathlib import Path
 
 import uvicorn
 
+from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.sdk import Client, ClientError
 from kutnahora.web.app import create_app
 from kutnahora.web.standings import ResultsError
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line parser."""
     parser = argparse.ArgumentParser(
         prog="kutnahora-web",
+        formatter_class=DefaultsHelpFormatter,
         description=(
             "Serve Kutná Hora in a browser: a lobby, live games and replays drawn as a board, "
             "playing a seat, and tournament standings. It talks to a game server over the public "

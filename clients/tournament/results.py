@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = "kutnahora-tournament/1"
-STATUSES = ("finished", "error", "timeout")
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,10 +59,6 @@ class BotSpec:
     name: str
     command: str | None = None
 
-    @property
-    def builtin(self) -> bool:
-        return self.command is None
-
 
 @dataclass(slots=True)
 class RunnerConfig:

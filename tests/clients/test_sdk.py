@@ -234,7 +234,7 @@ class DroppingProxy:
 
 
 async def test_a_dropped_connection_is_reopened_and_the_game_finishes() -> None:
-    server, port = await create_server("127.0.0.1:0", ServerConfig())
+    server, port = await create_server("127.0.0.1:0", ServerConfig.in_memory())
     await server.start()
     proxy = DroppingProxy(port)
     proxy_port = await proxy.start()
@@ -274,7 +274,7 @@ async def test_a_watch_stream_resumes_after_a_drop_without_missing_a_version(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="kutnahora.clients.sdk")
-    server, port = await create_server("127.0.0.1:0", ServerConfig())
+    server, port = await create_server("127.0.0.1:0", ServerConfig.in_memory())
     await server.start()
     proxy = DroppingProxy(port)
     proxy_port = await proxy.start()
@@ -298,7 +298,9 @@ async def test_a_watch_stream_resumes_after_a_drop_without_missing_a_version(
 @needs_openssl
 async def test_a_game_over_tls_with_a_private_ca(tmp_path: Path) -> None:
     key, cert = make_certificate(tmp_path)
-    server, port = await create_server("127.0.0.1:0", ServerConfig(tls_cert=str(cert), tls_key=str(key)))
+    server, port = await create_server(
+        "127.0.0.1:0", ServerConfig.in_memory(tls_cert=str(cert), tls_key=str(key))
+    )
     await server.start()
     try:
         with pytest.raises(ConnectError):  # plain text to a TLS port does not get through

@@ -73,11 +73,11 @@ def env_of(stage: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def server_environment() -> set[str]:
-    from kutnahora.server.main import ENV_PREFIX, build_parser
+    """The KUTNAHORA_* variables kutnahora-server reads (one per declared setting)."""
+    from kutnahora.server.config import ServerConfig
+    from kutnahora.server.settings import declared
 
-    return {
-        ENV_PREFIX + action.metavar for action in build_parser()._actions if isinstance(action.metavar, str)
-    }
+    return {item.setting.variable for item in declared(ServerConfig)}
 
 
 def test_the_image_is_built_in_stages_and_runs_as_a_user() -> None:

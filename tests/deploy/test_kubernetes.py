@@ -67,12 +67,11 @@ def container(manifests: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any
 
 
 def server_environment() -> set[str]:
-    """The KUTNAHORA_* variables kutnahora-server reads (each flag's metavar is its variable's suffix)."""
-    from kutnahora.server.main import ENV_PREFIX, build_parser
+    """The KUTNAHORA_* variables kutnahora-server reads (one per declared setting)."""
+    from kutnahora.server.config import ServerConfig
+    from kutnahora.server.settings import declared
 
-    return {
-        ENV_PREFIX + action.metavar for action in build_parser()._actions if isinstance(action.metavar, str)
-    }
+    return {item.setting.variable for item in declared(ServerConfig)}
 
 
 def test_every_manifest_is_listed_in_a_kustomization(

@@ -44,9 +44,9 @@ def _server_selects_postgres(url: str) -> bool:
     from kutnahora.server.app import make_store
     from kutnahora.server.config import ServerConfig
     from kutnahora.server.metrics import Metrics
-    from kutnahora.server.store_postgres import PostgresStore
+    from kutnahora.server.store import PostgresStore
 
-    return isinstance(make_store(ServerConfig(db=url), Metrics()), PostgresStore)
+    return isinstance(make_store(ServerConfig.in_memory(db=url), Metrics()), PostgresStore)
 
 
 @pytest.fixture(scope="module")

@@ -151,7 +151,7 @@ async def start_server() -> AsyncIterator[StartServer]:
     running: list[tuple[GameServer, grpc.aio.Channel]] = []
 
     async def start(config: ServerConfig | None = None, **changes: Any) -> tuple[GameServer, Client]:
-        config = replace(config or ServerConfig(clock=NO_CLOCK), **changes)
+        config = replace(config or ServerConfig.in_memory(clock=NO_CLOCK), **changes)
         server, port = await create_server("127.0.0.1:0", config)
         await server.start()
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from kutnahora.server import collector, logs
+from kutnahora.server.config import ClockConfig, Limits, ServerConfig
 from kutnahora.server.main import build_parser, config_from_args, main
+from kutnahora.server.settings import declared, markdown_table, show_value
 
 
 def test_version_names_the_package_the_rules_and_the_build(capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,9 +72,9 @@ def test_bad_settings_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_gc_thresholds_are_read_checked_and_applied(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert build_parser().parse_args([]).gc_thresholds == "50000,20,100"
+    assert build_parser().parse_args([]).gc_thresholds == (50000, 20, 100)
     monkeypatch.setenv("KUTNAHORA_GC_THRESHOLDS", "700,10,10")
-    assert collector.parse_thresholds(build_parser().parse_args([]).gc_thresholds) == (700, 10, 10)
+    assert build_parser().parse_args([]).gc_thresholds == (700, 10, 10)
     assert collector.parse_thresholds("30000") == (30000, 20, 100)
     for bad in ("", "0", "-5", "1,2,3,4", "lots"):
         with pytest.raises(ValueError, match="GC threshold"):
@@ -86,9 +88,16 @@ def test_gc_thresholds_are_read_checked_and_applied(monkeypatch: pytest.MonkeyPa
 
 
 @pytest.mark.usefixtures("keep_process_settings")
-def test_a_bad_gc_threshold_stops_the_server_with_a_sentence() -> None:
-    with pytest.raises(SystemExit, match="GC thresholds must be"):
+def test_a_bad_gc_threshold_stops_the_server_with_a_sentence(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(SystemExit) as exited:
         main(["--gc-thresholds", "fast", "--port", "0", "--db", ":memory:"])
+    assert exited.value.code == 2
+    assert "argument --gc-thresholds: GC thresholds must be" in capsys.readouterr().err
+    monkeypatch.setenv("KUTNAHORA_GC_THRESHOLDS", "0")
+    with pytest.raises(SystemExit, match="KUTNAHORA_GC_THRESHOLDS='0' is not valid: the first GC threshold"):
+        build_parser()
 
 
 @pytest.mark.usefixtures("keep_process_settings")
@@ -152,3 +161,155 @@ def test_a_store_that_cannot_be_opened_stops_the_server_with_a_sentence(tmp_path
     ):
         main(["--port", "0", "--db", str(garbage), "--metrics-port", "off"])
     assert garbage.read_bytes() == b"not a database, " * 64, "the file was changed"
+
+
+SETTINGS = declared(ServerConfig)
+
+
+def test_every_setting_has_a_flag_a_variable_and_help_naming_its_default() -> None:
+    helps = {max(action.option_strings, key=len): str(action.help) for action in build_parser()._actions}
+    assert len(SETTINGS) >= 29
+    flags = [item.setting.flag for item in SETTINGS]
+    variables = [item.setting.variable for item in SETTINGS]
+    assert len(set(flags)) == len(flags) and len(set(variables)) == len(variables)
+    for item in SETTINGS:
+        text = helps[item.setting.flag]
+        assert item.setting.variable.startswith("KUTNAHORA_")
+        assert f"env {item.setting.variable}" in text
+        assert f"(default: {item.setting.show(item.default)};" in text, text
+        assert len(item.setting.help) > 10 and not item.setting.help.endswith("."), item.setting.help
+    # Host, port, logging, the event loop and the collector are settings like the others.
+    for flag in ("--host", "--port", "--log-format", "--log-level", "--event-loop", "--gc-thresholds"):
+        assert flag in flags
+
+
+def test_help_shows_every_default_and_names_values_by_what_they_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.count("(default: ") == len(SETTINGS)
+    assert "--ended-games-in-memory N " in text and "ENDED_GAMES " not in text.replace("_ENDED_GAMES", "")
+    assert "--clock on|off" in text and "--clock off (or KUTNAHORA_CLOCK=off) turns it off" in text
+    assert "--metrics-port PORT port of the /metrics endpoint; off disables it" in text
+
+
+def test_help_never_shows_the_admin_token_taken_from_its_variable(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KUTNAHORA_ADMIN_TOKEN", "sekrit-value-123")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "sekrit-value-123" not in text
+    assert "set by KUTNAHORA_ADMIN_TOKEN, not shown" in text
+    assert config_from_args(build_parser().parse_args([])).admin_token == "sekrit-value-123"
+
+
+def test_the_command_and_the_dataclass_have_one_set_of_defaults() -> None:
+    """Once the database and the metrics port had one default for the command and another for the
+    dataclass; now both come from the one declaration."""
+    assert config_from_args(build_parser().parse_args([])) == ServerConfig()
+    assert ServerConfig().db == "kutnahora.db" and ServerConfig().metrics_port == 9464
+    memory = ServerConfig.in_memory(port=0)
+    assert (memory.db, memory.metrics_port, memory.port) == (":memory:", None, 0)
+
+
+# A value for every setting, different from its default, as text (for the flag or the variable) and as
+# the field's value it must give.
+OTHER_VALUES: dict[str, tuple[str, object]] = {
+    "--host": ("0.0.0.0", "0.0.0.0"),
+    "--port": ("6001", 6001),
+    "--metrics-host": ("::1", "::1"),
+    "--metrics-port": ("off", None),
+    "--db": ("/tmp/x.db", "/tmp/x.db"),
+    "--db-synchronous": ("FULL", "FULL"),
+    "--log-format": ("console", "console"),
+    "--log-level": ("debug", "debug"),
+    "--decision-time": ("2.5", 2500),
+    "--time-bank": ("30", 30_000),
+    "--max-strikes": ("5", 5),
+    "--clock": ("off", False),
+    "--max-games": ("7", 7),
+    "--max-watchers": ("8", 8),
+    "--max-players": ("9", 9),
+    "--max-message-bytes": ("2048", 2048),
+    "--rate": ("0.5", 0.5),
+    "--burst": ("11", 11),
+    "--admin-token": ("secret", "secret"),
+    "--tls-cert": ("cert.pem", "cert.pem"),
+    "--tls-key": ("key.pem", "key.pem"),
+    "--grace": ("3", 3.0),
+    "--max-connection-age": ("600", 600.0),
+    "--max-connection-age-grace": ("60", 60.0),
+    "--gc-thresholds": ("700,10,10", (700, 10, 10)),
+    "--event-loop": ("asyncio", "asyncio"),
+    "--ended-games-in-memory": ("12", 12),
+    "--idle-timeout": ("90", 90.0),
+    "--components": ("", ""),  # a file is read when set: test_component_sets covers it
+}
+
+
+def field_value(config: ServerConfig, path: tuple[str, ...]) -> object:
+    value: object = config
+    for name in path:
+        value = getattr(value, name)
+    return value
+
+
+def test_a_variable_and_its_flag_give_the_same_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert set(OTHER_VALUES) == {item.setting.flag for item in SETTINGS}
+    argv = [part for flag, (text, _) in OTHER_VALUES.items() if text for part in (flag, text)]
+    from_flags = config_from_args(build_parser().parse_args(argv))
+    for flag, (text, _) in OTHER_VALUES.items():
+        variable = next(item.setting.variable for item in SETTINGS if item.setting.flag == flag)
+        monkeypatch.setenv(variable, text)
+    from_environment = config_from_args(build_parser().parse_args([]))
+    assert from_flags == from_environment
+    for item in SETTINGS:
+        expected = OTHER_VALUES[item.setting.flag][1]
+        assert field_value(from_flags, item.path) == (expected if expected != "" else item.default)
+    assert from_flags.clock == ClockConfig(2500, 30_000, 5, enabled=False)
+    assert from_flags.limits == Limits(7, 8, 9, 2048, 0.5, 11)
+    # A flag wins over its variable.
+    assert config_from_args(build_parser().parse_args(["--port", "6002"])).port == 6002
+
+
+def test_the_guide_table_has_a_row_per_setting_with_its_default() -> None:
+    rows = markdown_table(ServerConfig).splitlines()[2:]
+    assert len(rows) == len(SETTINGS)
+    for row, item in zip(rows, SETTINGS, strict=True):
+        assert row.startswith(f"| `{item.setting.flag}` | `{item.setting.variable}` | ")
+    assert show_value(10.0) == "10" and show_value(True) == "true" and show_value("") == "none"
+
+
+@pytest.mark.usefixtures("keep_process_settings")
+def test_a_port_in_use_gives_one_sentence_and_no_grpc_core_line() -> None:
+    """The gRPC C core writes to the process's standard error itself, so the server runs as a process."""
+    import subprocess
+    import sys
+
+    with listening_socket() as taken:
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "kutnahora.server.main",
+                "--port",
+                str(port),
+                "--db",
+                ":memory:",
+                "--metrics-port",
+                "off",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"kutnahora-server: cannot listen on 127.0.0.1:{port}: the port is already in use (another server "
+        "may be running; choose another with --port, or 0 for a free one)"
+    ]

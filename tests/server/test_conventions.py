@@ -22,7 +22,7 @@ from tests.server.conftest import NO_CLOCK, StartServer
 async def test_build_info_and_the_server_version_come_from_the_package(start_server: StartServer) -> None:
     installed = importlib.metadata.version("kutnahora")
     assert kutnahora.__version__ == installed
-    server, client = await start_server(ServerConfig(clock=NO_CLOCK, metrics_port=0))
+    server, client = await start_server(ServerConfig.in_memory(clock=NO_CLOCK, metrics_port=0))
     info = await client.admin.GetServerInfo(admin_service_pb2.GetServerInfoRequest())
     assert info.server_version == installed
     url = f"http://127.0.0.1:{server.metrics_port}/metrics"
@@ -39,7 +39,7 @@ async def test_build_info_and_the_server_version_come_from_the_package(start_ser
 async def test_a_connection_past_its_age_is_ended_after_the_grace(start_server: StartServer) -> None:
     """A watch stream on a game that does not move would stay open for ever; past the connection's age
     and its grace, the server ends it, and the client reconnects for its next call."""
-    config = ServerConfig(
+    config = ServerConfig.in_memory(
         clock=NO_CLOCK, max_connection_age_seconds=0.5, max_connection_age_grace_seconds=0.5
     )
     _, client = await start_server(config)
@@ -53,7 +53,7 @@ async def test_a_connection_past_its_age_is_ended_after_the_grace(start_server: 
 
 
 async def test_without_an_age_a_quiet_stream_stays_open(start_server: StartServer) -> None:
-    _, client = await start_server(ServerConfig(clock=NO_CLOCK))
+    _, client = await start_server(ServerConfig.in_memory(clock=NO_CLOCK))
     game_id, _, _ = await client.new_game(players=2, seed=5)
     watch = client.play.WatchGame(play_service_pb2.WatchGameRequest(game_id=game_id))
     await watch.read()

@@ -105,13 +105,13 @@ async def test_unary_refusals_name_their_reason(client: Client) -> None:
 
 
 async def test_limits_name_their_reason(start_server: StartServer) -> None:
-    _, client = await start_server(ServerConfig(clock=NO_CLOCK, limits=Limits(max_games=1)))
+    _, client = await start_server(ServerConfig.in_memory(clock=NO_CLOCK, limits=Limits(max_games=1)))
     await client.new_game(players=2, seed=3)
     request = game_service_pb2.CreateGameRequest(options=game_pb2.GameOptions(players=2))
     info = await refusal(client.games.CreateGame(request), Code.RESOURCE_EXHAUSTED)
     assert info.reason == "LIMIT_REACHED" and info.metadata["limit"] == "max_games"
     _, limited = await start_server(
-        ServerConfig(clock=NO_CLOCK, limits=Limits(rate_per_second=0.01, rate_burst=1))
+        ServerConfig.in_memory(clock=NO_CLOCK, limits=Limits(rate_per_second=0.01, rate_burst=1))
     )
     await limited.games.ListGames(game_service_pb2.ListGamesRequest())
     info = await refusal(

@@ -257,7 +257,7 @@ async def test_a_finished_game_refuses_decisions(client: Client) -> None:
 
 
 async def test_the_admin_token_may_abandon_any_game(start_server: StartServer) -> None:
-    _, client = await start_server(ServerConfig(clock=NO_CLOCK, admin_token="root-secret"))
+    _, client = await start_server(ServerConfig.in_memory(clock=NO_CLOCK, admin_token="root-secret"))
     game_id, _, _ = await client.new_game(players=2)
     response = await client.games.AbandonGame(
         game_service_pb2.AbandonGameRequest(game_id=game_id), metadata=bearer("root-secret")
@@ -331,7 +331,7 @@ async def test_play_stream_refusals(client: Client) -> None:
 
 async def test_limits_refuse_with_resource_exhausted(start_server: StartServer) -> None:
     _, client = await start_server(
-        ServerConfig(clock=NO_CLOCK, limits=Limits(max_games=2, max_watchers=1, rate_per_second=0))
+        ServerConfig.in_memory(clock=NO_CLOCK, limits=Limits(max_games=2, max_watchers=1, rate_per_second=0))
     )
     await client.new_game(players=2, join=False)
     game_id, _, _ = await client.new_game(players=2, join=False)
@@ -348,7 +348,9 @@ async def test_a_game_that_ends_frees_its_place_under_the_games_limit(start_serv
     """max_games counts the unfinished games: one that finishes or is abandoned makes room for another,
     also once it has left memory; the count the hub keeps is always the one a look at every game gives."""
     server, client = await start_server(
-        ServerConfig(clock=NO_CLOCK, limits=Limits(max_games=2, rate_per_second=0), ended_games_in_memory=1)
+        ServerConfig.in_memory(
+            clock=NO_CLOCK, limits=Limits(max_games=2, rate_per_second=0), ended_games_in_memory=1
+        )
     )
     hub = server.hub
 
@@ -376,7 +378,7 @@ async def test_a_game_that_ends_frees_its_place_under_the_games_limit(start_serv
 
 async def test_the_rate_limit_refuses_a_flood(start_server: StartServer) -> None:
     _, client = await start_server(
-        ServerConfig(clock=NO_CLOCK, limits=Limits(rate_per_second=1, rate_burst=5))
+        ServerConfig.in_memory(clock=NO_CLOCK, limits=Limits(rate_per_second=1, rate_burst=5))
     )
     game_id, _, _ = await client.new_game(players=2, join=False)  # two calls
     request = game_service_pb2.GetGameRequest(game_id=game_id)
@@ -390,7 +392,9 @@ async def test_the_rate_limit_refuses_a_flood(start_server: StartServer) -> None
 
 
 async def test_a_request_larger_than_the_limit_is_refused(start_server: StartServer) -> None:
-    _, client = await start_server(ServerConfig(clock=NO_CLOCK, limits=Limits(max_message_bytes=1024)))
+    _, client = await start_server(
+        ServerConfig.in_memory(clock=NO_CLOCK, limits=Limits(max_message_bytes=1024))
+    )
     request = game_service_pb2.CreateGameRequest(options=game_pb2.GameOptions(players=2), label="x" * 4000)
     await refused(client.games.CreateGame(request), Code.RESOURCE_EXHAUSTED)
 
@@ -398,4 +402,4 @@ async def test_a_request_larger_than_the_limit_is_refused(start_server: StartSer
 async def test_a_second_server_on_the_same_port_fails_loudly(served: Any) -> None:
     server, _ = served
     with pytest.raises((RuntimeError, OSError)):
-        await create_server(f"127.0.0.1:{server.port}", ServerConfig())
+        await create_server(f"127.0.0.1:{server.port}", ServerConfig.in_memory())

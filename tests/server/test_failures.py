@@ -93,7 +93,7 @@ async def test_a_game_starts_when_its_last_seat_is_stored_even_if_its_start_is_n
 ) -> None:
     """The last join is stored but storing that the game started fails: the game starts all the same,
     and a server that loads it again finds it started (every seat taken means started)."""
-    config = ServerConfig(db=str(tmp_path / "start.db"), clock=NO_CLOCK)
+    config = ServerConfig.in_memory(db=str(tmp_path / "start.db"), clock=NO_CLOCK)
     server, client = await start_server(config)
     game_id, _, _ = await client.new_game(players=2, join=False)
     tokens = {}

@@ -91,7 +91,7 @@ async def test_a_full_game_over_unary_calls_with_payloads_and_texts(client: Clie
 
 
 async def test_a_full_game_on_the_sqlite_store(start_server: StartServer, tmp_path: object) -> None:
-    _, client = await start_server(ServerConfig(db=f"{tmp_path}/games.db", clock=NO_CLOCK))
+    _, client = await start_server(ServerConfig.in_memory(db=f"{tmp_path}/games.db", clock=NO_CLOCK))
     game_id, tokens, _ = await client.new_game(players=3, seed=9)
     await play_game(client, game_id, tokens, seed=3)
     await check_against_engine(client, game_id, 3, 9)
@@ -151,7 +151,7 @@ async def test_join_picks_the_lowest_free_seat_and_the_game_starts_when_full(cli
 async def test_a_game_created_with_its_seats_named_starts_at_once_and_survives_a_restart(
     start_server: StartServer, tmp_path: object
 ) -> None:
-    config = ServerConfig(db=f"{tmp_path}/games.db", clock=NO_CLOCK)
+    config = ServerConfig.in_memory(db=f"{tmp_path}/games.db", clock=NO_CLOCK)
     server, client = await start_server(config)
     created = await client.games.CreateGame(
         game_service_pb2.CreateGameRequest(

@@ -32,7 +32,7 @@ def captured_logs() -> Iterator[io.StringIO]:
 
 async def test_metrics_are_served_on_their_own_port(start_server: StartServer, tmp_path: Path) -> None:
     server, client = await start_server(
-        ServerConfig(db=str(tmp_path / "m.db"), clock=NO_CLOCK, metrics_port=0)
+        ServerConfig.in_memory(db=str(tmp_path / "m.db"), clock=NO_CLOCK, metrics_port=0)
     )
     assert server.metrics_port
     game_id, tokens, _ = await client.new_game(players=2, seed=4)

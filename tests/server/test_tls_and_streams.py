@@ -19,7 +19,9 @@ async def test_the_server_speaks_tls_with_a_certificate_and_key(
     start_server: StartServer, tmp_path: Path
 ) -> None:
     key, cert = make_certificate(tmp_path)
-    server, _ = await start_server(ServerConfig(clock=NO_CLOCK, tls_cert=str(cert), tls_key=str(key)))
+    server, _ = await start_server(
+        ServerConfig.in_memory(clock=NO_CLOCK, tls_cert=str(cert), tls_key=str(key))
+    )
     credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
     async with grpc.aio.secure_channel(f"localhost:{server.port}", credentials) as channel:
         client = Client(channel)
@@ -37,7 +39,7 @@ async def test_the_rate_limit_refuses_stream_messages_without_closing_the_stream
     start_server: StartServer,
 ) -> None:
     _, client = await start_server(
-        ServerConfig(clock=NO_CLOCK, limits=Limits(rate_per_second=0.5, rate_burst=8))
+        ServerConfig.in_memory(clock=NO_CLOCK, limits=Limits(rate_per_second=0.5, rate_burst=8))
     )
     game_id, tokens, _ = await client.new_game(players=2, seed=3)  # three calls of the burst
     seat = (await client.observe(game_id)).pending.seat  # four

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.server.sqlite_store import SqliteStore
-from kutnahora.server.store import MemoryStore, Store
+from kutnahora.server.store import MemoryStore, SqliteStore, Store
 from tests.store.pg import fresh_schema
 
 
@@ -37,7 +36,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
         path = tmp_path / "store.db"
         yield Backend("sqlite", lambda: SqliteStore(path), shared=True)
     else:
-        from kutnahora.server.store_postgres import PostgresStore
+        from kutnahora.server.store import PostgresStore
 
         with fresh_schema() as url:
             yield Backend("postgresql", lambda: PostgresStore(url), shared=True)

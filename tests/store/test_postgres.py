@@ -10,9 +10,8 @@ import psycopg
 import pytest
 
 from kutnahora.server.notify import GameChange, change_feed, missing_decisions
-from kutnahora.server.sqlite_store import SqliteStore
-from kutnahora.server.store import DecisionRow, DuplicateDecision, GameRow, SeatRow, StoreError
-from kutnahora.server.store_postgres import (
+from kutnahora.server.store import DecisionRow, DuplicateDecision, GameRow, SeatRow, SqliteStore, StoreError
+from kutnahora.server.store.postgres import (
     SCHEMA_VERSION,
     PostgresStore,
     is_postgres_url,

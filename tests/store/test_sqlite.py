@@ -22,8 +22,7 @@ from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import ListedIndex
-from kutnahora.server.sqlite_store import SqliteStore
-from kutnahora.server.store import DuplicateDecision
+from kutnahora.server.store import DuplicateDecision, SqliteStore
 from tests.store.test_contract import decision, empty_seats, make_game
 
 
@@ -155,7 +154,7 @@ async def test_a_game_applies_the_decision_it_stored_even_when_its_submitter_is_
     leaves the game with the decision applied, as the store holds it, and the game goes on from there."""
     commits = Commits()
     store = SqliteStore(tmp_path / "games.db", "FULL", on_commit=commits)
-    config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
+    config = ServerConfig.in_memory(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
     hub = GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
     await store.open()
     try:

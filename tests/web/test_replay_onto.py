@@ -25,7 +25,9 @@ def with_server(body: Callable[[Client], Awaitable[T]]) -> T:
     own: Playwright's sync API owns the test thread's event loop."""
 
     async def served() -> T:
-        server, port = await create_server("127.0.0.1:0", ServerConfig(clock=ClockConfig(enabled=False)))
+        server, port = await create_server(
+            "127.0.0.1:0", ServerConfig.in_memory(clock=ClockConfig(enabled=False))
+        )
         await server.start()
         try:
             async with await Client.connect(f"127.0.0.1:{port}") as client:

@@ -1,12 +1,11 @@
-"""The store: where games live durably, as an append-only log of decisions per game.
+"""What every store shares: the rows, the query, the :class:`Store` protocol, its errors and helpers.
 
 A game is its creation record (options, seed, clock, label), its seats (name, token hash, resigned) and
 its decision log (one row per applied decision, numbered from 0, never changed). The server rebuilds any
 game by replaying its log through the engine, so the log is the only game state that must survive.
 
-:class:`Store` is the interface the server uses; :class:`MemoryStore` keeps everything in memory (tests,
-``--db :memory:``), :class:`kutnahora.server.sqlite_store.SqliteStore` writes a SQLite file, and a PostgreSQL
-store can follow by implementing the same protocol. Every write is durable when its coroutine returns; the
+:class:`Store` is the interface the server uses (see :mod:`kutnahora.server.store` for the three
+implementations). Every write is durable when its coroutine returns; the
 server answers a client only after that. Appending decision ``seq`` twice for a game raises
 :class:`DuplicateDecision`, so two writers can never both append decision N. A write that has been handed
 to a store's writer is waited for to its end even if the caller is cancelled meanwhile (:func:`to_the_end`):
@@ -18,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from kutnahora.engine import GameResult
@@ -251,104 +250,6 @@ def decode_json(text: str | None) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise StoreError(f"expected a JSON object in the store, got {type(value).__name__}")
     return value
-
-
-@dataclass(slots=True)
-class _MemoryGame:
-    game: GameRow
-    seats: list[SeatRow]
-    decisions: list[DecisionRow] = field(default_factory=list)
-
-
-class MemoryStore:
-    """A store that keeps everything in this process's memory: for tests and throw-away servers."""
-
-    kind = "memory"
-
-    def __init__(self) -> None:
-        self._games: dict[str, _MemoryGame] = {}
-
-    async def open(self) -> None:
-        """Nothing to prepare."""
-
-    async def close(self) -> None:
-        """Nothing to flush."""
-
-    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
-        """Record a new game."""
-        if game.game_id in self._games:
-            raise StoreError(f"game {game.game_id} already exists")
-        self._games[game.game_id] = _MemoryGame(game, list(seats))
-
-    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
-        """Record a seat's join or resignation."""
-        self._game(game_id).seats[seat.seat] = seat
-
-    async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
-        """Append one decision."""
-        stored = self._games.get(game_id)
-        if stored is None or decision.seq != len(stored.decisions):
-            following = len(stored.decisions) if stored is not None else 0
-            raise refused_append(game_id, decision.seq, stored is not None, following)
-        stored.decisions.append(decision)
-
-    async def set_status(
-        self,
-        game_id: str,
-        status: str,
-        updated_at: float,
-        abandon_reason: str = "",
-        result: dict[str, Any] | None = None,
-        unfinished_only: bool = False,
-    ) -> bool:
-        """Record a change of status."""
-        stored = self._game(game_id)
-        if unfinished_only and stored.game.status not in UNFINISHED:
-            return False
-        stored.game = replace(
-            stored.game, status=status, updated_at=updated_at, abandon_reason=abandon_reason, result=result
-        )
-        return True
-
-    async def load_game(self, game_id: str) -> StoredGame | None:
-        """Everything about one game."""
-        stored = self._games.get(game_id)
-        if stored is None:
-            return None
-        return StoredGame(
-            replace(stored.game, version=len(stored.decisions)), tuple(stored.seats), tuple(stored.decisions)
-        )
-
-    async def list_games(self, query: GameQuery) -> list[GameRow]:
-        """Games matching the query, newest first."""
-        rows = sorted(
-            (replace(g.game, version=len(g.decisions), seats=tuple(g.seats)) for g in self._games.values()),
-            key=lambda row: (row.created_at, row.game_id),
-            reverse=True,
-        )
-        selected = []
-        for row in rows:
-            if query.status is not None and row.status != query.status:
-                continue
-            if query.label and row.label != query.label:
-                continue
-            if query.before is not None and (row.created_at, row.game_id) >= query.before:
-                continue
-            selected.append(row)
-            if len(selected) >= query.limit:
-                break
-        return selected
-
-    async def unfinished_games(self) -> list[str]:
-        """The ids of the games still waiting or active."""
-        rows = sorted(self._games.values(), key=lambda g: (g.game.created_at, g.game.game_id))
-        return [g.game.game_id for g in rows if g.game.status in UNFINISHED]
-
-    def _game(self, game_id: str) -> _MemoryGame:
-        stored = self._games.get(game_id)
-        if stored is None:
-            raise StoreError(f"no game {game_id} in the store")
-        return stored
 
 
 def result_to_json(result: GameResult, resigned: Sequence[bool]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kutnahora.server.records import UNFINISHED
-from kutnahora.server.store import (
+from kutnahora.server.store.base import (
     GAME_COLUMNS,
     UNFINISHED_SQL,
     DecisionRow,
@@ -116,7 +116,7 @@ class _Job:
 
 
 class SqliteStore:
-    """A :class:`kutnahora.server.store.Store` on a SQLite file (or ``:memory:``)."""
+    """A :class:`kutnahora.server.store.base.Store` on a SQLite file (or ``:memory:``)."""
 
     kind = "sqlite"
 

@@ -1,12 +1,12 @@
 """The PostgreSQL store: one database shared by several server replicas.
 
 Chosen with ``--db postgresql://user@host:5432/dbname`` (``postgres://`` works too). It implements
-:class:`kutnahora.server.store.Store` with psycopg 3 and a connection pool, and adds the change feed of
+:class:`kutnahora.server.store.base.Store` with psycopg 3 and a connection pool, and adds the change feed of
 :mod:`kutnahora.server.notify`, so replicas hear about each other's writes.
 
 How replicas agree: the decision log's primary key is ``(game_id, seq)``. Two replicas that both try to
 append decision N of a game race on that key; exactly one insert commits, the other gets
-:class:`kutnahora.server.store.DuplicateDecision` and must re-read the log (then answer ABORTED, or the
+:class:`kutnahora.server.store.base.DuplicateDecision` and must re-read the log (then answer ABORTED, or the
 recorded answer for an exact retry). An insert must also follow decision N-1 already in the log, so the log
 never has a gap. Every write sends ``NOTIFY`` in its transaction; PostgreSQL delivers it to the other
 replicas only once the transaction has committed, so a replica that hears "decision N" can read it.
@@ -50,7 +50,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from kutnahora.server.notify import ChangeListener, GameChange, new_replica_id
-from kutnahora.server.store import (
+from kutnahora.server.store.base import (
     GAME_COLUMNS,
     UNFINISHED_SQL,
     DecisionRow,
