@@ -69,10 +69,14 @@ async function refresh() {
   const status = document.getElementById("lobby-status");
   try {
     const data = await getJSON("/api/games");
+    document.getElementById("unavailable").hidden = true;
     render(data);
     status.textContent = `Game server ${data.server}; updated ${new Date().toLocaleTimeString()}.`;
   } catch (error) {
     status.textContent = error.message;
+    const banner = document.getElementById("unavailable");
+    banner.hidden = !/unavailable/.test(error.message);
+    if (!banner.hidden) banner.textContent = error.message;
   }
 }
 
