@@ -59,7 +59,7 @@ from kutnahora.web.standings import ResultsError, Tournament, from_records, read
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
-SEAT_KINDS = ("you", "greedy", "random", "open")
+SEAT_KINDS = ("you", "greedy", "mcts", "random", "open")
 LOBBY_OBSERVATIONS = 40  # active games whose round and scores the lobby reads at most, per listing
 
 HTTP_STATUS = {
@@ -198,10 +198,21 @@ async def lobby_page(request: Request) -> Response:
 
 
 async def game_page(request: Request) -> Response:
+    web: Web = request.app.state.web
     game_id = request.path_params["game_id"]
     if not seats.GAME_ID.match(game_id):
-        return Response("No such game.", status_code=404)
+        return not_found(request, f"There is no game {game_id[:64]!r}: a game id is letters and digits.")
+    try:
+        await web.client.get_game(game_id)
+    except ClientError as error:
+        if error.code == grpc.StatusCode.NOT_FOUND:
+            return not_found(request, f"The game server {web.address} has no game {game_id}.")
+        # Unavailable or failing: the page says so itself, and keeps trying.
     return templates.TemplateResponse(request, "game.html", {"game_id": game_id})
+
+
+def not_found(request: Request, message: str) -> Response:
+    return templates.TemplateResponse(request, "not_found.html", {"message": message}, status_code=404)
 
 
 async def tournament_page(request: Request) -> Response:
@@ -413,7 +424,7 @@ async def create_game(request: Request, web: Web) -> Response:
     if "you" in kinds:
         mine = await web.client.join_game(game_id, kinds.index("you"), name)
         seats.remember(response, request, mine)
-    bots = [(seat, kind) for seat, kind in enumerate(kinds) if kind in ("greedy", "random")]
+    bots = [(seat, kind) for seat, kind in enumerate(kinds) if kind in ("greedy", "mcts", "random")]
     if bots:
         await web.bots.seat(
             game_id, bots, float(delay), seed if seed is not None else random.randrange(2**31)
@@ -465,6 +476,13 @@ async def decide(request: Request, web: Web) -> Response:
 
 async def resign(request: Request, web: Web) -> Response:
     seat = _seat(request)
+    before = await web.client.get_game(seat.game_id)
+    held = next((s for s in before.seats if s.seat == seat.seat), None)
+    if held is not None and (held.resigned or held.replaced):
+        return JSONResponse(
+            {"error": f"You have already resigned seat {seat.seat}; the server plays it to the end."},
+            status_code=409,
+        )
     summary = await web.client.resign(seat)
     return JSONResponse({"game": wire.summary(summary)})
 

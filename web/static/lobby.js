@@ -1,7 +1,7 @@
 // The lobby: the server's games, refreshed every two seconds; a form to create a game; join buttons.
 import { getJSON, h, postJSON, SEAT_COLOURS } from "./common.js";
 
-const KINDS = ["you", "greedy", "random", "open"];
+const KINDS = ["you", "greedy", "mcts", "random", "open"];
 
 function seatChoices() {
   const players = Number(document.getElementById("players").value);
