@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from kutnahora.clients.render import BARBARA_TEXT, Names, describe_decision
+from kutnahora.clients.render import BARBARA_TEXT, Names, describe_decision, readable
 from kutnahora.clients.sdk import status_name
 from kutnahora.v1 import game_pb2, play_service_pb2
 
@@ -57,7 +57,7 @@ def move(record: game_pb2.DecisionRecord, events: list[game_pb2.Event], names: N
         "text": record.text,
         "description": words,
         "source": source,
-        "events": [event.text for event in events],
+        "events": [readable(event.text) for event in events],
     }
 
 

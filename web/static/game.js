@@ -197,6 +197,13 @@ function optionPrice(obs, option) {
   return price;
 }
 
+// The question, worded for the position: a tax of 0 asks nothing.
+function question(obs) {
+  const pay = obs.pending.kind === "DECISION_KIND_TAX" && (obs.pending.options || []).find((o) => o.decision && o.decision.confirm && o.decision.confirm.yes);
+  if (pay && !(pay.cost && pay.cost.groschen)) return "The tax is 0 for you: nothing to pay. Go on with “Pay the tax”.";
+  return obs.pending.question || label(obs.pending.kind);
+}
+
 function renderOptions(obs, atLatest) {
   const panel = $("options");
   const mine = atLatest && state.you !== null && !state.resigned && obs.pending && obs.pending.seat === state.you && (obs.pending.options || []).length && !obs.over;
@@ -222,7 +229,7 @@ function renderOptions(obs, atLatest) {
   panel.dataset.version = String(obs.version);
   panel.replaceChildren(
     h("summary", {}, `Your decision (${obs.pending.options.length} option${obs.pending.options.length === 1 ? "" : "s"})`),
-    h("p", { class: "question" }, obs.pending.question || label(obs.pending.kind)),
+    h("p", { class: "question" }, question(obs)),
     h("div", { class: "option-list" }, buttons),
     unavailable.length ? h("details", { class: "unavailable" }, h("summary", {}, "Not playable now"), h("ul", {}, unavailable)) : "",
     h("p", { class: "note" }, "Highlighted squares and tiles on the board can be clicked too."),
