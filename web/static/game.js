@@ -335,6 +335,7 @@ function renderResult(entry) {
     h("h3", {}, "Final result"),
     verdict ? h("p", { class: "verdict" }, verdict) : "",
     h("table", { class: "list" }, h("thead", {}, h("tr", {}, ["Seat", "Score", "Groschen", ""].map((t) => h("th", {}, t)))), h("tbody", {}, rows)),
+    state.you !== null ? h("button", { id: "rematch", onclick: rematch }, "Rematch: a new game, the same seats") : "",
   );
 }
 
@@ -409,6 +410,31 @@ async function choose(option) {
     return;
   }
   // The new version arrives on the event stream.
+}
+
+// A new game with the same seats: this browser on its seat, the same bots, other people's seats open.
+async function rematch() {
+  const bots = ["greedy", "mcts", "random"];
+  const seats = state.summary.seats.map((s) => (s.seat === state.you ? "you" : bots.includes(s.name) ? s.name : "open"));
+  const mine = state.summary.seats[state.you];
+  try {
+    const created = await postJSON("/api/games", { players: seats.length, seats, name: (mine && mine.name) || "person", delay: 0.5 });
+    location.href = `/games/${created.game_id}`;
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+// A tournament game played again here names the game it replays, with a link to the standings' row.
+function origin() {
+  const found = /^replay of (\S+)$/.exec((state.summary && state.summary.label) || "");
+  const node = $("origin");
+  if (!found) {
+    node.hidden = true;
+    return;
+  }
+  node.hidden = false;
+  node.replaceChildren("Replay of tournament game ", h("a", { href: `/tournament#game-${found[1]}`, "data-original": found[1] }, found[1]));
 }
 
 async function resign() {
@@ -555,6 +581,7 @@ async function start() {
     return;
   }
   if (state.summary.status === "waiting") waitingLine();
+  origin();
   connect();
   // Refresh seat names while the game runs (people and bots join, seats resign).
   setInterval(async () => {
