@@ -360,7 +360,12 @@ async def get_game(request: Request, web: Web) -> Response:
     game_id = request.path_params["game_id"]
     summary = await web.client.get_game(game_id)
     seat = seats.seat_of(request, game_id)
-    return JSONResponse({"game": wire.summary(summary), "seat": None if seat is None else seat.seat})
+    running = None
+    if not summary.clock.disabled and summary.status == game_pb2.GAME_STATUS_ACTIVE:
+        running = wire.clock(await web.client.observe(game_id))
+    return JSONResponse(
+        {"game": wire.summary(summary), "seat": None if seat is None else seat.seat, "clock": running}
+    )
 
 
 async def game_events(request: Request, web: Web) -> Response:
@@ -413,12 +418,19 @@ async def create_game(request: Request, web: Web) -> Response:
     delay = data.get("delay", 0.5)
     if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 10:
         raise BadRequest("'delay' must be a number of seconds from 0 to 10.")
+    per_move = data.get("clock", 0)
+    if isinstance(per_move, bool) or not isinstance(per_move, int) or not 0 <= per_move <= 3600:
+        raise BadRequest("'clock' must be whole seconds a decision, from 0 (no clock) to 3600.")
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**62):
         raise BadRequest("'seed' must be a whole number.")
-    created = await web.client.create_game(
-        players, seed=seed, clock=game_pb2.ClockSettings(disabled=True), label="kutnahora-web"
-    )
+    settings = game_pb2.ClockSettings(disabled=True)
+    if per_move:
+        # Each decision may take per_move seconds; beyond that, a bank of ten times as much for the game.
+        settings = game_pb2.ClockSettings()
+        settings.decision_time.FromSeconds(per_move)
+        settings.time_bank.FromSeconds(10 * per_move)
+    created = await web.client.create_game(players, seed=seed, clock=settings, label="kutnahora-web")
     game_id = created.game.game_id
     response = JSONResponse({"game_id": game_id})
     if "you" in kinds:

@@ -18,10 +18,7 @@ from collections.abc import Awaitable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 from kutnahora.clients.bots import BOTS, MctsBot, make_bot
-from kutnahora.clients.bots.wire_observation import engine_observation
 from kutnahora.clients.sdk import Bot, Choice, Client, ClientError, GameInfo, GameOutcome, SeatCredentials
-from kutnahora.engine.options import Option, option_text
-from kutnahora.engine.view import Observation as EngineObservation
 from kutnahora.v1.game_pb2 import Observation
 
 log = logging.getLogger(__name__)
@@ -30,9 +27,13 @@ SEARCH_BUDGET_MS = 1000.0
 """How long the lobby's mcts bot thinks about each decision."""
 
 
-def _search(seed: int, budget_ms: float, view: EngineObservation) -> Option:
-    """One decision of the mcts bot, in the worker process."""
-    return MctsBot(seed, budget_ms=budget_ms).decide(view)
+def _search(seed: int, budget_ms: float, observation: bytes) -> Choice:
+    """One decision of the mcts bot, in the worker process: the wire observation in, the option's text out."""
+    return asyncio.run(_choose(MctsBot(seed, budget_ms=budget_ms), Observation.FromString(observation)))
+
+
+async def _choose(bot: MctsBot, observation: Observation) -> Choice:
+    return await bot.choose(observation)
 
 
 class SearchInProcess(MctsBot):
@@ -47,11 +48,10 @@ class SearchInProcess(MctsBot):
         options = observation.pending.options
         if len(options) == 1:
             return options[0]
-        view = engine_observation(observation)
         loop = asyncio.get_running_loop()
         budget = self.budget_ms or SEARCH_BUDGET_MS
-        option = await loop.run_in_executor(self.pool, _search, self.search_seed, budget, view)
-        return option_text(option)
+        data = observation.SerializeToString()
+        return await loop.run_in_executor(self.pool, _search, self.search_seed, budget, data)
 
 
 class PacedBot(Bot):

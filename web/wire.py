@@ -112,6 +112,25 @@ def summary(game: game_pb2.GameSummary) -> dict[str, Any]:
         "created": game.created_at.ToJsonString() if game.HasField("created_at") else None,
         "abandon_reason": game.abandon_reason,
         "result": result,
+        "clock": None if game.clock.disabled else {"decision_ms": _ms(game.clock.decision_time)},
+        "time_banks_ms": [_ms(s.time_bank_left) for s in game.seats],
+    }
+
+
+def _ms(duration: Any) -> int:
+    return int(duration.seconds * 1000 + duration.nanos // 1_000_000)
+
+
+def clock(response: play_service_pb2.GetObservationResponse) -> dict[str, Any] | None:
+    """The running clock of the pending decision: its deadline (ms since the epoch) and the bank left."""
+    if not response.HasField("clock") or not response.clock.HasField("deadline"):
+        return None
+    running = response.clock
+    return {
+        "seat": running.seat,
+        "deadline_ms": running.deadline.seconds * 1000 + running.deadline.nanos // 1_000_000,
+        "bank_ms": _ms(running.time_bank_left),
+        "decision_ms": _ms(running.decision_time),
     }
 
 

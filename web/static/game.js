@@ -457,6 +457,8 @@ function waitingLine() {
 }
 
 function receive(entry) {
+  // A new decision starts a new clock.
+  if (state.summary && state.summary.clock && entry.version > latest()) setTimeout(refreshGame, 100);
   state.history[entry.version] = entry;
   if (entry.version === latest()) state.sending = false;
   if (state.wanted !== null) {
@@ -556,6 +558,45 @@ function bindControls() {
   });
 }
 
+// The clock: the time left for the pending decision and each seat's bank, ticking every second.
+function clockWords(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function renderClock() {
+  const node = $("clock");
+  const settings = state.summary && state.summary.clock;
+  if (!settings || state.ended) {
+    node.hidden = true;
+    return;
+  }
+  node.hidden = false;
+  const parts = [];
+  const running = state.clock;
+  if (running) {
+    const left = running.deadline_ms - Date.now();
+    const banked = Math.max(0, left - running.bank_ms);
+    const who = running.seat === state.you ? "you" : `P${running.seat}`;
+    parts.push(`⏱ ${who}: ${clockWords(banked)} for this move`);
+    parts.push(`bank ${clockWords(Math.min(left, running.bank_ms))}`);
+  }
+  const banks = (state.summary.time_banks_ms || []).map((ms, seat) => (running && seat === running.seat ? null : `P${seat} ${clockWords(ms)}`)).filter(Boolean);
+  if (banks.length) parts.push(`banks: ${banks.join(", ")}`);
+  node.textContent = parts.join(" · ");
+}
+
+async function refreshGame() {
+  try {
+    const data = await getJSON(`/api/games/${gameId}`);
+    state.summary = data.game;
+    state.clock = data.clock;
+    renderClock();
+  } catch (error) {
+    /* the event stream reports lasting failures */
+  }
+}
+
 let bound = false;
 
 async function start() {
@@ -569,6 +610,7 @@ async function start() {
   try {
     const [components, game] = await Promise.all([getJSON("/api/components"), getJSON(`/api/games/${gameId}`)]);
     state.summary = game.game;
+    state.clock = game.clock;
     state.you = game.seat;
     state.resigned = game.seat !== null && Boolean(game.game.seats[game.seat] && game.game.seats[game.seat].resigned);
     state.components = components;
@@ -583,15 +625,11 @@ async function start() {
   if (state.summary.status === "waiting") waitingLine();
   origin();
   connect();
-  // Refresh seat names while the game runs (people and bots join, seats resign).
-  setInterval(async () => {
-    if (state.ended) return;
-    try {
-      state.summary = (await getJSON(`/api/games/${gameId}`)).game;
-    } catch (error) {
-      /* the event stream reports lasting failures */
-    }
+  // Refresh seat names and the clock while the game runs (people and bots join, seats resign).
+  setInterval(() => {
+    if (!state.ended) refreshGame();
   }, 5000);
+  setInterval(renderClock, 1000);
 }
 
 start();

@@ -100,6 +100,7 @@ async function create(event) {
     seats,
     name: document.getElementById("name").value,
     delay: Number(document.getElementById("delay").value || 0),
+    clock: Number(document.getElementById("clock").value || 0),
   };
   const seed = document.getElementById("seed").value;
   if (seed !== "") body.seed = Number(seed);
