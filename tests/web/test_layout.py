@@ -113,6 +113,24 @@ def test_the_whole_table_fits_each_screen_while_you_decide(
                 page.screenshot(path=str(screenshots / f"table-{tab[5:]}-{width}x{height}.png"))
         page.click("#tab-table")
 
+    # A decision answered on the board: each square to choose carries its price as a label.
+    page.set_viewport_size({"width": 1366, "height": 768})
+    for _ in range(300):
+        page.wait_for_selector(READY)
+        if page.locator("svg g.pick").count() > 1:
+            break
+        page.locator("#options button.option").first.click()
+        page.wait_for_timeout(50)
+    picks = page.locator("svg g.pick")
+    assert picks.count() > 1
+    for i in range(picks.count()):
+        index = picks.nth(i).get_attribute("data-option")
+        label = picks.nth(i).locator(".picklabel").get_attribute("data-cost")
+        price = page.locator(f"#options button.option[data-option='{index}'] .price").inner_text()
+        assert label and (label == "free") == (price == "free"), (label, price)
+        assert picks.nth(i).is_visible()
+    page.screenshot(path=str(screenshots / "table-picks-1366x768.png"))
+
 
 def test_a_phone_shows_the_decision_above_the_board_and_folds_it(
     servers: Servers, context: Any, screenshots: Path

@@ -205,16 +205,22 @@ export class Board {
       }
     });
     // The price on the element itself, not only in a tooltip.
-    const box = node.querySelector("rect");
+    // On a square the label sits at the top, clear of what the square holds; on a town-hall tile at its
+    // bottom left, clear of the building's name and the stack's count.
+    const tile = node.querySelector("rect.tile");
+    const box = tile || node.querySelector("rect");
     const x = Number(box.getAttribute("x"));
     const y = Number(box.getAttribute("y"));
     const w = Number(box.getAttribute("width"));
+    const hgt = Number(box.getAttribute("height"));
     const words = shortCost(option);
     const lw = Math.min(w - 4, 8 + words.length * 6.4);
+    const lx = tile ? x + 6 : x + (w - lw) / 2;
+    const ly = tile ? y + hgt - 19 : y + 2;
     node.append(
       s("g", { class: "picklabel", "data-cost": words },
-        s("rect", { x: x + (w - lw) / 2, y: y + 2, width: lw, height: 15, rx: 3 }),
-        text(x + w / 2, y + 13, words)),
+        s("rect", { x: lx, y: ly, width: lw, height: 15, rx: 3 }),
+        text(lx + lw / 2, ly + 11, words)),
     );
     node.append(s("title", {}, `${option.description || option.text} (${words})`));
     return node;
