@@ -46,6 +46,7 @@ from kutnahora.clients.render import (
     game_view,
     move_line,
     options_table,
+    readable,
     result_table,
     status_line,
     unavailable_note,
@@ -57,8 +58,26 @@ from kutnahora.v1.game_pb2 import Observation
 HELP = """Type the number in front of an option and press Enter.
   b or board   draw the whole game again
   ? or help    this help
-  q or quit    resign (the server plays your seat to the end) and leave
-You may also type an option's short form, such as "play 2 mine"."""
+  q or quit    resign (the server plays your seat to the end) and leave"""
+
+
+def help_text(obs: Observation) -> str:
+    """The help, its example of a short form taken from the decision being asked."""
+    examples = [f'"{option.text}"' for option in obs.pending.options[:2] if option.text]
+    if not examples:
+        return HELP
+    return f"{HELP}\nYou may also type an option's short form, such as {' or '.join(examples)}."
+
+
+def nothing_to_pay(obs: Observation) -> int | None:
+    """The index of "pay the tax" when paying it costs nothing (the tax is 0): no question to ask."""
+    if obs.pending.kind != game_pb2.DECISION_KIND_TAX:
+        return None
+    for option in obs.pending.options:
+        which = option.decision.WhichOneof("choice")
+        if which == "confirm" and option.decision.confirm.yes and not option.cost.groschen:
+            return int(option.index)
+    return None
 
 
 SHORT_FORM_HEADS = frozenset(
@@ -161,7 +180,7 @@ class HumanSeat:
         if message.HasField("decision"):
             self.moves.append(move_line(message.decision, message.events, self.names, self.last_kind))
         elif message.events:
-            self.moves.append(Text("\n".join(e.text for e in message.events), style="dim"))
+            self.moves.append(Text("\n".join(readable(e.text) for e in message.events), style="dim"))
         self.last_kind = message.observation.pending.kind
 
     def _show_moves(self) -> None:
@@ -186,6 +205,11 @@ class HumanSeat:
 
     async def _take_turn(self, obs: Observation) -> None:
         options = obs.pending.options
+        free = nothing_to_pay(obs)
+        if free is not None and not self.confirm_forced:
+            if await self._submit(obs, free):
+                self.moves.append(Text("The tax is 0: nothing to pay.", style="italic"))
+            return
         if len(options) == 1 and not self.confirm_forced:
             if await self._submit(obs, 0):
                 only = describe_option(options[0], obs.pending.kind, self.names)
@@ -202,7 +226,7 @@ class HumanSeat:
             words = answer.strip()
             lowered = words.lower()
             if lowered in ("?", "h", "help"):
-                self.console.print(HELP)
+                self.console.print(help_text(obs))
                 continue
             if lowered in ("b", "board"):
                 self.console.print(game_view(obs, self.names))

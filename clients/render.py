@@ -7,6 +7,7 @@ nothing talks to the server and nothing knows the rules beyond what the messages
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from rich import box
@@ -270,9 +271,9 @@ def market(obs: Observation) -> Table:
         if entry.no_market:
             price.append(" ✗", style="bold red")
         table.add_row(label(common_pb2.Commodity, commodity), price, str(arms.get(ARM_OF[commodity], 0)))
-    short = {common_pb2.DECK_POPULATION: "pop", common_pb2.DECK_ORE: "ore"}
-    decks = ", ".join(f"{short.get(d.deck, '?')} {d.position}" for d in obs.deck_positions)
-    table.caption = f"deck cards: {decks}\n✗ = no market"
+    short = {common_pb2.DECK_POPULATION: "population", common_pb2.DECK_ORE: "ore"}
+    decks = "\n".join(f"{short.get(d.deck, '?')} price card {d.position}" for d in obs.deck_positions)
+    table.caption = f"{decks}\nArm: its notch · ✗ no market"
     return table
 
 
@@ -325,7 +326,8 @@ def city(obs: Observation, names: Names) -> Table:
                 cells.append(Text("░░░", style="dim"))
             elif square in tiles:
                 tile = tiles[square]
-                cell = Text(names.building(tile.building)[:10])
+                # The whole name: the column wraps it onto two lines rather than cutting it.
+                cell = Text(names.building(tile.building), overflow="fold")
                 cell.append("\n")
                 if tile.HasField("owner"):
                     cell.append_text(names.short_seat(tile.owner))
@@ -351,12 +353,12 @@ def mines(obs: Observation, names: Names) -> Table:
     rock_stars = {r.id: r.stars for r in names.components.rock_tiles}
     entrances = {(s.row, s.col) for s in area.entrances}
     table = Table(title="Mines", box=box.SQUARE, show_lines=True, padding=(0, 0), title_style="bold")
-    table.add_column("★", justify="right", style="dim")
+    table.add_column("row", justify="right", style="dim")
     for c in range(cols):
         table.add_column(str(c), justify="center", min_width=6)
     for r in range(rows):
         printed = area.row_stars[r] if r < len(area.row_stars) else 0
-        cells: list[RenderableType] = [f"{r}:{printed}"]
+        cells: list[RenderableType] = [f"{r}, {printed}★"]
         for c in range(cols):
             square = (r, c)
             if square in placed:
@@ -373,8 +375,9 @@ def mines(obs: Observation, names: Names) -> Table:
                 cells.append(Text("·", style="dim"))
         table.add_row(*cells)
     table.caption = (
-        f"stack {obs.mine_stack_size} · discards {obs.mine_discard_size} · "
-        f"draws {obs.mine_draws} · technology {obs.technology_taken}"
+        f"row, ★ a tile there scores · tiles in the stack {obs.mine_stack_size}\n"
+        f"discarded {obs.mine_discard_size} · drawn per Mine {obs.mine_draws} · "
+        f"technology taken {obs.technology_taken}"
     )
     return table
 
@@ -429,10 +432,11 @@ def players(obs: Observation, names: Names) -> Table:
 
     def houses(p: game_pb2.PlayerBoard) -> str:
         if not p.guilds:
-            return ", ".join(label(common_pb2.Guild, g) for g in p.guild_set) or "-"
+            chosen = ", ".join(label(common_pb2.Guild, g) for g in p.guild_set)
+            return f"{chosen}\n(rows not placed yet)" if chosen else "no guilds chosen yet"
         removed = list(p.houses_removed)
         return "\n".join(
-            f"{label(common_pb2.Guild, g)} {removed[i] if i < len(removed) else 0}"
+            f"{label(common_pb2.Guild, g)}: {removed[i] if i < len(removed) else 0} removed"
             for i, g in enumerate(p.guilds)
         )
 
@@ -442,7 +446,7 @@ def players(obs: Observation, names: Names) -> Table:
     row("Income", lambda p: str(p.income))
     row("Tax due", lambda p: str(p.tax_due))
     row("Production", production)
-    row("Houses gone", houses)
+    row("Guild rows", houses)
     row("Slots", lambda p: "\n".join(names.building(b) for b in p.slots) or "-")
     row("Plots", lambda p: " ".join(f"{s.row},{s.col}" for s in p.plots) or "-")
     row("Buildings", lambda p: str(len(p.buildings)))
@@ -563,9 +567,19 @@ def _second_person(verb: str) -> str:
     return verb[:-1] if verb.endswith("s") else verb
 
 
+ARM_WORDS = {"silver_ore": "silver and ore"}
+"""The price arms the engine's sentences name by their internal names."""
+
+
+def readable(words: str) -> str:
+    """An engine sentence with internal names in words: ``the silver_ore arm`` is ``the silver and ore
+    arm``."""
+    return re.sub(r"\b(\w+_\w+) arm\b", lambda m: f"{ARM_WORDS.get(m[1], m[1].replace('_', ' '))} arm", words)
+
+
 def event_line(event: game_pb2.Event, names: Names) -> Text:
     """An event's sentence, its seat named as the headings name it (``You (seat 0)``, ``Seat 1 (greedy)``)."""
-    words = event.text
+    words = readable(event.text)
     line = Text(style="dim")
     prefix = f"seat {event.seat} "
     if event.HasField("seat") and words.startswith(prefix):

@@ -28,7 +28,7 @@ import contextlib
 import json
 import logging
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,13 +51,15 @@ from kutnahora.clients.tournament.results import FORMAT, GameRecord
 from kutnahora.v1 import game_pb2
 from kutnahora.web import arena_pages, replays, seats, wire
 from kutnahora.web.bots import BotPlayers
+from kutnahora.web.connection import Connection
+from kutnahora.web.hosts import AllowedHosts
 from kutnahora.web.replays import ReplayError, replay_onto
 from kutnahora.web.standings import ResultsError, Tournament, from_records, read
 
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
-SEAT_KINDS = ("you", "greedy", "random", "open")
+SEAT_KINDS = ("you", "greedy", "mcts", "random", "open")
 LOBBY_OBSERVATIONS = 40  # active games whose round and scores the lobby reads at most, per listing
 
 HTTP_STATUS = {
@@ -89,18 +91,44 @@ class BadRequest(Exception):
 
 @dataclass
 class Web:
-    """What the routes share: the game server's client, its components, the bots, the tournament."""
+    """What the routes share: the game server's connection, its components, the bots, the tournament.
 
-    client: Client
+    The components are read on each new connection (:meth:`connected`); until the first, the routes that
+    need them or the game server answer "game server unavailable" (503).
+    """
+
+    connection: Connection
     bots: BotPlayers
-    names: Names
-    components: dict[str, Any]
+    names: Names | None = None
+    components: dict[str, Any] | None = None
     tournament: Tournament | None = None
     results: Path | None = None
     tls: bool = False
     ca_cert: str | None = None
     lobby_cache: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     replayed: dict[str, asyncio.Task[str]] = field(default_factory=dict)
+
+    @property
+    def client(self) -> Client:
+        """The game server's client; a ClientError (UNAVAILABLE) while it cannot be reached."""
+        return self.connection.client
+
+    @property
+    def address(self) -> str:
+        return self.connection.address
+
+    def component_names(self) -> Names:
+        """The component set's names; unavailable until the game server was first reached."""
+        self.connection.client  # noqa: B018  (raises "unavailable" while there is no connection)
+        if self.names is None:
+            raise ClientError("The game server's components are not read yet.", grpc.StatusCode.UNAVAILABLE)
+        return self.names
+
+    async def connected(self, client: Client) -> None:
+        """Read the components of a newly connected game server."""
+        component_set = await client.components()
+        self.names = Names(component_set)
+        self.components = {**wire.to_json(component_set), "words": wire.words(self.names)}
 
 
 def error_response(error: Exception) -> JSONResponse:
@@ -159,15 +187,32 @@ def text(data: dict[str, Any], key: str, default: str, most: int = 100) -> str:
 async def lobby_page(request: Request) -> Response:
     web: Web = request.app.state.web
     return templates.TemplateResponse(
-        request, "lobby.html", {"server": web.client.address, "tournament": web.tournament is not None}
+        request,
+        "lobby.html",
+        {
+            "server": web.address,
+            "available": web.connection.available,
+            "tournament": web.tournament is not None,
+        },
     )
 
 
 async def game_page(request: Request) -> Response:
+    web: Web = request.app.state.web
     game_id = request.path_params["game_id"]
     if not seats.GAME_ID.match(game_id):
-        return Response("No such game.", status_code=404)
+        return not_found(request, f"There is no game {game_id[:64]!r}: a game id is letters and digits.")
+    try:
+        await web.client.get_game(game_id)
+    except ClientError as error:
+        if error.code == grpc.StatusCode.NOT_FOUND:
+            return not_found(request, f"The game server {web.address} has no game {game_id}.")
+        # Unavailable or failing: the page says so itself, and keeps trying.
     return templates.TemplateResponse(request, "game.html", {"game_id": game_id})
+
+
+def not_found(request: Request, message: str) -> Response:
+    return templates.TemplateResponse(request, "not_found.html", {"message": message}, status_code=404)
 
 
 async def tournament_page(request: Request) -> Response:
@@ -229,7 +274,7 @@ async def tournament_game(request: Request) -> Response:
     path = _saved_replay(web, game_id)
     if path is None:
         message = (
-            f"Game {game_id} is not on the game server {web.client.address}, and this web server has no "
+            f"Game {game_id} is not on the game server {web.address}, and this web server has no "
             "saved replay of it: start kutnahora-web with --results FILE (the tournament's results, beside "
             "its replays), or run the tournament with --server pointing at this game server."
         )
@@ -248,7 +293,7 @@ async def tournament_game(request: Request) -> Response:
 
 
 async def _play_again(web: Web, path: Path) -> str:
-    async with await Client.connect(web.client.address, tls=web.tls, ca_cert=web.ca_cert) as client:
+    async with await Client.connect(web.address, tls=web.tls, ca_cert=web.ca_cert) as client:
         return await replay_onto(client, replays.load(path))
 
 
@@ -280,6 +325,7 @@ def _replay_page(request: Request, game_id: str, path: Path | None, error: str, 
 
 
 async def components(request: Request, web: Web) -> Response:
+    web.component_names()
     return JSONResponse(web.components, headers={"cache-control": "max-age=3600"})
 
 
@@ -290,7 +336,7 @@ async def list_games(request: Request, web: Web) -> Response:
     await asyncio.gather(*(_add_position(web, row) for row in active))
     order = {"waiting": 0, "active": 1, "finished": 2, "abandoned": 3}
     rows.sort(key=lambda row: order.get(row["status"], 4))
-    return JSONResponse({"games": rows, "server": web.client.address})
+    return JSONResponse({"games": rows, "server": web.address})
 
 
 async def _add_position(web: Web, row: dict[str, Any]) -> None:
@@ -314,7 +360,12 @@ async def get_game(request: Request, web: Web) -> Response:
     game_id = request.path_params["game_id"]
     summary = await web.client.get_game(game_id)
     seat = seats.seat_of(request, game_id)
-    return JSONResponse({"game": wire.summary(summary), "seat": None if seat is None else seat.seat})
+    running = None
+    if not summary.clock.disabled and summary.status == game_pb2.GAME_STATUS_ACTIVE:
+        running = wire.clock(await web.client.observe(game_id))
+    return JSONResponse(
+        {"game": wire.summary(summary), "seat": None if seat is None else seat.seat, "clock": running}
+    )
 
 
 async def game_events(request: Request, web: Web) -> Response:
@@ -328,7 +379,7 @@ async def game_events(request: Request, web: Web) -> Response:
         raw = request.query_params.get("from", "0")
         first = int(raw) if raw.isdigit() else 0
     summary = await web.client.get_game(game_id)
-    names = Names(web.names.components, wire.seat_names(summary))
+    names = Names(web.component_names().components, wire.seat_names(summary))
     return EventSourceResponse(_relay(web, game_id, seat, first, names), ping=15)
 
 
@@ -344,7 +395,7 @@ async def _relay(
         async for message in web.client.watch(game_id, seat, first):
             if message.seats:
                 # Who holds the seats (a game waiting for players); it repeats the current version.
-                names = Names(web.names.components, [s.name for s in message.seats])
+                names = Names(web.component_names().components, [s.name for s in message.seats])
                 yield {"event": "seats", "data": json.dumps(wire.seats_message(message))}
             data = wire.watch_message(message, names)
             yield {"event": "version", "id": str(data["version"]), "data": json.dumps(data)}
@@ -367,18 +418,25 @@ async def create_game(request: Request, web: Web) -> Response:
     delay = data.get("delay", 0.5)
     if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 10:
         raise BadRequest("'delay' must be a number of seconds from 0 to 10.")
+    per_move = data.get("clock", 0)
+    if isinstance(per_move, bool) or not isinstance(per_move, int) or not 0 <= per_move <= 3600:
+        raise BadRequest("'clock' must be whole seconds a decision, from 0 (no clock) to 3600.")
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**62):
         raise BadRequest("'seed' must be a whole number.")
-    created = await web.client.create_game(
-        players, seed=seed, clock=game_pb2.ClockSettings(disabled=True), label="kutnahora-web"
-    )
+    settings = game_pb2.ClockSettings(disabled=True)
+    if per_move:
+        # Each decision may take per_move seconds; beyond that, a bank of ten times as much for the game.
+        settings = game_pb2.ClockSettings()
+        settings.decision_time.FromSeconds(per_move)
+        settings.time_bank.FromSeconds(10 * per_move)
+    created = await web.client.create_game(players, seed=seed, clock=settings, label="kutnahora-web")
     game_id = created.game.game_id
     response = JSONResponse({"game_id": game_id})
     if "you" in kinds:
         mine = await web.client.join_game(game_id, kinds.index("you"), name)
         seats.remember(response, request, mine)
-    bots = [(seat, kind) for seat, kind in enumerate(kinds) if kind in ("greedy", "random")]
+    bots = [(seat, kind) for seat, kind in enumerate(kinds) if kind in ("greedy", "mcts", "random")]
     if bots:
         await web.bots.seat(
             game_id, bots, float(delay), seed if seed is not None else random.randrange(2**31)
@@ -430,6 +488,13 @@ async def decide(request: Request, web: Web) -> Response:
 
 async def resign(request: Request, web: Web) -> Response:
     seat = _seat(request)
+    before = await web.client.get_game(seat.game_id)
+    held = next((s for s in before.seats if s.seat == seat.seat), None)
+    if held is not None and (held.resigned or held.replaced):
+        return JSONResponse(
+            {"error": f"You have already resigned seat {seat.seat}; the server plays it to the end."},
+            status_code=409,
+        )
     summary = await web.client.resign(seat)
     return JSONResponse({"game": wire.summary(summary)})
 
@@ -465,36 +530,40 @@ def create_app(
     tls: bool = False,
     ca_cert: str | None = None,
     results: Path | None = None,
-    connect_timeout: float = 5.0,
+    allowed_hosts: Sequence[str] = ("*",),
 ) -> Starlette:
-    """The application for the game server at ``address``; it connects when it starts.
+    """The application for the game server at ``address``; it connects in the background when it starts,
+    and again whenever the connection drops (:mod:`.connection`).
 
     ``results`` is a tournament results file to show at ``/tournament``; it is read at once, so a bad file
-    is reported before the server starts (:class:`ResultsError`).
+    is reported before the server starts (:class:`ResultsError`). ``allowed_hosts`` are the names a request's
+    Host header may give (:mod:`.hosts`; ``*`` allows any).
     """
     tournament = read(results) if results is not None else None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        client = await Client.connect(address, tls=tls, ca_cert=ca_cert, timeout=connect_timeout)
+        connection = Connection(address, tls=tls, ca_cert=ca_cert)
+        web = Web(
+            connection=connection,
+            bots=BotPlayers(address, tls=tls, ca_cert=ca_cert),
+            tournament=tournament,
+            results=results,
+            tls=tls,
+            ca_cert=ca_cert,
+        )
+        connection.on_connect = web.connected
+        app.state.web = web
+        connecting = asyncio.create_task(connection.run(), name="game server connection")
         try:
-            component_set = await client.components()
-            app.state.web = Web(
-                client=client,
-                bots=BotPlayers(address, tls=tls, ca_cert=ca_cert),
-                names=Names(component_set),
-                components=wire.to_json(component_set),
-                tournament=tournament,
-                results=results,
-                tls=tls,
-                ca_cert=ca_cert,
-            )
             yield
-            await app.state.web.bots.close()
-            for task in app.state.web.replayed.values():
+            await web.bots.close()
+            for task in web.replayed.values():
                 task.cancel()
         finally:
-            await client.close()
+            connecting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await connecting
 
     routes = [
         Route("/", lobby_page),
@@ -512,4 +581,5 @@ def create_app(
         *arena_pages.routes(),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
+    middleware = [Middleware(SecurityHeaders), Middleware(AllowedHosts, hosts=allowed_hosts)]
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)

@@ -1,9 +1,11 @@
 """The reference bots a page asks for: they join seats and play them in this process, over the protocol.
 
-A game created in the browser may seat ``greedy`` and ``random`` bots (:mod:`kutnahora.clients.bots`).
-Each game's bots get a connection of their own, as any bot would, and may wait a while before each
-decision so that people can follow the game. :class:`BotPlayers` keeps the running games' tasks and stops
-them when the web server stops.
+A game created in the browser may seat ``greedy``, ``random`` and ``mcts`` bots
+(:mod:`kutnahora.clients.bots`). Each game's bots get a connection of their own, as any bot would, and may
+wait a while before each decision so that people can follow the game. The mcts bot's search runs in a process
+of its own (:class:`SearchInProcess`, one worker process shared by every game), so the web server's event
+loop, and with it every page, stays responsive while it thinks. :class:`BotPlayers` keeps the running games'
+tasks and stops them when the web server stops.
 """
 
 from __future__ import annotations
@@ -11,13 +13,45 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 from collections.abc import Awaitable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
 
-from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.bots import BOTS, MctsBot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, Client, ClientError, GameInfo, GameOutcome, SeatCredentials
 from kutnahora.v1.game_pb2 import Observation
 
 log = logging.getLogger(__name__)
+
+SEARCH_BUDGET_MS = 1000.0
+"""How long the lobby's mcts bot thinks about each decision."""
+
+
+def _search(seed: int, budget_ms: float, observation: bytes) -> Choice:
+    """One decision of the mcts bot, in the worker process: the wire observation in, the option's text out."""
+    return asyncio.run(_choose(MctsBot(seed, budget_ms=budget_ms), Observation.FromString(observation)))
+
+
+async def _choose(bot: MctsBot, observation: Observation) -> Choice:
+    return await bot.choose(observation)
+
+
+class SearchInProcess(MctsBot):
+    """The mcts bot, its search run in ``pool`` (another process) rather than on the event loop's."""
+
+    def __init__(self, pool: Executor, seed: int, budget_ms: float = SEARCH_BUDGET_MS) -> None:
+        super().__init__(seed, budget_ms=budget_ms)
+        self.pool = pool
+        self.search_seed = seed
+
+    async def choose(self, observation: Observation) -> Choice:
+        options = observation.pending.options
+        if len(options) == 1:
+            return options[0]
+        loop = asyncio.get_running_loop()
+        budget = self.budget_ms or SEARCH_BUDGET_MS
+        data = observation.SerializeToString()
+        return await loop.run_in_executor(self.pool, _search, self.search_seed, budget, data)
 
 
 class PacedBot(Bot):
@@ -50,6 +84,19 @@ class BotPlayers:
         self.tls = tls
         self.ca_cert = ca_cert
         self.tasks: set[asyncio.Task[None]] = set()
+        self._pool: ProcessPoolExecutor | None = None
+
+    def pool(self) -> ProcessPoolExecutor:
+        """The search process, started when a game first seats an mcts bot (a fresh interpreter: spawn)."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def make(self, kind: str, seed: int) -> Bot:
+        """A bot of the named kind; mcts searches in the worker process."""
+        if kind == "mcts":
+            return SearchInProcess(self.pool(), seed)
+        return make_bot(kind, seed)
 
     @staticmethod
     def check(kinds: Sequence[str]) -> None:
@@ -71,14 +118,13 @@ class BotPlayers:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    @staticmethod
     async def _play(
-        client: Client, seats: list[tuple[SeatCredentials, str]], delay: float, seed: int
+        self, client: Client, seats: list[tuple[SeatCredentials, str]], delay: float, seed: int
     ) -> None:
         try:
             players = []
             for credentials, kind in seats:
-                bot = make_bot(kind, seed * 10 + credentials.seat)
+                bot = self.make(kind, seed * 10 + credentials.seat)
                 players.append(client.play(PacedBot(bot, delay) if delay > 0 else bot, credentials))
             results = await asyncio.gather(*players, return_exceptions=True)
             for (credentials, kind), outcome in zip(seats, results, strict=True):
@@ -95,3 +141,5 @@ class BotPlayers:
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)

@@ -3,8 +3,10 @@
     kutnahora-web --server localhost:50051 --port 8080
     kutnahora-web --server localhost:50051 --results results.json     # with a tournament's standings
 
-It prints the address it serves once it is ready. It needs the game server to be up (it reads the
-component set when it starts) and says so in one sentence when it is not.
+It prints the address it serves once it is ready. It may start before its game server: it serves its pages
+at once, saying "game server unavailable" until it reaches the server, retrying with a growing wait, and
+reconnects by itself when the game server stops or restarts. Requests must name it by an allowed host name
+(``--allowed-hosts``; by default the address it serves), so that a DNS-rebinding page cannot use it.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from pathlib import Path
 import uvicorn
 
 from kutnahora.clients.help_format import DefaultsHelpFormatter
-from kutnahora.clients.sdk import Client, ClientError
+from kutnahora.clients.sdk import ClientError
 from kutnahora.web.app import create_app
+from kutnahora.web.hosts import default_hosts
 from kutnahora.web.standings import ResultsError
 
 
@@ -52,7 +55,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="log level (default info)",
     )
     parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    parser.add_argument(
+        "--allowed-hosts",
+        metavar="NAMES",
+        help=(
+            "comma-separated host names the Host header may give ('*' for any); default: the --host address, "
+            "with localhost, 127.0.0.1 and ::1 when it is a loopback address"
+        ),
+    )
     return parser
+
+
+def allowed_hosts(args: argparse.Namespace) -> list[str]:
+    """The host names requests may give: ``--allowed-hosts``, else those of the served address."""
+    if args.allowed_hosts:
+        return [name.strip() for name in args.allowed_hosts.split(",") if name.strip()]
+    return default_hosts(args.host)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -71,10 +89,13 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 async def serve(args: argparse.Namespace, sock: socket.socket) -> int:
-    # Reach the game server first, so that a wrong address is one sentence rather than a failed startup.
-    client = await Client.connect(args.server, tls=args.tls, ca_cert=args.ca_cert)
-    await client.close()
-    app = create_app(args.server, tls=args.tls, ca_cert=args.ca_cert, results=args.results)
+    app = create_app(
+        args.server,
+        tls=args.tls,
+        ca_cert=args.ca_cert,
+        results=args.results,
+        allowed_hosts=allowed_hosts(args),
+    )
     config = uvicorn.Config(
         app,
         log_level=args.log_level,

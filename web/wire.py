@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from kutnahora.clients.render import Names, describe_decision
+from kutnahora.clients.render import BARBARA_TEXT, Names, describe_decision, readable
 from kutnahora.clients.sdk import status_name
 from kutnahora.v1 import game_pb2, play_service_pb2
 
@@ -57,7 +57,7 @@ def move(record: game_pb2.DecisionRecord, events: list[game_pb2.Event], names: N
         "text": record.text,
         "description": words,
         "source": source,
-        "events": [event.text for event in events],
+        "events": [readable(event.text) for event in events],
     }
 
 
@@ -112,4 +112,45 @@ def summary(game: game_pb2.GameSummary) -> dict[str, Any]:
         "created": game.created_at.ToJsonString() if game.HasField("created_at") else None,
         "abandon_reason": game.abandon_reason,
         "result": result,
+        "clock": None if game.clock.disabled else {"decision_ms": _ms(game.clock.decision_time)},
+        "time_banks_ms": [_ms(s.time_bank_left) for s in game.seats],
+    }
+
+
+def _ms(duration: Any) -> int:
+    return int(duration.seconds * 1000 + duration.nanos // 1_000_000)
+
+
+def clock(response: play_service_pb2.GetObservationResponse) -> dict[str, Any] | None:
+    """The running clock of the pending decision: its deadline (ms since the epoch) and the bank left."""
+    if not response.HasField("clock") or not response.clock.HasField("deadline"):
+        return None
+    running = response.clock
+    return {
+        "seat": running.seat,
+        "deadline_ms": running.deadline.seconds * 1000 + running.deadline.nanos // 1_000_000,
+        "bank_ms": _ms(running.time_bank_left),
+        "decision_ms": _ms(running.decision_time),
+    }
+
+
+def words(names: Names) -> dict[str, dict[str, str]]:
+    """What each building, St. Barbara tile and event card does, in the terminal client's wording, for the
+    board's hover and tap explanations (keyed by id or number, as JSON keys)."""
+    components = names.components
+    return {
+        "buildings": {str(b.id): names.building_line(b.id) for b in components.buildings},
+        "barbara": {
+            str(t.number): f"St. Barbara tile {t.number}: {BARBARA_TEXT.get(t.effect, '')}"
+            + (f"; turning it raises the tax by {t.flip_tax}" if t.flip_tax else "")
+            for t in components.barbara_tiles
+        },
+        "events": {
+            str(e.id): f"Event {e.name} (deck {e.deck}): the tax rises by {e.tax}, the population deck "
+            f"advances {e.population}, the ore deck advances {e.ore}"
+            for e in components.event_cards
+        },
+        "mine_tiles": {
+            str(t.id): names.mine_tile(t.id) for t in (*components.mine_tiles, *components.technology_tiles)
+        },
     }

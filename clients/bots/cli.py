@@ -194,7 +194,8 @@ async def run(args: argparse.Namespace, console: Console) -> int:
                 console.print(f"Created game [bold]{game_id}[/] for {args.players} players.")
             if not args.quiet and not args.fill and args.players > 1:
                 console.print(
-                    f"Others join with: kutnahora-bot random --server {args.server} --game {game_id}\n"
+                    f"Others join with: kutnahora-bot random --server {args.server} --game {game_id}"
+                    " (add --fill to take every free seat)\n"
                     f"             or: kutnahora-play --server {args.server} --game {game_id}"
                 )
         elif args.game and token and args.seat is not None and not args.fill:

@@ -9,6 +9,7 @@ import pytest
 
 from kutnahora.clients.render import Names, game_view, options_table
 from kutnahora.clients.sdk import Client
+from kutnahora.v1 import game_pb2
 from tests.clients.helpers import ROOT, play_game, python_module, run_module
 
 pexpect = pytest.importorskip("pexpect")
@@ -330,3 +331,81 @@ async def test_the_board_draws_at_any_width(server_address: str) -> None:
         text = console.export_text()
         assert "Town hall" in text and "Players" in text
     assert len(observation.pending.options) >= 1
+
+
+def _wire_positions(players: int, seed: int) -> list[game_pb2.Observation]:
+    """Every position of a random engine game, as the seat to play sees it on the wire (with costs)."""
+    import random
+
+    from kutnahora import engine
+    from kutnahora.engine.costs import option_cost
+    from kutnahora.engine.text import QUESTIONS
+    from kutnahora.server import presenter
+
+    state = engine.new_game(engine.GameOptions(players=players), seed)
+    rng = random.Random(seed)
+    seen = []
+    while state.pending is not None:
+        pending = state.pending
+        frozen = state
+        wire = presenter.observation_to_wire(
+            engine.observe(state, pending.seat),
+            "g",
+            question=QUESTIONS[pending.kind],
+            cost=lambda option, s=frozen: option_cost(s, option),
+        )
+        seen.append(wire)
+        engine.apply(state, rng.choice(pending.options))
+    return seen
+
+
+def test_the_terminal_table_speaks_in_words() -> None:
+    """No internal names, no cut building names at 140 columns, words for the labels, no misleading rows."""
+    from rich.console import Console
+
+    from kutnahora import engine
+    from kutnahora.clients.human import help_text, nothing_to_pay
+    from kutnahora.clients.render import readable
+    from kutnahora.server import presenter
+
+    components = presenter.components_to_wire(engine.default_components())
+    names = Names(components)
+    positions = _wire_positions(2, 11)
+
+    first = positions[0]
+    console = Console(width=140, record=True, force_terminal=False)
+    console.print(game_view(first, names))
+    text = console.export_text()
+    assert "Houses gone" not in text and "deck cards" not in text
+    assert "population price card 0" in text and "ore price card 0" in text
+    assert re.search(r"│ *0, \d★ *│", text), "the mine rows say their stars in words"
+
+    late = positions[len(positions) * 2 // 3]
+    console = Console(width=140, record=True, force_terminal=False)
+    console.print(game_view(late, names))
+    text = console.export_text()
+    built = [names.building(tile.building) for tile in late.city]
+    assert built
+    for name in built:
+        for word in name.split():
+            assert word in text, f"{name!r} is cut on the board: {word!r} missing"
+    assert "removed" in text and "Guild rows" in text
+
+    assert readable("the silver_ore arm moves to notch 1") == "the silver and ore arm moves to notch 1"
+    assert readable("the wood arm moves to notch 2") == "the wood arm moves to notch 2"
+
+    squares = [w for w in positions if w.pending.kind == game_pb2.DECISION_KIND_PLOT_SQUARE]
+    assert squares
+    words = help_text(squares[0])
+    assert "play 2 mine" not in words and '"square ' in words
+
+    taxes = [w for w in positions if w.pending.kind == game_pb2.DECISION_KIND_TAX]
+    assert taxes
+    for wire in taxes:
+        pay = next(o for o in wire.pending.options if o.decision.confirm.yes)
+        free = nothing_to_pay(wire)
+        if pay.cost.groschen == 0:
+            assert free == pay.index
+        else:
+            assert free is None
+    assert any(nothing_to_pay(w) is None for w in taxes)

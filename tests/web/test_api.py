@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -96,6 +97,9 @@ def test_a_seat_lives_in_an_http_only_cookie_and_nothing_else(servers: Servers, 
     # Resigning hands the seat to the server's random policy.
     resigned = deciding.post(f"/api/games/{game_id}/resign", json={}, headers=headers)
     assert resigned.json()["game"]["seats"][first]["resigned"] is True
+    twice = deciding.post(f"/api/games/{game_id}/resign", json={}, headers=headers)
+    assert twice.status_code == 409
+    assert twice.json()["error"] == f"You have already resigned seat {first}; the server plays it to the end."
     other.close()
     # A forged cookie is the game server's to refuse.
     web.cookies.set(f"kh_seat_{game_id}", "1.not-the-real-token-at-all", path="/")
@@ -120,3 +124,29 @@ def test_an_upload_that_is_not_a_results_file_is_refused(servers: Servers, web: 
     assert "notes.json cannot be read: it is not a kutnahora-tournament/1 results file." in answer.text
     answer = web.post("/tournament", files={"results": ("x.json", b"{oops", "application/json")})
     assert answer.status_code == 403
+
+
+def test_an_unknown_game_is_a_404_page(web: httpx.Client) -> None:
+    missing = web.get("/games/0123456789abcdef")
+    assert missing.status_code == 404
+    assert "No such game" in missing.text and "has no game 0123456789abcdef" in missing.text
+    odd = web.get("/games/not..an..id")
+    assert odd.status_code == 404 and "a game id is letters and digits" in odd.text
+
+
+def test_an_mcts_seat_plays_from_the_lobby(servers: Servers, web: httpx.Client) -> None:
+    lobby = web.get("/static/lobby.js").text
+    assert '"greedy", "mcts"' in lobby
+    body = {"players": 2, "seats": ["mcts", "greedy"], "delay": 0, "seed": 3}
+    created = web.post("/api/games", json=body, headers=same_site(servers))
+    assert created.status_code == 200, created.text
+    game_id = created.json()["game_id"]
+    deadline = time.monotonic() + 90
+    game = web.get(f"/api/games/{game_id}").json()["game"]
+    while game["version"] < 6 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        game = web.get(f"/api/games/{game_id}").json()["game"]
+    assert game["version"] >= 6 and game["status"] == "active"
+    assert [seat["name"] for seat in game["seats"]] == ["mcts", "greedy"]
+    # While it searches the web server answers the lobby (its search runs in another process).
+    assert web.get("/api/games").status_code == 200

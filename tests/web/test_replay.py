@@ -44,9 +44,18 @@ def test_scrubbing_shows_the_history_at_each_version(
     shown(page, history[n])
     assert page.url.endswith(f"?v={n}")
     assert page.locator("#live").inner_text() == "replay"
-    # The move list holds the moves that led here, and no later one.
-    assert page.locator("#moves li").count() == n
+    # The move list holds the moves that led here, and the later ones marked as ahead; one of those can be
+    # clicked as well as an earlier one.
+    last = len(history) - 1
+    assert page.locator("#moves li").count() == last
+    assert page.locator("#moves li.ahead").count() == last - n
+    assert page.locator("#moves li.current").get_attribute("data-version") == str(n)
     page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
+    page.click("#moves-panel > summary")
+    page.click(f"#moves li[data-version='{n + 2}']")
+    shown(page, history[n + 2])
+    page.click(f"#moves li[data-version='{n}']")
+    shown(page, history[n])
 
     page.click("#prev")
     shown(page, history[n - 1])

@@ -121,6 +121,10 @@ def test_a_game_from_a_server_that_is_gone_is_played_again_from_its_replay(
         page.wait_for_selector("#game[data-ended='true']")
         assert page.url != f"{url}/games/{first['game_id']}"  # a new game on this server, the same moves
         assert page.locator("#move-count").inner_text() == str(first["decisions"])
+        # The game played again keeps its original id, linked to its row of the standings.
+        link = page.locator("#origin a")
+        assert link.inner_text() == first["game_id"]
+        assert link.get_attribute("href") == f"/tournament#game-{first['game_id']}"
         for seat, score in enumerate(first["scores"]):
             assert page.locator(f"#result tr[data-result-seat='{seat}'] td.score").inner_text() == str(score)
         # Asked again, the page goes straight to the game played before.

@@ -1,6 +1,6 @@
 // The board: the whole public game of one observation drawn as SVG, from the observation and the
 // component set, both as the server sent them (field names as in the .proto files).
-import { label, SEAT_COLOURS } from "./common.js";
+import { label, SEAT_COLOURS, SEAT_SHAPES } from "./common.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
@@ -82,8 +82,38 @@ function text(x, y, content, attrs = {}) {
   return s("text", { x, y, "text-anchor": "middle", ...attrs }, content);
 }
 
-function svg(width, height, cls, ...children) {
-  return s("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: cls, role: "img" }, ...children);
+function svg(width, height, cls, title, ...children) {
+  return s("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: cls, role: "img", "aria-label": title, preserveAspectRatio: "xMidYMin meet" }, ...children);
+}
+
+// What an option costs, in a few characters for a label on the board.
+export function shortCost(option) {
+  const c = option.cost;
+  if (!c) return "free";
+  const parts = [];
+  if (c.groschen) parts.push(`${c.groschen} gr.`);
+  if (c.reputation) parts.push(`−${c.reputation} rep.`);
+  if (c.points) parts.push(`−${c.points} pt`);
+  if (c.pelicans) parts.push(`${c.pelicans} pelican`);
+  return parts.length ? parts.join(" ") : "free";
+}
+
+// The seats whose squares, tiles and stats changed between two observations (the last decision's marks).
+function changedKeys(before, after) {
+  const out = new Set();
+  if (!before) return out;
+  const was = new Map(before.city.map((t) => [key(t.square), `${t.building}/${t.owner}`]));
+  for (const t of after.city) if (was.get(key(t.square)) !== `${t.building}/${t.owner}`) out.add(`city:${key(t.square)}`);
+  const plots = new Set(before.plots.map((p) => `${key(p.square)}/${p.seat}`));
+  for (const p of after.plots) if (!plots.has(`${key(p.square)}/${p.seat}`)) out.add(`city:${key(p.square)}`);
+  const mines = new Set(before.mines.map((m) => `${key(m.square)}/${m.tile}`));
+  for (const m of after.mines) if (!mines.has(`${key(m.square)}/${m.tile}`)) out.add(`mine:${key(m.square)}`);
+  const tops = new Map();
+  before.town_hall.forEach((row, r) => row.stacks.forEach((st, c) => tops.set(`${r},${c}`, `${st.top}/${st.size}`)));
+  after.town_hall.forEach((row, r) => row.stacks.forEach((st, c) => {
+    if (tops.get(`${r},${c}`) !== `${st.top}/${st.size}`) out.add(`hall:${st.top}`);
+  }));
+  return out;
 }
 
 function sheet(title, node, cls = "") {
@@ -164,27 +194,58 @@ export class Board {
     if (!option || !this.onPick) return node;
     node.classList.add("pick");
     node.setAttribute("data-option", option.index);
+    node.setAttribute("tabindex", "0");
+    node.setAttribute("role", "button");
+    node.setAttribute("aria-label", `${option.description || option.text}, ${shortCost(option)}`);
     node.addEventListener("click", () => this.onPick(option));
-    const title = s("title", {}, option.description || option.text);
-    node.append(title);
+    node.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        this.onPick(option);
+      }
+    });
+    // The price on the element itself, not only in a tooltip.
+    // On a square the label sits at the top, clear of what the square holds; on a town-hall tile at its
+    // bottom left, clear of the building's name and the stack's count.
+    const tile = node.querySelector("rect.tile");
+    const box = tile || node.querySelector("rect");
+    const x = Number(box.getAttribute("x"));
+    const y = Number(box.getAttribute("y"));
+    const w = Number(box.getAttribute("width"));
+    const hgt = Number(box.getAttribute("height"));
+    const words = shortCost(option);
+    const lw = Math.min(w - 4, 8 + words.length * 6.4);
+    const lx = tile ? x + 6 : x + (w - lw) / 2;
+    const ly = tile ? y + hgt - 19 : y + 2;
+    node.append(
+      s("g", { class: "picklabel", "data-cost": words },
+        s("rect", { x: lx, y: ly, width: lw, height: 15, rx: 3 }),
+        text(lx + lw / 2, ly + 11, words)),
+    );
+    node.append(s("title", {}, `${option.description || option.text} (${words})`));
     return node;
   }
 
-  draw(obs, summary, you, interactive) {
-    const sheets = [
-      sheet("Kutná Hora", this.city(obs, interactive), "city"),
-      sheet("Mines", this.mines(obs, interactive), "mines"),
-      sheet("Town hall", this.townHall(obs, interactive), "townhall"),
-      sheet("Price stands", this.market(obs), "market"),
-      sheet("St. Barbara, the council and the event", this.church(obs), "church"),
-    ];
-    const players = document.createElement("div");
-    players.className = "players";
-    for (const board of obs.players) players.append(this.player(obs, board, summary, you));
-    const all = document.createElement("div");
-    all.className = "sheets";
-    all.append(...sheets);
-    return [all, players];
+  explain(node, words) {
+    if (words) node.append(s("title", {}, words));
+    return node;
+  }
+
+  words(kind, id) {
+    const w = this.c.words && this.c.words[kind];
+    return w ? w[String(id)] || "" : "";
+  }
+
+  // Every part of the board, by the view (tab) that shows it: city and mines together, then the others.
+  draw(obs, summary, you, interactive, before = null) {
+    this.changed = changedKeys(before, obs);
+    return {
+      table: [sheet("Kutná Hora", this.city(obs, interactive), "city"), sheet("Mines", this.mines(obs, interactive), "mines")],
+      townhall: [sheet("Town hall", this.townHall(obs, interactive), "townhall")],
+      market: [sheet("Price stands", this.market(obs), "market")],
+      church: [sheet("St. Barbara, the council and the event", this.church(obs), "church")],
+      players: obs.players.map((board) => this.player(obs, board, summary, you)),
+    };
   }
 
   city(obs, interactive) {
@@ -218,6 +279,7 @@ export class Board {
         if (tile) {
           const b = this.building(tile.building);
           const owned = tile.owner !== undefined && tile.owner !== null;
+          this.explain(cell, this.words("buildings", tile.building) + (owned ? ` · built by P${tile.owner}` : ""));
           cell.append(
             s("rect", {
               x: x + 4, y: y + 4, width: C - 8, height: C - 8, rx: 5,
@@ -237,6 +299,7 @@ export class Board {
           if (owned) {
             cell.append(s("circle", { cx: x + 17, cy: y + C - 17, r: 9, fill: SEAT_COLOURS[tile.owner], class: "owner" }));
             cell.append(text(x + 17, y + C - 13.5, `P${tile.owner}`, { class: "ownertext" }));
+            cell.append(text(x + C - 14, y + C - 12, SEAT_SHAPES[tile.owner], { class: "ownershape", fill: SEAT_COLOURS[tile.owner] }));
           } else {
             cell.append(text(x + C / 2, y + C - 11, "public", { class: "small" }));
           }
@@ -247,6 +310,7 @@ export class Board {
         }
         const option = choices.get(k);
         if (option) this.pickable(cell, option);
+        if (this.changed.has(`city:${k}`)) cell.classList.add("changed");
         g.push(cell);
       }
     }
@@ -261,7 +325,7 @@ export class Board {
       }[dot.side];
       if (at) g.push(s("circle", { cx: at[0], cy: at[1], r: 5, class: "edgedot" }));
     }
-    return svg(cols * C + 2 * pad, rows * C + 2 * pad, "city-svg", g);
+    return svg(cols * C + 2 * pad, rows * C + 2 * pad, "city-svg", "The city of Kutná Hora", g);
   }
 
   mines(obs, interactive) {
@@ -298,6 +362,8 @@ export class Board {
           cell.append(text(x + M / 2, y + 44, `ore ${t.ore || 0}`, { class: "small" }));
           if (t.points) cell.append(text(x + M / 2, y + 56, `${t.points} pt`, { class: "small" }));
           cell.append(s("circle", { cx: x + M - 15, cy: y + 16, r: 9, fill: SEAT_COLOURS[m.owner], class: "miner" }));
+          cell.append(text(x + M - 15, y + 19.5, `P${m.owner}`, { class: "ownertext" }));
+          this.explain(cell, `${this.words("mine_tiles", m.tile)} · dug by P${m.owner}`);
         } else if (rock) {
           cell.append(s("rect", { x: x + 3, y: y + 3, width: M - 6, height: M - 6, rx: 10, class: "rock" }));
           cell.append(text(x + M / 2, y + 30, "rock", { class: "small light" }));
@@ -305,12 +371,13 @@ export class Board {
         }
         const option = choices.get(k);
         if (option) this.pickable(cell, option);
+        if (this.changed.has(`mine:${k}`)) cell.classList.add("changed");
         g.push(cell);
       }
     }
     const caption = `stack ${obs.mine_stack_size} · discards ${obs.mine_discard_size} · ${obs.mine_draws} drawn per Mine · technology taken ${obs.technology_taken}`;
     g.push(text(width / 2, height - 14, caption, { class: "caption light" }));
-    return svg(width, height, "mines-svg", g);
+    return svg(width, height, "mines-svg", "The mines", g);
   }
 
   townHall(obs, interactive) {
@@ -352,13 +419,15 @@ export class Board {
           node.append(...dotsOf(b, x, y, W, H, 3.5));
         }
         node.append(text(x + W - 8, y + H - 7, `×${stack.size}`, { class: "count" }));
+        this.explain(node, `${this.words("buildings", stack.top)} · ${stack.size} in the stack`);
         const option = choices.get(`tile:${stack.top}`);
         if (option) this.pickable(node, option);
+        if (this.changed.has(`hall:${stack.top}`)) node.classList.add("changed");
         g.push(node);
       });
     });
     g.push(text(width / 2, height - 8, `red buildings still to come: ${obs.red_stack_size} · built by the town: ${obs.town_discards.length}`, { class: "caption" }));
-    return svg(width, height, "hall-svg", g);
+    return svg(width, height, "hall-svg", "The town hall", g);
   }
 
   market(obs) {
@@ -410,7 +479,7 @@ export class Board {
         g.push(price);
       });
     });
-    return svg(width, height, "market-svg", g);
+    return svg(width, height, "market-svg", "The price stands", g);
   }
 
   church(obs) {
@@ -429,6 +498,7 @@ export class Board {
       node.append(text(x + T / 2, y + 18, tile.number, { class: "bnum" }));
       lines(BARBARA_SHORT[tile.effect] || label(tile.effect), 10).forEach((line, k) => node.append(text(x + T / 2, y + 33 + k * 11, line, { class: "tiny" })));
       if (tile.flip_tax) node.append(text(x + T / 2, y + T - 4, `tax +${tile.flip_tax}`, { class: "tiny" }));
+      this.explain(node, this.words("barbara", tile.number));
       g.push(node);
     });
     // Patricians: the bank, the pool and the council, a disc per patrician.
@@ -456,6 +526,7 @@ export class Board {
     g.push(s("rect", { x: ex, y: 100, width: width - ex - 8, height: 72, rx: 6, class: "eventcard" }));
     g.push(text(ex + 8, 116, "Event", { class: "small", "text-anchor": "start" }));
     if (event) {
+      g.push(this.explain(s("rect", { x: ex, y: 100, width: width - ex - 8, height: 72, rx: 6, class: "eventcard", "data-event": event.id }), this.words("events", event.id)));
       lines(event.name, 14).forEach((line, k) => g.push(text(ex + (width - ex - 8) / 2, 134 + k * 13, line, { class: "bname" })));
       g.push(text(ex + (width - ex - 8) / 2, 165, `tax +${event.tax} · pop +${event.population} · ore +${event.ore}`, { class: "tiny" }));
     } else g.push(text(ex + (width - ex - 8) / 2, 140, "none this round", { class: "small" }));
@@ -474,7 +545,7 @@ export class Board {
     g.push(text(tx + 37, 196, `tax ${obs.tax}`, { class: "small bold" }));
     g.push(text(tx + 90, 196, `events revealed ${obs.revealed_events.length}`, { class: "small", "text-anchor": "start" }));
     g.push(text(10, 214, [hand, kept].filter(Boolean).join(" · "), { class: "small", "text-anchor": "start" }));
-    return svg(width, height, "church-svg", g);
+    return svg(width, height, "church-svg", "St. Barbara, the council and the event", g);
   }
 
   mineTileWords(id) {
@@ -492,7 +563,7 @@ export class Board {
     const toPlay = obs.pending && obs.pending.seat === p.seat && !obs.over;
     const g = [s("rect", { x: 1, y: 1, width: W - 2, height: H - 2, rx: 10, class: "playerground", stroke: colour })];
     g.push(s("rect", { x: 1, y: 1, width: W - 2, height: 30, rx: 10, fill: colour }));
-    g.push(text(12, 21, `P${p.seat} · ${name || "seat " + p.seat}${p.seat === you ? " (you)" : ""}`, { class: "playername", "text-anchor": "start" }));
+    g.push(text(12, 21, `${SEAT_SHAPES[p.seat]} P${p.seat} · ${name || "seat " + p.seat}${p.seat === you ? " (you)" : ""}`, { class: "playername", "text-anchor": "start" }));
     if (toPlay) g.push(text(W - 12, 21, "▶ to play", { class: "playername", "text-anchor": "end" }));
     const stats = [
       ["Points", p.points, "score"],
@@ -547,7 +618,7 @@ export class Board {
       const x = 8 + i * 116;
       const id = p.slots[i];
       const b = id !== undefined ? this.building(id) : null;
-      g.push(s("rect", { x, y, width: 110, height: 40, rx: 4, class: b ? "slot full" : "slot", fill: b ? buildingColour(b) : null }));
+      g.push(s("rect", { x, y, width: 110, height: 40, rx: 4, class: b ? "slot full" : "slot", fill: b ? buildingColour(b) : null }, b ? s("title", {}, this.words("buildings", id)) : null));
       if (b) lines(b.name, 16).slice(0, 2).forEach((line, k) => g.push(text(x + 55, y + 17 + k * 12, line, { class: "tiny" })));
       else g.push(text(x + 55, y + 24, "empty slot", { class: "tiny" }));
     }
@@ -568,7 +639,7 @@ export class Board {
     const box = document.createElement("figure");
     box.className = `sheet player${toPlay ? " to-play" : ""}`;
     box.setAttribute("data-seat", p.seat);
-    box.append(svg(W, H, "player-svg", g));
+    box.append(svg(W, H, "player-svg", `Board of seat ${p.seat}`, g));
     return box;
   }
 }

@@ -1,6 +1,8 @@
 // Shared by the pages: JSON requests to this site's API, names of enum values, seat colours.
 
-export const SEAT_COLOURS = ["#c0392b", "#2563c9", "#2f8f3a", "#8e44ad"];
+export const SEAT_COLOURS = ["#c0392b", "#2563c9", "#24732d", "#8e44ad"];
+// Each seat has a shape as well as a colour, so that seats are told apart without seeing colour.
+export const SEAT_SHAPES = ["●", "■", "▲", "◆"];
 
 export async function getJSON(url) {
   const response = await fetch(url, { headers: { accept: "application/json" } });

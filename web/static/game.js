@@ -1,7 +1,7 @@
 // The game page: follows a game over server-sent events, keeps every version it has seen, and shows any of
 // them (the URL's ?v=N names it); the seat this browser holds answers its decisions from here.
-import { Board } from "./board.js";
-import { getJSON, h, label, postJSON, SEAT_COLOURS, seatName } from "./common.js";
+import { Board, shortCost } from "./board.js";
+import { getJSON, h, label, postJSON, SEAT_COLOURS, SEAT_SHAPES, seatName } from "./common.js";
 
 const root = document.getElementById("game");
 const gameId = root.dataset.gameId;
@@ -16,6 +16,20 @@ const state = {
   sending: false,
   board: null,
   source: null,
+  view: "table", // the tab on screen: table (city and mines), townhall, market, church, players
+  chosenView: false, // the player picked a tab for this decision
+  alerted: null, // the version whose "your turn" was last announced
+  resigned: false,
+};
+const TITLE = document.title;
+const VIEWS = ["table", "townhall", "market", "church", "players"];
+// The decisions answered on a part of the board other than the city and mines.
+const VIEW_OF_KIND = {
+  DECISION_KIND_RIGHTS_TILE: "townhall",
+  DECISION_KIND_PLOT_SQUARE: "table",
+  DECISION_KIND_BUILD_SQUARE: "table",
+  DECISION_KIND_MINE_SQUARE: "table",
+  DECISION_KIND_TECH_SQUARE: "table",
 };
 
 const $ = (id) => document.getElementById(id);
@@ -47,22 +61,90 @@ function turnLine(obs, status) {
   const seat = obs.pending.seat;
   node.append(
     "To play: ",
-    h("span", { class: "seatname", style: `color:${SEAT_COLOURS[seat]}` }, seatName(state.summary, seat, state.you)),
+    h("span", { class: "seatname", style: `color:${SEAT_COLOURS[seat]}` }, `${SEAT_SHAPES[seat]} ${seatName(state.summary, seat, state.you)}`),
     ` — ${obs.pending.question || label(obs.pending.kind)}`,
   );
+}
+
+// Your turn, unmissable: the title, the favicon, a sound if asked for, a notification if permitted.
+function announce(obs, atLatest) {
+  const mine = atLatest && state.you !== null && !state.resigned && obs.pending && obs.pending.seat === state.you && !obs.over;
+  $("turn").classList.toggle("mine", Boolean(mine));
+  document.title = mine ? `▶ Your turn · ${TITLE}` : TITLE;
+  const icon = document.getElementById("favicon");
+  if (icon) icon.href = mine ? "/static/favicon-turn.svg" : "/static/favicon.svg";
+  root.dataset.yourTurn = mine ? "true" : "false";
+  if (!mine || state.alerted === obs.version) return;
+  const fresh = state.alerted === null || obs.version > state.alerted;
+  state.alerted = obs.version;
+  if (!fresh) return;
+  if ($("sound").checked) beep();
+  if (document.hidden && "Notification" in window && Notification.permission === "granted") {
+    new Notification("Kutná Hora: your turn", { body: obs.pending.question || label(obs.pending.kind), tag: `kh-${gameId}` });
+  }
+}
+
+function beep() {
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.35);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.35);
+  } catch (error) {
+    /* no sound device: the title and favicon still tell */
+  }
+}
+
+function renderScores(obs) {
+  const rows = obs.players.map((p) => {
+    const toPlay = obs.pending && obs.pending.seat === p.seat && !obs.over;
+    const resigned = state.summary && state.summary.seats[p.seat] && state.summary.seats[p.seat].resigned;
+    return h(
+      "tr",
+      { class: toPlay ? "to-play" : "", "data-scores-row": p.seat },
+      h("td", {}, h("span", { class: "shape", style: `color:${SEAT_COLOURS[p.seat]}`, "aria-hidden": "true" }, SEAT_SHAPES[p.seat]), " ",
+        seatName(state.summary, p.seat, state.you), resigned ? " (resigned)" : "", toPlay ? h("span", { class: "visually-hidden" }, " (to play)") : ""),
+      h("td", { class: "points" }, String(p.points)),
+      h("td", { class: "groschen" }, String(p.groschen)),
+      h("td", { class: "reputation" }, String(p.reputation)),
+    );
+  });
+  $("scores").replaceChildren(
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Seat"), h("th", { scope: "col" }, "Points"), h("th", { scope: "col" }, "Groschen"), h("th", { scope: "col" }, "Rep.")))
+    , h("tbody", {}, rows),
+  );
+}
+
+function setView(view, chosen) {
+  state.view = view;
+  if (chosen) state.chosenView = true;
+  for (const tab of document.querySelectorAll(".tabs [role=tab]")) {
+    const on = tab.dataset.view === view;
+    tab.setAttribute("aria-selected", on ? "true" : "false");
+    tab.tabIndex = on ? 0 : -1;
+  }
+  $("board").setAttribute("aria-labelledby", `tab-${view}`);
+  for (const part of $("board").children) part.hidden = part.dataset.view !== view;
 }
 
 function renderMoves() {
   const list = $("moves");
   const items = [];
   // The moves that led to the version on screen, newest first: a replay tells nothing ahead of its position.
-  for (let v = 1; v <= (state.shown ?? 0); v++) {
+  // Every move known, newest first; those after the position on screen are greyed but can be clicked too.
+  for (let v = 1; v <= latest(); v++) {
     const entry = state.history[v];
     if (!entry || !entry.move) continue;
     const m = entry.move;
+    const where = v === state.shown ? "move current" : v > (state.shown ?? 0) ? "move ahead" : "move";
     const item = h(
       "li",
-      { value: v, class: v === state.shown ? "move current" : "move", "data-version": v },
+      { value: v, class: where, "data-version": v, tabindex: "0" },
       h("span", { class: "seatname", style: `color:${SEAT_COLOURS[m.seat]}` }, seatName(state.summary, m.seat, state.you)),
       ": ",
       h("b", {}, m.description),
@@ -70,6 +152,9 @@ function renderMoves() {
       m.events.length ? h("div", { class: "events" }, m.events.join(" · ")) : "",
     );
     item.addEventListener("click", () => show(v, false));
+    item.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") show(v, false);
+    });
     items.push(item);
   }
   list.replaceChildren(...items.reverse());
@@ -91,9 +176,37 @@ function cost(option) {
   return parts.length ? `costs ${parts.join(" · ")}` : "free";
 }
 
+// What the step a Rights card leads to costs: the town hall's columns that still hold buildings.
+function rightsPrice(obs) {
+  const costs = state.components.town_hall_costs || [];
+  const prices = new Set();
+  obs.town_hall.forEach((row) => row.stacks.forEach((stack, c) => {
+    const cost = costs[c];
+    if (stack.size && cost) prices.add(cost.currency === "CURRENCY_GROSCHEN" ? `${cost.amount} groschen` : `${cost.amount} permit${cost.amount === 1 ? "" : "s"}`);
+  }));
+  return prices.size ? `then a building's rights for ${[...prices].join(" or ")}` : "";
+}
+
+function optionPrice(obs, option) {
+  const play = option.decision && option.decision.play_card;
+  const price = cost(option);
+  if (play && play.action === "ACTION_RIGHTS") {
+    const next = rightsPrice(obs);
+    return next ? `${price}; ${next}` : price;
+  }
+  return price;
+}
+
+// The question, worded for the position: a tax of 0 asks nothing.
+function question(obs) {
+  const pay = obs.pending.kind === "DECISION_KIND_TAX" && (obs.pending.options || []).find((o) => o.decision && o.decision.confirm && o.decision.confirm.yes);
+  if (pay && !(pay.cost && pay.cost.groschen)) return "The tax is 0 for you: nothing to pay. Go on with “Pay the tax”.";
+  return obs.pending.question || label(obs.pending.kind);
+}
+
 function renderOptions(obs, atLatest) {
   const panel = $("options");
-  const mine = atLatest && state.you !== null && obs.pending && obs.pending.seat === state.you && (obs.pending.options || []).length && !obs.over;
+  const mine = atLatest && state.you !== null && !state.resigned && obs.pending && obs.pending.seat === state.you && (obs.pending.options || []).length && !obs.over;
   panel.hidden = !mine;
   if (!mine) {
     panel.replaceChildren();
@@ -105,33 +218,83 @@ function renderOptions(obs, atLatest) {
       { class: "option", "data-option": option.index, "data-text": option.text, disabled: state.sending, onclick: () => choose(option) },
       h("span", { class: "desc" }, option.description || option.text),
       h("span", { class: "short" }, option.text),
-      h("span", { class: "price" }, cost(option)),
+      h("span", { class: "price" }, optionPrice(obs, option)),
     ),
   );
   const unavailable = (obs.pending.unavailable || []).map((u) =>
     h("li", {}, `Card ${u.card}, ${label(u.action)}: ${u.reason}`),
   );
+  const narrow = window.matchMedia("(max-width: 759.98px)").matches;
+  if (panel.dataset.version !== String(obs.version)) panel.open = !narrow || panel.open;
+  panel.dataset.version = String(obs.version);
   panel.replaceChildren(
-    h("h3", {}, "Your decision"),
-    h("p", { class: "question" }, obs.pending.question || label(obs.pending.kind)),
+    h("summary", {}, `Your decision (${obs.pending.options.length} option${obs.pending.options.length === 1 ? "" : "s"})`),
+    h("p", { class: "question" }, question(obs)),
     h("div", { class: "option-list" }, buttons),
     unavailable.length ? h("details", { class: "unavailable" }, h("summary", {}, "Not playable now"), h("ul", {}, unavailable)) : "",
     h("p", { class: "note" }, "Highlighted squares and tiles on the board can be clicked too."),
   );
 }
 
-function renderYou(obs) {
+// The cards in your hand: each half is a button when playing it is one of your options.
+function handCards(obs, me, atLatest) {
+  const playing = atLatest && !state.resigned && obs.pending && obs.pending.seat === state.you && !state.sending;
+  const options = new Map();
+  if (playing) {
+    for (const option of obs.pending.options || []) {
+      const play = option.decision && option.decision.play_card;
+      if (play && !play.no_effect) options.set(`${play.card}/${play.action}`, option);
+    }
+  }
+  const reasons = new Map((obs.pending && obs.pending.unavailable ? obs.pending.unavailable : []).map((u) => [`${u.card}/${u.action}`, u.reason]));
+  return me.hand.map((number) => {
+    const card = state.board.cards.get(number);
+    const half = (action) => {
+      const option = options.get(`${number}/${action}`);
+      const why = reasons.get(`${number}/${action}`);
+      return h(
+        "button",
+        {
+          class: option ? "half playable" : "half",
+          disabled: !option,
+          "data-option": option ? option.index : null,
+          "aria-label": `Card ${number}: ${label(action)}${option ? ", " + optionPrice(obs, option) : why ? ", not playable: " + why : ""}`,
+          title: option ? `${option.description || option.text} (${optionPrice(obs, option)})` : why || "",
+          onclick: option ? () => choose(option) : null,
+        },
+        label(action),
+      );
+    };
+    return h("div", { class: "handcard", "data-card": number }, h("span", { class: "num" }, `Card ${number}`), card ? [half(card.top), half(card.bottom)] : "");
+  });
+}
+
+function renderYou(obs, atLatest) {
   const panel = $("you");
   if (state.you === null) {
     panel.hidden = true;
     return;
   }
   panel.hidden = false;
-  const parts = [h("h3", {}, `You play seat ${state.you}`)];
+  const me = obs.players.find((p) => p.seat === state.you);
+  // The seat's shape is drawn before the heading (CSS), so the heading reads "You play seat N".
+  const parts = [h("h3", { class: "shaped", "data-shape": SEAT_SHAPES[state.you], style: `--seat:${SEAT_COLOURS[state.you]}` }, `You play seat ${state.you}`)];
+  if (me) {
+    const stat = (name, value, kind) => h("div", { class: kind }, name, h("b", {}, String(value)));
+    parts.push(h("div", { class: "stats" },
+      stat("Points", me.points, "points"), stat("Groschen", me.groschen, "groschen"), stat("Reputation", me.reputation, "reputation"),
+      stat("Income", me.income, "income"), stat("Tax due", me.tax_due, "tax")));
+    const production = me.production.filter((c) => c.amount).map((c) => `${label(c.commodity).toLowerCase()} ${c.amount}`);
+    if (me.mine_ore) production.push(`ore from mines ${me.mine_ore}`);
+    parts.push(h("p", { class: "production" }, `Production: ${production.join(", ") || "none"} · pelicans ${me.pelicans} · miners ${me.miners_pool}`));
+    parts.push(h("div", { class: "hand", "aria-label": "Your hand" }, me.hand.length ? handCards(obs, me, atLatest) : h("span", { class: "note" }, "No cards in hand.")));
+  }
   if ((obs.drawn || []).length) {
     parts.push(h("p", { class: "drawn" }, "You drew: " + obs.drawn.map((t) => `tile ${t} (${state.board.mineTileWords(t)})`).join("; ")));
   }
-  if (!obs.over && state.summary && state.summary.status === "active") {
+  if (state.resigned) {
+    parts.push(h("p", { class: "resigned" }, "You resigned: the server plays your seat to the end."));
+  } else if (!obs.over && state.summary && state.summary.status === "active") {
     parts.push(h("button", { class: "resign", onclick: resign }, "Resign"));
   }
   panel.replaceChildren(...parts);
@@ -172,6 +335,7 @@ function renderResult(entry) {
     h("h3", {}, "Final result"),
     verdict ? h("p", { class: "verdict" }, verdict) : "",
     h("table", { class: "list" }, h("thead", {}, h("tr", {}, ["Seat", "Score", "Groschen", ""].map((t) => h("th", {}, t)))), h("tbody", {}, rows)),
+    state.you !== null ? h("button", { id: "rematch", onclick: rematch }, "Rematch: a new game, the same seats") : "",
   );
 }
 
@@ -201,10 +365,27 @@ function show(version, follow) {
   const obs = entry.observation;
   $("header").textContent = header(obs, entry.status);
   turnLine(obs, entry.status);
-  const interactive = atLatest && state.you !== null && obs.pending && obs.pending.seat === state.you && !state.sending;
-  $("board").replaceChildren(...state.board.draw(obs, state.summary, state.you, interactive));
+  const interactive = atLatest && state.you !== null && !state.resigned && obs.pending && obs.pending.seat === state.you && !state.sending;
+  const before = version > 0 && state.history[version - 1] ? state.history[version - 1].observation : null;
+  const parts = state.board.draw(obs, state.summary, state.you, interactive, before);
+  // A decision answered on another part of the board brings that part forward, unless a tab was chosen.
+  const wanted = interactive ? VIEW_OF_KIND[obs.pending.kind] || null : null;
+  if (wanted && !state.chosenView) state.view = wanted;
+  if (interactive && state.lastPending !== obs.version) {
+    state.lastPending = obs.version;
+    state.chosenView = false;
+    state.view = wanted || "table";
+  }
+  $("board").replaceChildren(...VIEWS.map((view) => h("div", { class: `view ${view}`, "data-view": view }, parts[view])));
+  setView(state.view, false);
+  for (const tab of document.querySelectorAll(".tabs [role=tab]")) {
+    const count = tab.dataset.view === wanted ? h("span", { class: "badge" }, "choose here") : "";
+    tab.replaceChildren(tab.dataset.label || (tab.dataset.label = tab.textContent), count);
+  }
+  renderScores(obs);
   renderOptions(obs, atLatest);
-  renderYou(obs);
+  renderYou(obs, atLatest);
+  announce(obs, atLatest);
   renderResult(entry);
   renderMoves();
   renderScrub();
@@ -231,13 +412,42 @@ async function choose(option) {
   // The new version arrives on the event stream.
 }
 
-async function resign() {
-  if (!confirm("Resign? The server plays your seat to the end.")) return;
+// A new game with the same seats: this browser on its seat, the same bots, other people's seats open.
+async function rematch() {
+  const bots = ["greedy", "mcts", "random"];
+  const seats = state.summary.seats.map((s) => (s.seat === state.you ? "you" : bots.includes(s.name) ? s.name : "open"));
+  const mine = state.summary.seats[state.you];
   try {
-    await postJSON(`/api/games/${gameId}/resign`, {});
+    const created = await postJSON("/api/games", { players: seats.length, seats, name: (mine && mine.name) || "person", delay: 0.5 });
+    location.href = `/games/${created.game_id}`;
   } catch (error) {
     showError(error.message);
   }
+}
+
+// A tournament game played again here names the game it replays, with a link to the standings' row.
+function origin() {
+  const found = /^replay of (\S+)$/.exec((state.summary && state.summary.label) || "");
+  const node = $("origin");
+  if (!found) {
+    node.hidden = true;
+    return;
+  }
+  node.hidden = false;
+  node.replaceChildren("Replay of tournament game ", h("a", { href: `/tournament#game-${found[1]}`, "data-original": found[1] }, found[1]));
+}
+
+async function resign() {
+  if (!confirm("Resign? The server plays your seat to the end.")) return;
+  try {
+    const answer = await postJSON(`/api/games/${gameId}/resign`, {});
+    state.summary = answer.game;
+  } catch (error) {
+    showError(error.message);
+    return;
+  }
+  state.resigned = true;
+  show(state.shown ?? latest(), state.follow);
 }
 
 function waitingLine() {
@@ -247,6 +457,8 @@ function waitingLine() {
 }
 
 function receive(entry) {
+  // A new decision starts a new clock.
+  if (state.summary && state.summary.clock && entry.version > latest()) setTimeout(refreshGame, 100);
   state.history[entry.version] = entry;
   if (entry.version === latest()) state.sending = false;
   if (state.wanted !== null) {
@@ -262,7 +474,7 @@ function receive(entry) {
 }
 
 function connect() {
-  const source = new EventSource(`/api/games/${gameId}/events?from=0`);
+  const source = new EventSource(`/api/games/${gameId}/events?from=${state.history.length}`);
   state.source = source;
   let pending = [];
   let scheduled = false;
@@ -303,7 +515,10 @@ function connect() {
   });
   source.addEventListener("failure", (event) => {
     source.close();
-    showError(JSON.parse(event.data).error);
+    const message = JSON.parse(event.data).error;
+    showError(message);
+    // The game server is away (stopped, restarting): follow again once it answers.
+    if (/unavailable|cannot connect/i.test(message)) setTimeout(() => { showError(""); connect(); }, 3000);
   });
 }
 
@@ -313,20 +528,80 @@ function bindControls() {
   $("next").addEventListener("click", () => show((state.shown ?? 0) + 1, false));
   $("last").addEventListener("click", () => show(latest(), true));
   $("slider").addEventListener("input", (event) => show(Number(event.target.value), false));
+  for (const tab of document.querySelectorAll(".tabs [role=tab]")) {
+    tab.addEventListener("click", () => setView(tab.dataset.view, true));
+    tab.addEventListener("keydown", (event) => {
+      const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+      if (!step) return;
+      event.preventDefault();
+      event.stopPropagation();
+      const next = VIEWS[(VIEWS.indexOf(state.view) + step + VIEWS.length) % VIEWS.length];
+      setView(next, true);
+      document.getElementById(`tab-${next}`).focus();
+    });
+  }
+  $("sound").checked = localStorage.getItem("kh-sound") === "on";
+  $("sound").addEventListener("change", (event) => {
+    localStorage.setItem("kh-sound", event.target.checked ? "on" : "off");
+    // Asking for notifications needs a click: the same one that turns the sound on.
+    if (event.target.checked && "Notification" in window && Notification.permission === "default") Notification.requestPermission();
+  });
   $("round").addEventListener("change", (event) => {
     const round = Number(event.target.value);
     const version = state.history.findIndex((e) => e && e.observation.round === round);
     if (version >= 0) show(version, false);
   });
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
+    if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT" || event.target.getAttribute("role") === "tab") return;
     if (event.key === "ArrowLeft") show((state.shown ?? 0) - 1, false);
     if (event.key === "ArrowRight") show((state.shown ?? 0) + 1, false);
   });
 }
 
+// The clock: the time left for the pending decision and each seat's bank, ticking every second.
+function clockWords(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function renderClock() {
+  const node = $("clock");
+  const settings = state.summary && state.summary.clock;
+  if (!settings || state.ended) {
+    node.hidden = true;
+    return;
+  }
+  node.hidden = false;
+  const parts = [];
+  const running = state.clock;
+  if (running) {
+    const left = running.deadline_ms - Date.now();
+    const banked = Math.max(0, left - running.bank_ms);
+    const who = running.seat === state.you ? "you" : `P${running.seat}`;
+    parts.push(`⏱ ${who}: ${clockWords(banked)} for this move`);
+    parts.push(`bank ${clockWords(Math.min(left, running.bank_ms))}`);
+  }
+  const banks = (state.summary.time_banks_ms || []).map((ms, seat) => (running && seat === running.seat ? null : `P${seat} ${clockWords(ms)}`)).filter(Boolean);
+  if (banks.length) parts.push(`banks: ${banks.join(", ")}`);
+  node.textContent = parts.join(" · ");
+}
+
+async function refreshGame() {
+  try {
+    const data = await getJSON(`/api/games/${gameId}`);
+    state.summary = data.game;
+    state.clock = data.clock;
+    renderClock();
+  } catch (error) {
+    /* the event stream reports lasting failures */
+  }
+}
+
+let bound = false;
+
 async function start() {
-  bindControls();
+  if (!bound) bindControls();
+  bound = true;
   const wanted = new URL(location.href).searchParams.get("v");
   if (wanted !== null && /^\d+$/.test(wanted)) {
     state.wanted = Number(wanted);
@@ -335,24 +610,26 @@ async function start() {
   try {
     const [components, game] = await Promise.all([getJSON("/api/components"), getJSON(`/api/games/${gameId}`)]);
     state.summary = game.game;
+    state.clock = game.clock;
     state.you = game.seat;
+    state.resigned = game.seat !== null && Boolean(game.game.seats[game.seat] && game.game.seats[game.seat].resigned);
+    state.components = components;
     state.board = new Board(components, (option) => choose(option));
   } catch (error) {
     showError(error.message);
     $("header").textContent = `Game ${gameId}`;
+    // While the game server cannot be reached, try again every few seconds.
+    if (/unavailable/.test(error.message)) setTimeout(start, 3000);
     return;
   }
   if (state.summary.status === "waiting") waitingLine();
+  origin();
   connect();
-  // Refresh seat names while the game runs (people and bots join, seats resign).
-  setInterval(async () => {
-    if (state.ended) return;
-    try {
-      state.summary = (await getJSON(`/api/games/${gameId}`)).game;
-    } catch (error) {
-      /* the event stream reports lasting failures */
-    }
+  // Refresh seat names and the clock while the game runs (people and bots join, seats resign).
+  setInterval(() => {
+    if (!state.ended) refreshGame();
   }, 5000);
+  setInterval(renderClock, 1000);
 }
 
 start();

@@ -1,7 +1,7 @@
 // The lobby: the server's games, refreshed every two seconds; a form to create a game; join buttons.
 import { getJSON, h, postJSON, SEAT_COLOURS } from "./common.js";
 
-const KINDS = ["you", "greedy", "random", "open"];
+const KINDS = ["you", "greedy", "mcts", "random", "open"];
 
 function seatChoices() {
   const players = Number(document.getElementById("players").value);
@@ -69,10 +69,14 @@ async function refresh() {
   const status = document.getElementById("lobby-status");
   try {
     const data = await getJSON("/api/games");
+    document.getElementById("unavailable").hidden = true;
     render(data);
     status.textContent = `Game server ${data.server}; updated ${new Date().toLocaleTimeString()}.`;
   } catch (error) {
     status.textContent = error.message;
+    const banner = document.getElementById("unavailable");
+    banner.hidden = !/unavailable/.test(error.message);
+    if (!banner.hidden) banner.textContent = error.message;
   }
 }
 
@@ -96,6 +100,7 @@ async function create(event) {
     seats,
     name: document.getElementById("name").value,
     delay: Number(document.getElementById("delay").value || 0),
+    clock: Number(document.getElementById("clock").value || 0),
   };
   const seed = document.getElementById("seed").value;
   if (seed !== "") body.seed = Number(seed);
