@@ -87,3 +87,5 @@ class ServerConfig:
     # A game waiting for players, or active without a clock, that sees no join, decision or resignation
     # for this long (while this server holds it) is abandoned; 0 keeps such games forever.
     idle_timeout_seconds: float = 3600.0
+    # A Unix socket path to listen on as well as TCP (plain gRPC, clients dial unix:PATH); "" for none.
+    unix_socket: str = ""

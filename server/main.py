@@ -88,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
     limits = Limits()
     add("--host", "HOST", "127.0.0.1", str, "address to listen on (0.0.0.0 or [::] for every interface)")
     add("--port", "PORT", 50051, int, "gRPC port (0 picks a free one)")
+    add(
+        "--unix-socket",
+        "UNIX_SOCKET",
+        "",
+        str,
+        "also listen on this Unix socket path, plain (clients: unix:PATH)",
+    )
     add("--metrics-host", "METRICS_HOST", defaults.metrics_host, str, "address of the /metrics endpoint")
     add(
         "--metrics-port",
@@ -225,6 +232,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_connection_age_seconds=args.max_connection_age,
         max_connection_age_grace_seconds=args.max_connection_age_grace,
         idle_timeout_seconds=args.idle_timeout,
+        unix_socket=args.unix_socket,
     )
 
 
@@ -247,7 +255,7 @@ async def serve(host: str, port: int, config: ServerConfig) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     scheme = "grpcs" if config.tls_cert else "grpc"
-    where = f"{scheme}://{host}:{bound}"
+    where = f"{scheme}://{host}:{bound}" + (f" and unix:{config.unix_socket}" if config.unix_socket else "")
     metrics = f"http://{config.metrics_host}:{server.metrics_port}/metrics" if server.metrics_port else "off"
     if config.db in ("", ":memory:"):
         store = "memory"
