@@ -6,6 +6,9 @@ Examples::
     kutnahora-tournament --bots greedy,random --games 50 --out results.json --csv table.csv
     kutnahora-tournament --bots greedy --bot-cmd node='node clients/node/bot.js' --players 2 --games 20
     kutnahora-tournament --bots random,greedy --games 200 --out results.json --resume   # after an interrupt
+    kutnahora-tournament --submissions bots/ --players 4 --games 200 --out results.json  # hosted, walled in
+    kutnahora-tournament --bots random,greedy --games 200 --shard 0/2 --out shard-0.json  # and 1/2 elsewhere
+    kutnahora-tournament merge --out results.json shard-0.json shard-1.json
 
 Without ``--server`` the runner starts its own ``kutnahora-server`` on a free port (in memory) and stops
 it at the end (``--components FILE`` gives it your own component data). Progress goes to standard error,
@@ -43,7 +46,8 @@ from rich.progress import (
 
 from kutnahora.clients.bots import BOTS
 from kutnahora.clients.sdk import ConnectError
-from kutnahora.clients.tournament import hosting, results, stats
+from kutnahora.clients.tournament import hosting, merge, results, stats
+from kutnahora.clients.tournament.merge import parse_shard
 from kutnahora.clients.tournament.results import GameRecord, ResultsError
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
 from kutnahora.clients.tournament.sandbox import Limits, Sandbox, SandboxError
@@ -89,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="component data file for the local server (your own printed values); a server given with "
         "--server plays the set it was started with",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="play only the game indices i with i %% N == K (0 <= K < N); join the shards' results "
+        "files with 'kutnahora-tournament merge'",
     )
     parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
     parser.add_argument("--out", type=Path, help="write results as JSON here (after every game)")
@@ -240,6 +250,9 @@ class Tournament:
                 for name, _ in map(split_copies, names)
             }
             self.schedule = schedule(names, args.players, args.games, args.seed)
+            if args.shard:
+                part, count = parse_shard(args.shard)
+                self.schedule = [g for g in self.schedule if g.index % count == part]
         except ValueError as error:
             raise UsageError(str(error)) from None
         self.sandbox: Sandbox | None = None
@@ -278,6 +291,8 @@ class Tournament:
             "bot_commands": self.commands,
             "label": args.label,
         }
+        if args.shard:
+            self.config["shard"] = args.shard
         if self.entries:
             self.config["submissions"] = {
                 e.name: {"folder": str(e.source), "language": e.submission.language if e.submission else ""}
@@ -480,6 +495,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kutnahora-tournament``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["merge"]:
+        return merge.main(argv[1:])
     args = build_parser().parse_args(argv)
     console = Console(highlight=False)
     progress_console = Console(stderr=True, highlight=False)
