@@ -73,7 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
             "built-in bots: " + ", ".join(sorted(BOTS)) + "; mcts:200 or mcts:500ms set the search budget\n"
             "external bots: --bot-cmd NAME='command' starts the command for each of NAME's seats with\n"
             "  KUTNAHORA_SERVER, KUTNAHORA_GAME_ID, KUTNAHORA_SEAT, KUTNAHORA_TOKEN and KUTNAHORA_BOT_SEED\n"
-            "  in its environment; it must play that seat to the end and exit with status 0."
+            "  in its environment; it must play that seat to the end and exit with status 0.\n"
+            "hosted submissions: see the group below and docs/hosted-bots.md\n"
+            "shards: 'kutnahora-tournament merge --help' joins the results of --shard runs"
         ),
     )
     parser.add_argument(
@@ -177,7 +179,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="CPU seconds for a build (default %(default)s)",
     )
     parser.add_argument(
-        "--replays", type=Path, help="save each game's replay here (default: OUT's name + .replays/)"
+        "--replays",
+        type=Path,
+        help="save each game's replay here (default: OUT's name + .replays/); a new run without --resume "
+        "first removes the earlier run's replays (*.json) there",
     )
     parser.add_argument("--no-replays", action="store_true", help="do not save replays")
     parser.add_argument("--events", action="store_true", help="use event cards with 3 or 4 players")
