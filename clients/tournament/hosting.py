@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kutnahora.clients.tournament.runner import BotSpec
-from kutnahora.clients.tournament.sandbox import Sandbox, bot_path
+from kutnahora.clients.tournament.sandbox import Sandbox, bot_env, bot_path
 from kutnahora.clients.tournament.submission import (
     Submission,
     SubmissionError,
@@ -78,7 +78,7 @@ async def _build(submission: Submission, sandbox: Sandbox | None, slot: int) -> 
         owner = sandbox.owner(slot)
         if owner is not None:
             _chown_tree(submission.folder, owner)
-        env = {"PATH": bot_path(), "HOME": "/tmp", "LANG": "C.UTF-8"}
+        env = bot_env()
         argv = sandbox.command(
             submission.folder,
             submission.build,

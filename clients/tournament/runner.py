@@ -45,7 +45,7 @@ from kutnahora.clients.sdk import (
     SeatCredentials,
 )
 from kutnahora.clients.tournament.results import Failure, GameRecord
-from kutnahora.clients.tournament.sandbox import SOCKET_INSIDE, Sandbox, bot_path
+from kutnahora.clients.tournament.sandbox import SOCKET_INSIDE, Sandbox, bot_env
 from kutnahora.clients.tournament.schedule import ScheduledGame
 from kutnahora.clients.tournament.submission import Submission
 from kutnahora.v1 import game_pb2
@@ -360,7 +360,7 @@ class Runner:
         slot = self._free_slots.pop()
         try:
             if sandbox is not None:
-                env = {"PATH": bot_path(), "HOME": "/tmp", "LANG": "C.UTF-8"}
+                env = bot_env()
                 env.update(self._seat_env(game, seat, f"unix:{SOCKET_INSIDE}"))
                 argv = sandbox.command(submission.folder, submission.run, env, slot=slot, socket=socket)
                 cap = sandbox.limits.log_bytes

@@ -62,11 +62,21 @@ def python_paths() -> list[str]:
     """The runner's Python: its prefixes and site folders, and where the kutnahora packages live."""
     paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     paths.update(p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p)
+    paths.update(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)
     for name in PACKAGES:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             paths.update(spec.submodule_search_locations)
     return sorted(p for p in paths if os.path.isdir(p))
+
+
+def bot_env() -> dict[str, str]:
+    """The environment a walled-in bot starts with (before its seat's variables): the runner's
+    ``PYTHONPATH`` too, when it has one, so that a Python bot imports the same ``kutnahora``."""
+    env = {"PATH": bot_path(), "HOME": "/tmp", "LANG": "C.UTF-8"}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 def bot_path() -> str:
@@ -168,10 +178,11 @@ class Sandbox:
                 walls += ["--symlink", os.readlink(link), link]
             elif os.path.isdir(link):
                 binds += ["--ro-bind", link, link]
+        # /tmp first, so that folders bound below it (a Python found under /tmp) stay visible on top.
+        walls += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
         walls += _parents([*self.system, *inside, SOCKET_INSIDE, FOLDER_INSIDE])
         walls += binds
         walls += ["--proc", "/proc", "--dev", "/dev"]
-        walls += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
         if folder is not None:
             walls += ["--bind" if writable else "--ro-bind", str(folder), FOLDER_INSIDE]
         return walls
