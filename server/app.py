@@ -179,6 +179,8 @@ async def create_server(
         port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"could not bind {address}: the port may be taken")
+    if config.unix_socket and not server.add_insecure_port(f"unix:{config.unix_socket}"):
+        raise OSError(f"could not bind the Unix socket {config.unix_socket}")
     return GameServer(server, port, config, hub, service, metrics, health_servicer, log), port
 
 

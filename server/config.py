@@ -190,6 +190,14 @@ class ServerConfig:
     port: int = setting(
         50051, "--port", "PORT", "gRPC port; 0 picks a free one (printed on start)", parse=int, metavar="PORT"
     )
+    unix_socket: str = setting(
+        "",
+        "--unix-socket",
+        "UNIX_SOCKET",
+        "also listen on this Unix socket path, plain gRPC (clients dial unix:PATH); none: TCP only",
+        doc="the tournament runner binds it into each hosted bot's sandbox",
+        metavar="PATH",
+    )
     metrics_host: str = setting(
         "127.0.0.1",
         "--metrics-host",

@@ -119,7 +119,7 @@ async def serve(config: ServerConfig) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     scheme = "grpcs" if config.tls_cert else "grpc"
-    where = f"{scheme}://{host}:{bound}"
+    where = f"{scheme}://{host}:{bound}" + (f" and unix:{config.unix_socket}" if config.unix_socket else "")
     metrics = f"http://{config.metrics_host}:{server.metrics_port}/metrics" if server.metrics_port else "off"
     if config.db in ("", ":memory:"):
         store = "memory"

@@ -6,6 +6,9 @@ Examples::
     kutnahora-tournament --bots greedy,random --games 50 --out results.json --csv table.csv
     kutnahora-tournament --bots greedy --bot-cmd node='node clients/node/bot.js' --players 2 --games 20
     kutnahora-tournament --bots random,greedy --games 200 --out results.json --resume   # after an interrupt
+    kutnahora-tournament --submissions bots/ --players 4 --games 200 --out results.json  # hosted, walled in
+    kutnahora-tournament --bots random,greedy --games 200 --shard 0/2 --out shard-0.json  # and 1/2 elsewhere
+    kutnahora-tournament merge --out results.json shard-0.json shard-1.json
 
 Without ``--server`` the runner starts its own ``kutnahora-server`` on a free port (in memory) and stops
 it at the end (``--components FILE`` gives it your own component data). Progress goes to standard error,
@@ -20,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -41,10 +46,14 @@ from rich.progress import (
 
 from kutnahora.clients.bots import BOTS
 from kutnahora.clients.sdk import ConnectError
-from kutnahora.clients.tournament import results, stats
+from kutnahora.clients.tournament import hosting, merge, results, stats
+from kutnahora.clients.tournament.merge import parse_shard
 from kutnahora.clients.tournament.results import GameRecord, ResultsError
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
+from kutnahora.clients.tournament.sandbox import Limits, Sandbox, SandboxError
 from kutnahora.clients.tournament.schedule import ScheduledGame, schedule, split_copies
+from kutnahora.clients.tournament.submission import SubmissionError
+from kutnahora.clients.tournament.submission import find as find_submissions
 
 
 class UsageError(Exception):
@@ -64,13 +73,16 @@ def build_parser() -> argparse.ArgumentParser:
             "built-in bots: " + ", ".join(sorted(BOTS)) + "; mcts:200 or mcts:500ms set the search budget\n"
             "external bots: --bot-cmd NAME='command' starts the command for each of NAME's seats with\n"
             "  KUTNAHORA_SERVER, KUTNAHORA_GAME_ID, KUTNAHORA_SEAT, KUTNAHORA_TOKEN and KUTNAHORA_BOT_SEED\n"
-            "  in its environment; it must play that seat to the end and exit with status 0."
+            "  in its environment; it must play that seat to the end and exit with status 0.\n"
+            "hosted submissions: see the group below and docs/hosted-bots.md\n"
+            "shards: 'kutnahora-tournament merge --help' joins the results of --shard runs"
         ),
     )
     parser.add_argument(
         "--bots",
-        required=True,
-        help="comma-separated bot names, each once (copies fill spare seats; NAME*N takes N seats)",
+        default="",
+        help="comma-separated bot names, each once (copies fill spare seats; NAME*N takes N seats); "
+        "needed unless hosted submissions are given",
     )
     parser.add_argument("--players", type=int, default=4, help="seats per game, 2 to 4 (default 4)")
     parser.add_argument("--games", type=int, default=100, help="games to play (default 100)")
@@ -84,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="component data file for the local server (your own printed values); a server given with "
         "--server plays the set it was started with",
     )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="play only the game indices i with i %% N == K (0 <= K < N); join the shards' results "
+        "files with 'kutnahora-tournament merge'",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
     parser.add_argument("--out", type=Path, help="write results as JSON here (after every game)")
     parser.add_argument("--csv", type=Path, help="write the standings table as CSV here")
@@ -95,8 +113,76 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=COMMAND",
         help="an external bot: the command that plays one seat (repeatable)",
     )
+    hosted = parser.add_argument_group(
+        "hosted submissions",
+        "folders with a kutnahora-bot.toml (name, language, build, run), each built once and run walled "
+        "in for every seat it plays (see docs/hosted-bots.md)",
+    )
+    hosted.add_argument("--submissions", type=Path, metavar="DIR", help="every subfolder of DIR is one")
+    hosted.add_argument(
+        "--submission", type=Path, action="append", default=[], metavar="PATH", help="one (repeatable)"
+    )
+    hosted.add_argument(
+        "--sandbox",
+        choices=("bwrap", "none"),
+        default="bwrap",
+        help="bwrap: each bot in bubblewrap with the limits below; none: unwalled (default bwrap)",
+    )
+    hosted.add_argument(
+        "--server-socket",
+        type=Path,
+        metavar="PATH",
+        help="the Unix socket a --server listens on (kutnahora-server --unix-socket), bound into each "
+        "sandbox (default: the local server's own)",
+    )
+    default = Limits()
+    hosted.add_argument(
+        "--bot-cpu", type=int, default=default.cpu_seconds, help="CPU seconds per game (default %(default)s)"
+    )
+    hosted.add_argument(
+        "--bot-memory",
+        type=int,
+        default=default.memory_bytes >> 20,
+        help="address space in MiB (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--bot-processes",
+        type=int,
+        default=default.processes,
+        help="processes and threads (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--bot-open-files", type=int, default=default.open_files, help="open files (default %(default)s)"
+    )
+    hosted.add_argument(
+        "--bot-file-size",
+        type=int,
+        default=default.file_bytes >> 20,
+        help="largest file in MiB (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--bot-tmp",
+        type=int,
+        default=default.tmp_bytes >> 20,
+        help="size of its /tmp in MiB (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--bot-log",
+        type=int,
+        default=default.log_bytes >> 10,
+        help="output kept per game in KiB; more stops the bot (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--build-cpu",
+        type=int,
+        default=default.build_seconds,
+        help="CPU seconds for a build (default %(default)s)",
+    )
     parser.add_argument(
-        "--replays", type=Path, help="save each game's replay here (default: OUT's name + .replays/)"
+        "--replays",
+        type=Path,
+        help="save each game's replay here (default: OUT's name + .replays/); a new run without --resume "
+        "first removes the earlier run's replays (*.json) there",
     )
     parser.add_argument("--no-replays", action="store_true", help="do not save replays")
     parser.add_argument("--events", action="store_true", help="use event cards with 3 or 4 players")
@@ -145,17 +231,58 @@ class Tournament:
         self.console = console
         self.progress_console = progress_console
         self.commands = parse_bot_commands(args.bot_cmd)
+        folders = list(args.submission)
+        if args.submissions is not None:
+            try:
+                folders += find_submissions(args.submissions)
+            except SubmissionError as error:
+                raise UsageError(str(error)) from None
+        self.entries = hosting.read(folders)
+        hosted_names = {e.name for e in self.entries}
         names = [b.strip() for b in args.bots.split(",") if b.strip()]
         names += [n for n in self.commands if n not in names]
+        names += [e.name for e in self.entries if e.name not in names]
+        if not names:
+            raise UsageError("no bots: give --bots, --bot-cmd or hosted submissions")
+        clash = hosted_names & (set(self.commands) | {split_copies(n)[0] for n in args.bots.split(",")})
+        if clash:
+            raise UsageError(f"the submission name(s) {', '.join(sorted(clash))} are also given as bots")
         self.names = names
         self.bot_names = [split_copies(name)[0] for name in names]
         try:
             self.specs: dict[str, BotSpec] = {
-                name: known_bot(name, self.commands) for name, _ in map(split_copies, names)
+                name: BotSpec(name) if name in hosted_names else known_bot(name, self.commands)
+                for name, _ in map(split_copies, names)
             }
             self.schedule = schedule(names, args.players, args.games, args.seed)
+            if args.shard:
+                part, count = parse_shard(args.shard)
+                self.schedule = [g for g in self.schedule if g.index % count == part]
         except ValueError as error:
             raise UsageError(str(error)) from None
+        self.sandbox: Sandbox | None = None
+        if self.entries and args.sandbox == "bwrap":
+            self.sandbox = Sandbox(
+                Limits(
+                    cpu_seconds=args.bot_cpu,
+                    memory_bytes=args.bot_memory << 20,
+                    processes=args.bot_processes,
+                    open_files=args.bot_open_files,
+                    file_bytes=args.bot_file_size << 20,
+                    tmp_bytes=args.bot_tmp << 20,
+                    log_bytes=args.bot_log << 10,
+                    build_seconds=args.build_cpu,
+                )
+            )
+            try:
+                self.sandbox.check()
+            except SandboxError as error:
+                raise UsageError(str(error)) from None
+        if self.entries and args.server and args.server_socket is None and self.sandbox is not None:
+            raise UsageError(
+                "hosted bots reach a --server through its Unix socket: give --server-socket PATH "
+                "(kutnahora-server --unix-socket PATH)"
+            )
         if args.concurrency < 1:
             raise UsageError("--concurrency must be at least 1")
         if args.resume and args.out is None:
@@ -169,8 +296,17 @@ class Tournament:
             "bot_commands": self.commands,
             "label": args.label,
         }
+        if args.shard:
+            self.config["shard"] = args.shard
+        if self.entries:
+            self.config["submissions"] = {
+                e.name: {"folder": str(e.source), "language": e.submission.language if e.submission else ""}
+                for e in self.entries
+            }
+            self.config["sandbox"] = args.sandbox
         self.records: dict[int, GameRecord] = {}
         self.server = args.server or ""
+        self.broken: dict[str, str] = {}
 
     def replays_dir(self) -> Path | None:
         if self.args.no_replays:
@@ -190,30 +326,80 @@ class Tournament:
         # A game that could not be played at all (no result, no failure to blame) is played again.
         self.records = {r.index: r for r in records if r.scores is not None or r.failures}
 
+    def clear_previous(self) -> None:
+        """A new run (no --resume) into an --out used before: the earlier run's replays and bot logs
+        are removed, so that the folders hold this run's files only."""
+        if self.args.resume:
+            return
+        logs = self.logs_dir()
+        for folder, pattern in ((self.replays_dir(), "*.json"), (logs, "*.log")):
+            if folder is None or not folder.is_dir():
+                continue
+            old = list(folder.glob(pattern))
+            for path in old:
+                path.unlink()
+            if old:
+                self.progress_console.print(f"Removed {len(old)} file(s) of an earlier run from {folder}.")
+
+    def logs_dir(self) -> Path | None:
+        out: Path | None = self.args.out
+        if out is None or not (self.commands or self.entries):
+            return None
+        return out.with_name(out.stem + ".logs")
+
+    async def prepare_submissions(self, work: Path) -> None:
+        """Copy and build every submission once; each one that cannot play is said, naming it."""
+        for slot, entry in enumerate(self.entries):
+            self.progress_console.print(f"Preparing submission {entry.name}...")
+            spec = await hosting.prepare(entry, work, self.sandbox, slot)
+            self.specs[entry.name] = spec
+            if spec.broken is not None:
+                self.progress_console.print(f"[red]{spec.broken}[/red]; its seats will be lost.")
+                self.broken[entry.name] = spec.broken
+
     async def run(self) -> int:
         self.load_previous()
+        self.clear_previous()
         todo = [g for g in self.schedule if g.index not in self.records]
         local: LocalServer | None = None
-        if not self.args.server:
-            local = LocalServer(["--components", self.args.components] if self.args.components else [])
-            self.server = await local.start()
-            self.progress_console.print(f"Started a local server at {self.server}.")
-        try:
-            runner = Runner(self._runner_config(), self.server)
-            await runner.check_server()
-            started = time.monotonic()
-            if todo:
-                await self._play(runner, todo)
-            elapsed = time.monotonic() - started
-        finally:
-            if local is not None:
-                await local.stop()
+        with tempfile.TemporaryDirectory(prefix="kutnahora-hosted-") as work_name:
+            work = Path(work_name)
+            os.chmod(work, 0o711)
+            socket = self.args.server_socket
+            if not self.args.server:
+                extra = ["--components", self.args.components] if self.args.components else []
+                if self.entries:
+                    socket = work / "server.sock"
+                    extra += ["--unix-socket", str(socket)]
+                local = LocalServer(extra)
+                self.server = await local.start()
+                self.progress_console.print(f"Started a local server at {self.server}.")
+                if socket is not None:
+                    os.chmod(socket, 0o666)  # the bots' own users connect to it
+            try:
+                if self.entries:
+                    await self.prepare_submissions(work)
+                return await self._run_games(todo, socket)
+            finally:
+                if local is not None:
+                    await local.stop()
+
+    async def _run_games(self, todo: list[ScheduledGame], socket: Path | None) -> int:
+        config = self._runner_config()
+        config.socket = socket
+        runner = Runner(config, self.server)
+        await runner.check_server()
+        started = time.monotonic()
+        if todo:
+            await self._play(runner, todo)
+        elapsed = time.monotonic() - started
         return self._report(elapsed, len(todo))
 
     def _runner_config(self) -> RunnerConfig:
         args = self.args
-        logs = args.out.with_name(args.out.stem + ".logs") if args.out is not None and self.commands else None
+        logs = self.logs_dir()
         return RunnerConfig(
+            sandbox=self.sandbox,
             bots=self.specs,
             players=args.players,
             events=args.events,
@@ -282,6 +468,8 @@ class Tournament:
                     f"  game {record.index} ({record.game_id}): seat {failure.seat} {failure.bot} "
                     f"{failure.status}: {failure.reason}"
                 )
+        for name, reason in sorted(self.broken.items()):
+            self.console.print(f"  {name} could not play: {reason}")
         if self.args.out is not None:
             self.console.print(
                 f"Results: {self.args.out}" + (f", table: {self.args.csv}" if self.args.csv else "")
@@ -312,6 +500,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kutnahora-tournament``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["merge"]:
+        return merge.main(argv[1:])
     args = build_parser().parse_args(argv)
     console = Console(highlight=False)
     progress_console = Console(stderr=True, highlight=False)

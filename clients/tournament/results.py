@@ -160,7 +160,7 @@ def save(
 
 def check_resumable(saved: dict[str, Any], config: dict[str, Any]) -> None:
     """Refuse to resume a file written for another tournament, naming the first difference."""
-    for key in ("bots", "players", "games", "seed", "events", "bot_commands"):
+    for key in ("bots", "players", "games", "seed", "events", "bot_commands", "shard"):
         if saved.get(key) != config.get(key):
             raise ResultsError(
                 f"the results file was written for {key}={saved.get(key)!r}, not {config.get(key)!r}; "

@@ -45,11 +45,14 @@ from kutnahora.clients.sdk import (
     SeatCredentials,
 )
 from kutnahora.clients.tournament.results import Failure, GameRecord
+from kutnahora.clients.tournament.sandbox import SOCKET_INSIDE, Sandbox, bot_env
 from kutnahora.clients.tournament.schedule import ScheduledGame
+from kutnahora.clients.tournament.submission import Submission
 from kutnahora.v1 import game_pb2
 
 ENV_BOT_SEED = "KUTNAHORA_BOT_SEED"
 STDERR_TAIL = 2000  # characters of an external bot's standard error kept for its failure reason
+LOG_CAP = 16 << 20  # bytes of a hosted bot's output kept when it runs unwalled (--sandbox none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,8 @@ class BotSpec:
 
     name: str
     command: str | None = None
+    submission: Submission | None = None  # a hosted submission, built and ready
+    broken: str | None = None  # why a hosted submission cannot play (its seats then fail at once)
 
 
 @dataclass(slots=True)
@@ -81,6 +86,8 @@ class RunnerConfig:
     end_wait: float = 120.0
     bot_logs: Path | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    sandbox: Sandbox | None = None  # None: hosted submissions run unwalled (--sandbox none)
+    socket: Path | None = None  # the server's Unix socket, the hosted bots' way to it
 
 
 class BotFailed(Exception):
@@ -99,6 +106,7 @@ class Runner:
         self.config = config
         self.address = address
         self._slots = asyncio.Semaphore(max(1, config.concurrency))
+        self._free_slots = list(range(max(1, config.concurrency) * 4))  # one user id per running bot
 
     async def check_server(self) -> None:
         """Fail early, with one sentence, when the server cannot be reached."""
@@ -265,6 +273,11 @@ class Runner:
 
     async def _seat(self, client: Client, game: ScheduledGame, seat: SeatCredentials) -> None:
         spec = self.config.bots[game.bots[seat.seat]]
+        if spec.broken is not None:
+            raise BotFailed("error", spec.broken)
+        if spec.submission is not None:
+            await self._hosted(client, game, seat, spec.submission)
+            return
         if spec.command is None:
             outcome = await client.play(make_bot(spec.name, game.bot_seed(seat.seat)), seat)
             if not outcome.finished:
@@ -324,6 +337,99 @@ class Runner:
         if summary.status not in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED):
             raise BotFailed("error", "exited before the game ended")
 
+    def _seat_env(self, game: ScheduledGame, seat: SeatCredentials, server: str) -> dict[str, str]:
+        return {
+            ENV_SERVER: server,
+            ENV_GAME_ID: seat.game_id,
+            ENV_SEAT: str(seat.seat),
+            ENV_TOKEN: seat.token,
+            ENV_BOT_SEED: str(game.bot_seed(seat.seat)),
+        }
+
+    async def _hosted(
+        self, client: Client, game: ScheduledGame, seat: SeatCredentials, submission: Submission
+    ) -> None:
+        """Run a hosted submission for one seat, walled in unless ``--sandbox none``; its output goes to
+        a per-game log of at most ``log_bytes``, and a bot that writes more is stopped."""
+        sandbox = self.config.sandbox
+        socket = self.config.socket
+        slot = self._free_slots.pop()
+        try:
+            if sandbox is not None:
+                env = bot_env()
+                env.update(self._seat_env(game, seat, f"unix:{SOCKET_INSIDE}"))
+                argv = sandbox.command(submission.folder, submission.run, env, slot=slot, socket=socket)
+                cap = sandbox.limits.log_bytes
+                cwd = None
+            else:
+                env = dict(os.environ)
+                server = f"unix:{socket}" if socket is not None else self.address
+                env.update(self._seat_env(game, seat, server))
+                argv = ["/bin/sh", "-c", submission.run]
+                cap = LOG_CAP
+                cwd = submission.folder
+            await self._run_hosted(client, seat, argv, env, cwd, cap)
+        finally:
+            self._free_slots.append(slot)
+
+    async def _run_hosted(
+        self,
+        client: Client,
+        seat: SeatCredentials,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path | None,
+        cap: int,
+    ) -> None:
+        logs = self.config.bot_logs
+        log: IO[bytes] | None = None
+        if logs is not None:
+            logs.mkdir(parents=True, exist_ok=True)
+            log = (logs / f"{seat.game_id}-seat{seat.seat}.log").open("wb")
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            env=env,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        written = 0
+        tail = b""
+        flooded = False
+        try:
+            assert process.stdout is not None
+            while chunk := await process.stdout.read(65536):
+                tail = (tail + chunk)[-STDERR_TAIL:]
+                if log is not None and written < cap:
+                    log.write(chunk[: cap - written])
+                written += len(chunk)
+                if written > cap:
+                    flooded = True
+                    _stop_process_group(process, signal.SIGKILL)
+                    while await process.stdout.read(65536):  # to the end, or asyncio never sees it exit
+                        pass
+                    break
+            code = await process.wait()
+        except asyncio.CancelledError:
+            _stop_process_group(process, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
+                await asyncio.shield(process.wait())
+            raise
+        finally:
+            if log is not None:
+                if written > cap:
+                    log.write(f"\n[log cut at {cap} bytes: the bot was stopped]\n".encode())
+                log.close()
+        if flooded:
+            raise BotFailed("error", f"flooded its output (more than {cap} bytes); stopped")
+        if code != 0:
+            raise BotFailed("error", exit_reason(code, tail))
+        summary = await client.get_game(seat.game_id)
+        if summary.status not in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED):
+            raise BotFailed("error", "exited before the game ended")
+
     async def _resign(self, client: Client, seat: SeatCredentials) -> None:
         with contextlib.suppress(ClientError):
             await client.resign(seat)
@@ -361,9 +467,44 @@ def _duration(seconds: float) -> duration_pb2.Duration:
     return duration
 
 
-def _stop_process_group(process: asyncio.subprocess.Process) -> None:
+def _stop_process_group(process: asyncio.subprocess.Process, signum: int = signal.SIGTERM) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGTERM)
+        os.killpg(process.pid, signum)
+
+
+LIMIT_SIGNALS = {
+    signal.SIGXCPU: "exceeded its CPU time limit",
+    signal.SIGXFSZ: "exceeded its file size limit",
+    signal.SIGKILL: "was killed (SIGKILL)",
+    signal.SIGSEGV: "crashed (SIGSEGV)",
+    signal.SIGABRT: "aborted (SIGABRT)",
+}
+LIMIT_WORDS = (
+    ("MemoryError", "ran out of memory (address space limit)"),
+    ("bad_alloc", "ran out of memory (address space limit)"),
+    ("OutOfMemoryError", "ran out of memory (address space limit)"),
+    ("Cannot allocate memory", "ran out of memory (address space limit)"),
+    ("Resource temporarily unavailable", "hit its process limit"),
+    ("BlockingIOError", "hit its process limit"),
+    ("No space left on device", "filled its /tmp"),
+    ("File too large", "exceeded its file size limit"),
+)
+
+
+def exit_reason(code: int, tail: bytes) -> str:
+    """Why a hosted bot ended: a limit's signal (bubblewrap exits with 128 + the signal, a shell
+    with 128 + the signal, a process with a negative code), a limit named in its last output, or its
+    exit status and last line."""
+    signum = -code if code < 0 else code - 128 if code > 128 else 0
+    text = tail.decode(errors="replace")
+    lines = text.strip().splitlines()
+    last = f": {lines[-1][:200]}" if lines else ""
+    if signum in LIMIT_SIGNALS:
+        return f"{LIMIT_SIGNALS[signal.Signals(signum)]} (exit status {code}){last}"
+    for word, reason in LIMIT_WORDS:
+        if word in text:
+            return f"{reason} (exit status {code}){last}"
+    return f"exited with status {code}{last}"
 
 
 def _scores(summary: game_pb2.GameSummary) -> list[int] | None:

@@ -221,6 +221,7 @@ def test_the_command_and_the_dataclass_have_one_set_of_defaults() -> None:
 OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--host": ("0.0.0.0", "0.0.0.0"),
     "--port": ("6001", 6001),
+    "--unix-socket": ("/tmp/kutnahora.sock", "/tmp/kutnahora.sock"),
     "--metrics-host": ("::1", "::1"),
     "--metrics-port": ("off", None),
     "--db": ("/tmp/x.db", "/tmp/x.db"),

@@ -1,0 +1,109 @@
+"""Hosted submissions: a folder with a ``kutnahora-bot.toml`` manifest, read, checked and built once.
+
+The manifest::
+
+    name = "my-bot"              # letters, digits, '-', '_' and '.', as in the results table
+    language = "python"          # free text, shown in the results
+    build = "make"               # optional: run once in the submission's folder before the games
+    run = "python3 bot.py"       # run for every seat the bot plays, in its folder (a shell command)
+
+A manifest that cannot be read or is missing a field, a build that fails and a run command whose program
+is not there are each a :class:`SubmissionError` whose message names the submission; the tournament
+records it and the bot's seats are played by the server's random policy, so the other bots' games run.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST = "kutnahora-bot.toml"
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+FIELDS = {"name": str, "language": str, "build": str, "run": str}
+REQUIRED = ("name", "language", "run")
+
+
+class SubmissionError(Exception):
+    """A submission cannot play; the message names it and says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """A submission as its manifest describes it; ``folder`` is where it is built and run from."""
+
+    name: str
+    language: str
+    run: str
+    folder: Path
+    build: str | None = None
+
+
+def load(folder: Path) -> Submission:
+    """The submission in ``folder``, checked; :class:`SubmissionError` naming it when it is not usable."""
+    label = f"submission {folder}"
+    manifest = folder / MANIFEST
+    if not folder.is_dir():
+        raise SubmissionError(f"{label}: not a folder")
+    try:
+        with manifest.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise SubmissionError(f"{label}: no {MANIFEST} in it") from None
+    except OSError as error:
+        raise SubmissionError(f"{label}: cannot read {MANIFEST}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SubmissionError(f"{label}: {MANIFEST} is not valid TOML: {error}") from None
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise SubmissionError(
+            f"{label}: {MANIFEST} has unknown field(s) {', '.join(unknown)} (known: {', '.join(FIELDS)})"
+        )
+    for key, kind in FIELDS.items():
+        if key in data and not isinstance(data[key], kind):
+            raise SubmissionError(f"{label}: {MANIFEST} field {key!r} must be a string")
+    missing = [key for key in REQUIRED if not str(data.get(key, "")).strip()]
+    if missing:
+        raise SubmissionError(f"{label}: {MANIFEST} lacks {', '.join(missing)}")
+    name = data["name"].strip()
+    if not NAME.match(name):
+        raise SubmissionError(
+            f"{label}: name {name!r} must be 1 to 64 letters, digits, '-', '_' or '.', starting with a "
+            "letter or digit"
+        )
+    build = data.get("build", "").strip() or None
+    return Submission(name, data["language"].strip(), data["run"].strip(), folder, build)
+
+
+def find(folder: Path) -> list[Path]:
+    """The submission folders in ``folder``: each subfolder (sorted by name; hidden ones skipped)."""
+    if not folder.is_dir():
+        raise SubmissionError(f"--submissions {folder}: not a folder")
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def check_run_command(submission: Submission, search_path: str) -> None:
+    """Fail, naming the submission, when the run command's program is neither in its folder nor on
+    ``search_path`` (the ``PATH`` the bot will get)."""
+    try:
+        words = shlex.split(submission.run)
+    except ValueError as error:
+        raise SubmissionError(f"submission {submission.name}: run command: {error}") from None
+    program = next((w for w in words if "=" not in w), "")  # skip leading VAR=value assignments
+    if not program:
+        raise SubmissionError(f"submission {submission.name}: the run command names no program")
+    if "/" in program:
+        target = submission.folder / program
+        if not (target.is_file() or Path(program).is_file()):
+            raise SubmissionError(
+                f"submission {submission.name}: the run command's program {program} is not in its folder"
+                + (" (did the build make it?)" if submission.build else "")
+            )
+    elif shutil.which(program, path=search_path) is None:
+        raise SubmissionError(
+            f"submission {submission.name}: the run command's program {program!r} is not installed "
+            f"(searched {search_path})"
+        )

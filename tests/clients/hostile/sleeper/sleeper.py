@@ -1,0 +1,7 @@
+"""Joins nothing and sleeps for ever."""
+
+import time
+
+print("sleeping", flush=True)
+while True:
+    time.sleep(3600)

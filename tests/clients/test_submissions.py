@@ -1,0 +1,101 @@
+"""Hosted submissions: manifests read and checked with messages naming the submission; the sandbox's
+clear refusal when bubblewrap is missing; a rerun into the same --out keeps only its own replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kutnahora.clients.tournament.sandbox import Sandbox, SandboxError
+from kutnahora.clients.tournament.submission import SubmissionError, check_run_command, load
+from tests.clients.helpers import run_module
+
+TOURNAMENT = "kutnahora.clients.tournament.cli"
+
+
+def manifest(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kutnahora-bot.toml").write_text(text)
+    return folder
+
+
+def test_a_good_manifest_is_read(tmp_path: Path) -> None:
+    folder = manifest(tmp_path / "b", 'name = "b-1"\nlanguage = "go"\nbuild = "go build"\nrun = "./bot"\n')
+    submission = load(folder)
+    assert (submission.name, submission.language, submission.build, submission.run) == (
+        "b-1",
+        "go",
+        "go build",
+        "./bot",
+    )
+    assert load(manifest(tmp_path / "c", 'name="c"\nlanguage="py"\nrun="python3 x.py"\n')).build is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name = ", "is not valid TOML"),
+        ('name = "x"\nlanguage = "c"\n', "lacks run"),
+        ('name = "x"\nrun = "a"\n', "lacks language"),
+        ('name = "x y"\nlanguage = "c"\nrun = "a"\n', "name 'x y' must be"),
+        ('name = "x"\nlanguage = "c"\nrun = 3\n', "field 'run' must be a string"),
+        ('name = "x"\nlanguage = "c"\nrun = "a"\nlimits = 1\n', "unknown field(s) limits"),
+    ],
+)
+def test_a_bad_manifest_names_the_submission(tmp_path: Path, text: str, message: str) -> None:
+    folder = manifest(tmp_path / "mine", text)
+    with pytest.raises(SubmissionError) as raised:
+        load(folder)
+    assert f"submission {folder}" in str(raised.value)
+    assert message in str(raised.value)
+
+
+def test_a_folder_without_a_manifest_is_named(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SubmissionError, match=r"empty: no kutnahora-bot\.toml in it"):
+        load(tmp_path / "empty")
+
+
+def test_a_run_command_whose_program_is_missing_is_named(tmp_path: Path) -> None:
+    folder = manifest(tmp_path / "m", 'name = "m"\nlanguage = "c"\nrun = "./bot --fast"\n')
+    with pytest.raises(SubmissionError, match=r"submission m: the run command.s program \./bot is not in"):
+        check_run_command(load(folder), "/usr/bin")
+    (folder / "bot").write_text("")
+    check_run_command(load(folder), "/usr/bin")
+    other = manifest(tmp_path / "n", 'name = "n"\nlanguage = "x"\nrun = "X=1 no-such-program-here"\n')
+    with pytest.raises(SubmissionError, match="'no-such-program-here' is not installed"):
+        check_run_command(load(other), "/usr/bin")
+
+
+def test_a_missing_bubblewrap_is_a_clear_error_not_a_fallback(tmp_path: Path) -> None:
+    with pytest.raises(SandboxError, match=r"bubblewrap .bwrap. is not installed.*--sandbox none"):
+        Sandbox(bwrap="no-such-bwrap").check()
+    folder = manifest(tmp_path / "s" / "a", 'name = "a"\nlanguage = "py"\nrun = "python3 a.py"\n')
+    done = run_module(
+        TOURNAMENT,
+        "--submissions",
+        str(folder.parent),
+        "--games",
+        "1",
+        "--players",
+        "2",
+        env={"PATH": str(tmp_path)},  # no bwrap on this PATH
+    )
+    assert done.returncode == 2
+    assert "bubblewrap (bwrap) is not installed" in done.stderr
+
+
+def test_a_rerun_into_the_same_out_replaces_the_earlier_replays(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    args = ("--bots", "random,greedy", "--players", "2", "--games", "2", "--quiet", "--out", str(out))
+    first = run_module(TOURNAMENT, *args, "--seed", "1")
+    assert first.returncode == 0, first.stderr
+    replays = tmp_path / "results.replays"
+    before = {p.name for p in replays.glob("*.json")}
+    assert len(before) == 2
+    second = run_module(TOURNAMENT, *args, "--seed", "2")
+    assert second.returncode == 0, second.stderr
+    after = {p.name for p in replays.glob("*.json")}
+    assert len(after) == 2 and not after & before
+    assert f"Removed 2 file(s) of an earlier run from {replays}" in " ".join(second.stderr.split())
