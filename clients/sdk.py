@@ -43,8 +43,10 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, Self, TypeAlias, TypeVar, cast
@@ -94,6 +96,15 @@ RETRYABLE_CODES: Final = frozenset(
         grpc.StatusCode.CANCELLED,
     }
 )
+
+# A call that failed with one of these may not have reached the server, or its reply was lost: the
+# mutating calls (create, join, resign) are sent again with the same request_id, which the server answers
+# with the first answer instead of doing the change twice.
+TRANSIENT_CODES: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+RETRY_FOR: Final = 30.0
+"""Seconds during which :class:`Client` retries a mutating call after transient failures, by default."""
+RETRY_FIRST_DELAY: Final = 0.2
+RETRY_MAX_DELAY: Final = 5.0
 
 _STATUS_NAMES: Final[dict[int, str]] = {
     game_pb2.GAME_STATUS_WAITING: "waiting",
@@ -300,8 +311,12 @@ class Client:
         tls: bool = False,
         root_certificates: bytes | None = None,
         server_name: str | None = None,
+        retry_for: float = RETRY_FOR,
     ) -> None:
+        """``retry_for``: seconds during which CreateGame, JoinGame and ResignSeat are sent again (with the
+        same request_id, so never applied twice) after UNAVAILABLE or DEADLINE_EXCEEDED; 0 never retries."""
         self.address = address
+        self.retry_for = retry_for
         options = channel_options()
         if tls or root_certificates is not None:
             if server_name:
@@ -412,8 +427,11 @@ class Client:
             request.seed = seed
         if clock is not None:
             request.clock.CopyFrom(clock)
-        return await self._call(
-            self._games.CreateGame(request), "creating a game", game_service_pb2.CreateGameResponse
+        return await self._call_again(
+            lambda: self._games.CreateGame(request),
+            request,
+            "creating a game",
+            game_service_pb2.CreateGameResponse,
         )
 
     async def create_seated_game(
@@ -462,7 +480,9 @@ class Client:
         if seat is not None:
             request.seat = seat
         doing = f"joining game {game_id}" + (f" as seat {seat}" if seat is not None else "")
-        response = await self._call(self._games.JoinGame(request), doing, game_service_pb2.JoinGameResponse)
+        response = await self._call_again(
+            lambda: self._games.JoinGame(request), request, doing, game_service_pb2.JoinGameResponse
+        )
         return SeatCredentials(game_id, response.seat, response.seat_token)
 
     async def get_game(self, game_id: str) -> game_pb2.GameSummary:
@@ -511,8 +531,9 @@ class Client:
     async def resign(self, seat: SeatCredentials) -> game_pb2.GameSummary:
         """Resign a seat: the server's random policy plays it to the end."""
         request = game_service_pb2.ResignSeatRequest(game_id=seat.game_id, seat=seat.seat)
-        response = await self._call(
-            self._games.ResignSeat(request, metadata=seat.metadata()),
+        response = await self._call_again(
+            lambda: self._games.ResignSeat(request, metadata=seat.metadata()),
+            request,
             f"resigning seat {seat.seat}",
             game_service_pb2.ResignSeatResponse,
         )
@@ -641,6 +662,24 @@ class Client:
         outcome = await _PlaySession(self, bot, seat, reconnect_for).run()
         bot.finish(outcome)
         return outcome
+
+    async def _call_again(
+        self, call: Callable[[], Awaitable[Any]], request: Any, doing: str, kind: type[Response]
+    ) -> Response:
+        """A mutating call with a fresh ``request_id``, sent again with the same id after transient
+        failures, with exponential backoff and jitter, for up to :attr:`retry_for` seconds."""
+        request.request_id = str(uuid.uuid4())
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.retry_for
+        delay = RETRY_FIRST_DELAY
+        while True:
+            try:
+                return await self._call(call(), doing, kind)
+            except ClientError as error:
+                if error.code not in TRANSIENT_CODES or loop.time() + delay > give_up:
+                    raise
+            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, RETRY_MAX_DELAY)
 
     @staticmethod
     async def _call(call: Awaitable[Any], doing: str, kind: type[Response]) -> Response:

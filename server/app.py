@@ -14,12 +14,13 @@ from typing import Any
 
 import grpc
 import grpc.aio
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health, health_pb2
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 from grpc_reflection.v1alpha._async import ReflectionServicer
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, components_hash, default_components
+from kutnahora.server import health as health_service
 from kutnahora.server import logs
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.hub import GameHub
@@ -162,7 +163,7 @@ async def create_server(
     server = grpc.aio.server(options=server_options(config))
     server.add_generic_rpc_handlers(tuple(service.handlers()))
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    server.add_generic_rpc_handlers((health_service.handler(health_servicer),))
     add_reflection(
         server,
         (*KutnaHoraService.service_names(), health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),

@@ -38,6 +38,7 @@ class Reason(StrEnum):
     ENGINE_ERROR = "engine_error"
     REBUILD_FAILED = "rebuild_failed"
     SERVER_FAULT = "server_fault"
+    REQUEST_ID_REUSED = "request_id_reused"
 
 
 ECHO_LIMIT = 100

@@ -1319,6 +1319,7 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.ENGINE_ERROR: game_pb2.REJECT_REASON_SERVER_FAULT,
     Reason.REBUILD_FAILED: game_pb2.REJECT_REASON_SERVER_FAULT,
     Reason.SERVER_FAULT: game_pb2.REJECT_REASON_SERVER_FAULT,
+    Reason.REQUEST_ID_REUSED: game_pb2.REJECT_REASON_REQUEST_ID_REUSED,
 }
 """Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
 

@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 from kutnahora.engine import GameResult
 from kutnahora.server.records import UNFINISHED
+from kutnahora.server.requests import RequestRecord
 
 T = TypeVar("T")
 
@@ -158,11 +159,20 @@ class Store(Protocol):
     async def close(self) -> None:
         """Flush every pending write and release the store."""
 
-    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
-        """Record a new game and its seats: empty, or taken when the game is created with them."""
+    async def create_game(
+        self, game: GameRow, seats: Sequence[SeatRow], request: RequestRecord | None = None
+    ) -> None:
+        """Record a new game and its seats: empty, or taken when the game is created with them; and, in
+        the same transaction, the request that created it, when it carried a request id."""
 
-    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
-        """Record a seat's join or resignation."""
+    async def save_seat(self, game_id: str, seat: SeatRow, request: RequestRecord | None = None) -> None:
+        """Record a seat's join or resignation (with the request that asked for it, as above)."""
+
+    async def find_request(self, key_hash: str) -> RequestRecord | None:
+        """The record of an answered request, by the hash of its request id, or None."""
+
+    async def purge_requests(self, before: float) -> None:
+        """Delete the records of requests made before ``before`` (Unix time)."""
 
     async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
         """Append one decision; raises :class:`DuplicateDecision` if ``decision.seq`` is taken."""
@@ -267,6 +277,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._games: dict[str, _MemoryGame] = {}
+        self._requests: dict[str, RequestRecord] = {}
 
     async def open(self) -> None:
         """Nothing to prepare."""
@@ -274,15 +285,39 @@ class MemoryStore:
     async def close(self) -> None:
         """Nothing to flush."""
 
-    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
+    async def create_game(
+        self, game: GameRow, seats: Sequence[SeatRow], request: RequestRecord | None = None
+    ) -> None:
         """Record a new game."""
         if game.game_id in self._games:
             raise StoreError(f"game {game.game_id} already exists")
+        self._check_request(request)
         self._games[game.game_id] = _MemoryGame(game, list(seats))
+        self._keep_request(request)
 
-    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
+    async def save_seat(self, game_id: str, seat: SeatRow, request: RequestRecord | None = None) -> None:
         """Record a seat's join or resignation."""
-        self._game(game_id).seats[seat.seat] = seat
+        stored = self._game(game_id)
+        self._check_request(request)
+        stored.seats[seat.seat] = seat
+        self._keep_request(request)
+
+    async def find_request(self, key_hash: str) -> RequestRecord | None:
+        """The record of an answered request, or None."""
+        return self._requests.get(key_hash)
+
+    async def purge_requests(self, before: float) -> None:
+        """Forget the records of requests made before ``before``."""
+        for key in [key for key, record in self._requests.items() if record.created_at < before]:
+            del self._requests[key]
+
+    def _check_request(self, request: RequestRecord | None) -> None:
+        if request is not None and request.key_hash in self._requests:
+            raise StoreError("this request id was recorded already")
+
+    def _keep_request(self, request: RequestRecord | None) -> None:
+        if request is not None:
+            self._requests[request.key_hash] = request
 
     async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
         """Append one decision."""

@@ -310,3 +310,37 @@ async def test_a_game_over_tls_with_a_private_ca(tmp_path: Path) -> None:
     finally:
         await server.stop(0)
     assert all(o.finished for o in outcomes)
+
+
+async def test_a_join_whose_reply_was_lost_is_retried_and_gets_the_same_seat_and_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server dies between storing the join and replying; the SDK sends the join again (same
+    request_id) until a server on the same store answers: one seat taken, and its token works."""
+    import socket
+
+    from tests.server.test_restart import server_process
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    db = tmp_path / "games.db"
+    address = f"127.0.0.1:{port}"
+    with server_process(db, "--port", str(port)):
+        async with await Client.connect(address) as client:
+            game_id = (await client.create_game(2, seed=3)).game.game_id
+    monkeypatch.setenv("KUTNAHORA_FAULT_EXIT_AFTER_COMMIT", "JoinGame")
+    with server_process(db, "--port", str(port)) as (doomed, _):
+        monkeypatch.delenv("KUTNAHORA_FAULT_EXIT_AFTER_COMMIT")
+        async with await Client.connect(address) as client:
+            joining = asyncio.create_task(client.join_game(game_id, 1, "ann"))
+            while doomed.poll() is None:  # it stores the join, then exits before replying
+                await asyncio.sleep(0.05)
+            assert doomed.returncode == 75 and not joining.done()
+            with server_process(db, "--port", str(port)):
+                seat = await asyncio.wait_for(joining, 30)
+                assert seat.seat == 1 and seat.token
+                summary = await client.get_game(game_id)
+                assert [s.joined for s in summary.seats] == [False, True]
+                observed = await client.observe(game_id, seat)  # the token is seat 1's
+                assert observed.observation.viewer == 1

@@ -78,6 +78,7 @@ class RejectReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REJECT_REASON_STORE_UNAVAILABLE: _ClassVar[RejectReason]
     REJECT_REASON_SERVER_FAULT: _ClassVar[RejectReason]
     REJECT_REASON_COMPONENTS_MISMATCH: _ClassVar[RejectReason]
+    REJECT_REASON_REQUEST_ID_REUSED: _ClassVar[RejectReason]
 PHASE_UNSPECIFIED: Phase
 PHASE_GUILD_SETS: Phase
 PHASE_GUILD_ROWS: Phase
@@ -130,6 +131,7 @@ REJECT_REASON_LIMIT_REACHED: RejectReason
 REJECT_REASON_STORE_UNAVAILABLE: RejectReason
 REJECT_REASON_SERVER_FAULT: RejectReason
 REJECT_REASON_COMPONENTS_MISMATCH: RejectReason
+REJECT_REASON_REQUEST_ID_REUSED: RejectReason
 
 class GameOptions(_message.Message):
     __slots__ = ("players", "events", "guild_setup_card", "mine_setup_card")
