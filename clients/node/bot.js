@@ -13,6 +13,7 @@
 "use strict";
 
 const path = require("path");
+const crypto = require("crypto");
 const fs = require("fs");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
@@ -23,7 +24,8 @@ const PROTO_ROOT = process.env.KUTNAHORA_PROTOS || path.join(__dirname, "..", ".
 function usage(message) {
   console.error(`kutnahora-node-bot: ${message}`);
   console.error(
-    "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]"
+    "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]" +
+      " [--retry-for SECONDS]"
   );
   process.exit(2);
 }
@@ -41,6 +43,7 @@ function parseArgs(argv) {
     create: false,
     players: 2,
     name: "node-random",
+    retryFor: Number(env.KUTNAHORA_RETRY_FOR || 30),
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -56,6 +59,7 @@ function parseArgs(argv) {
       case "--players": args.players = Number(value()); break;
       case "--name": args.name = value(); break;
       case "--seed": args.seed = value(); break;
+      case "--retry-for": args.retryFor = Number(value()); break;
       case "--help": case "-h": usage("plays random legal options of a Kutná Hora seat"); break;
       default: usage(`unknown argument ${flag}`);
     }
@@ -140,6 +144,26 @@ function unary(client, method, request, metadata) {
   });
 }
 
+// CreateGame and JoinGame carry a request_id (a UUID): sent again after UNAVAILABLE or DEADLINE_EXCEEDED,
+// with backoff, the server answers the retry with the first answer, so a lost reply never costs a second
+// game or a second seat.
+const TRANSIENT = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+
+async function retrying(client, method, request, retryFor) {
+  const attempt = { ...request, request_id: crypto.randomUUID() };
+  const giveUp = Date.now() + retryFor * 1000;
+  let delay = 200;
+  for (;;) {
+    try {
+      return await unary(client, method, attempt);
+    } catch (error) {
+      if (!TRANSIENT.has(error.code) || Date.now() + delay > giveUp) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
+    delay = Math.min(delay * 2, 5000);
+  }
+}
+
 // The strategy: every legal option is listed in observation.pending.options; answer with one's index.
 function chooseOption(observation, random) {
   const options = observation.pending.options;
@@ -191,7 +215,7 @@ async function main() {
   } else {
     let gameId = args.game;
     if (args.create) {
-      const created = await unary(games, "CreateGame", { options: { players: args.players } });
+      const created = await retrying(games, "CreateGame", { options: { players: args.players } }, args.retryFor);
       gameId = created.game.game_id;
       console.log(`created game ${gameId} for ${args.players} players`);
     }
@@ -199,13 +223,13 @@ async function main() {
     if (args.seat !== null) request.seat = args.seat;
     let joined;
     try {
-      joined = await unary(games, "JoinGame", request);
+      joined = await retrying(games, "JoinGame", request, args.retryFor);
     } catch (error) {
       // The seat asked for went to someone else: any free seat will do.
       if (args.seat === null || refusalReason(error) !== "SEAT_TAKEN") throw error;
       console.log(`seat ${args.seat} is taken (SEAT_TAKEN); joining a free seat instead`);
       delete request.seat;
-      joined = await unary(games, "JoinGame", request);
+      joined = await retrying(games, "JoinGame", request, args.retryFor);
     }
     seat = { gameId, seat: joined.seat, token: joined.seat_token };
     console.log(`joined game ${gameId} as seat ${seat.seat}`);
