@@ -121,6 +121,12 @@ class GameServer:
         await self._stopped.wait()
 
 
+PENDING_REQUESTS = 16_384
+"""Calls that may wait to be taken up; past it gRPC cancels those that waited long (its default is 1,000)."""
+PENDING_REQUESTS_HARD_LIMIT = 32_768
+"""Calls that may wait at most; past it gRPC refuses new calls at once (its default is 3,000)."""
+
+
 def server_options(config: ServerConfig) -> list[tuple[str, int]]:
     """gRPC's channel arguments for the server: message sizes, keepalive, and the connection age."""
     limit = config.limits.max_message_bytes
@@ -131,6 +137,11 @@ def server_options(config: ServerConfig) -> list[tuple[str, int]]:
         # Clients may keep an idle connection alive with pings, at most one every 10 s.
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        # Calls that arrived and wait for the server to take them up: gRPC cancels, with a bare CANCELLED,
+        # calls that arrive while more than 1,000 wait (its default), so a burst of a few thousand Play
+        # streams opened at once lost a third of them. These limits let such a burst queue instead.
+        ("grpc.server.max_pending_requests", PENDING_REQUESTS),
+        ("grpc.server.max_pending_requests_hard_limit", PENDING_REQUESTS_HARD_LIMIT),
     ]
     if config.max_connection_age_seconds > 0:
         options.append(("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)))
