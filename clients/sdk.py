@@ -778,7 +778,10 @@ class _PlaySession:
             choice = await choice
         answer = to_answer(choice, observation)
         decision = play_service_pb2.PlayDecision(version=observation.version, answer=answer)
-        await call.write(play_service_pb2.PlayRequest(decision=decision))
+        try:
+            await call.write(play_service_pb2.PlayRequest(decision=decision))
+        except asyncio.InvalidStateError:  # the call ended while the bot thought (game over, server gone)
+            raise _StreamDropped("the stream ended while the bot was choosing") from None
         self.last_answered = observation.version
         self.decisions += 1
 

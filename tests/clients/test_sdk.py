@@ -344,3 +344,44 @@ async def test_a_join_whose_reply_was_lost_is_retried_and_gets_the_same_seat_and
                 assert [s.joined for s in summary.seats] == [False, True]
                 observed = await client.observe(game_id, seat)  # the token is seat 1's
                 assert observed.observation.viewer == 1
+
+
+async def test_a_server_killed_while_the_bot_thinks_is_reconnected_to_when_it_returns(tmp_path: Path) -> None:
+    """The answer of a bot that was still choosing when its server died meets a finished call: the SDK
+    reconnects (here to the restarted server) and plays on, instead of failing with the write's
+    InvalidStateError."""
+    import signal
+    import socket
+
+    from tests.server.test_restart import server_process
+
+    thinking = asyncio.Event()
+
+    class Slow(Bot):
+        async def choose(self, observation: Observation) -> Choice:
+            thinking.set()
+            await asyncio.sleep(0.5)
+            return 0
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address, db = f"127.0.0.1:{port}", tmp_path / "games.db"
+    with server_process(db, "--port", str(port)) as (process, _):
+        client = await Client.connect(address)
+        created, seats = await client.create_seated_game(["slow", "other"], seed=4)
+        first = (await client.get_game(created.game.game_id)).pending_seat
+        playing = asyncio.create_task(client.play(Slow(), seats[first], reconnect_for=30))
+        await asyncio.wait_for(thinking.wait(), 10)
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+        await asyncio.sleep(1.0)  # the bot answers into the dead call meanwhile
+    with server_process(db, "--port", str(port)):
+        await asyncio.sleep(1.0)  # the play session reconnects and answers its turn on the new server
+        assert not playing.done()
+        async with await Client.connect(address) as other:
+            await other.abandon(created.game.game_id, created.game_token, "done")
+        outcome = await asyncio.wait_for(playing, 30)
+        await client.close()
+    assert outcome.status == game_pb2.GAME_STATUS_ABANDONED
+    assert outcome.reconnects >= 1
