@@ -710,6 +710,7 @@ class _PlaySession:
         self.reconnects = 0
         self.refused = 0
         self.received = 0  # messages read on the current stream
+        self.store_refusals = 0  # answers refused in a row because the server's store was away
 
     async def run(self) -> GameOutcome:
         dropped_since: float | None = None
@@ -752,6 +753,7 @@ class _PlaySession:
                 if which == "your_turn":
                     observation = response.your_turn.observation
                     if observation.version > self.last_answered:
+                        self.store_refusals = 0
                         await self._answer(call, observation)
                 elif which == "rejected":
                     await self._rejected(call, response.rejected)
@@ -791,16 +793,22 @@ class _PlaySession:
         reason = rejected.reason
         self.refused += 1
         log.info("seat %d: the server refused an answer: %s", self.seat.seat, rejected.message)
-        if reason == game_pb2.REJECT_REASON_STALE_VERSION or reason == game_pb2.REJECT_REASON_RATE_LIMITED:
+        again = (game_pb2.REJECT_REASON_RATE_LIMITED, game_pb2.REJECT_REASON_STORE_UNAVAILABLE)
+        if reason == game_pb2.REJECT_REASON_STALE_VERSION or reason in again:
             if reason == game_pb2.REJECT_REASON_RATE_LIMITED:
                 await asyncio.sleep(0.25)
+            elif reason == game_pb2.REJECT_REASON_STORE_UNAVAILABLE:
+                # Nothing was applied: the server's store is away (a database restarting). Send the same
+                # turn again, waiting longer each time it is refused so, up to 5 s between tries.
+                self.store_refusals += 1
+                await asyncio.sleep(min(0.25 * 2 ** min(self.store_refusals, 5), 5.0))
             # Re-read the game: if this seat owes a decision we have not answered, choose again. A
             # YourTurn for the same version may follow; the version check above ignores it.
             response = await self.client.observe(self.seat.game_id, self.seat)
             observation = response.observation
             owes = observation.HasField("pending") and observation.pending.seat == self.seat.seat
             active = response.status == game_pb2.GAME_STATUS_ACTIVE and owes and observation.pending.options
-            retry = reason == game_pb2.REJECT_REASON_RATE_LIMITED or observation.version > self.last_answered
+            retry = reason in again or observation.version > self.last_answered
             if active and retry:
                 self.last_answered = min(self.last_answered, observation.version - 1)
                 await self._answer(call, observation)

@@ -385,3 +385,30 @@ async def test_a_server_killed_while_the_bot_thinks_is_reconnected_to_when_it_re
         await client.close()
     assert outcome.status == game_pb2.GAME_STATUS_ABANDONED
     assert outcome.reconnects >= 1
+
+
+async def test_answers_refused_while_the_store_is_away_are_sent_again_until_it_returns() -> None:
+    """A database restarting refuses decisions with STORE_UNAVAILABLE (nothing applied): the play loop
+    waits, longer each time, and sends the turn again, so the game goes on once the store is back."""
+    from kutnahora.server.store import StoreError
+
+    server, port = await create_server("127.0.0.1:0", ServerConfig(db=":memory:", metrics_port=None))
+    await server.start()
+    store = server.hub.store
+    append = store.append_decision
+    failures = {"left": 4}
+
+    async def flaky(game_id: str, decision: Any) -> None:
+        if failures["left"] > 0:
+            failures["left"] -= 1
+            raise StoreError("the store could not append: the database is restarting")
+        await append(game_id, decision)
+
+    store.append_decision = flaky  # type: ignore[method-assign]
+    try:
+        outcomes = await play_game(f"127.0.0.1:{port}", ["random", "random"], seed=21)
+    finally:
+        await server.stop(None)
+    assert failures["left"] == 0
+    assert [o.status for o in outcomes] == [game_pb2.GAME_STATUS_FINISHED] * 2
+    assert sum(o.refused for o in outcomes) == 4
