@@ -2,14 +2,16 @@
 
 Each sequence opens a Play stream and misbehaves in one of a few ways: a first message that does not
 decode, a start for a seat whose token it does not hold, a start followed by messages that do not decode,
-decisions for the wrong version or with options that are not listed, an option text of 100 KB, or a
-stream abandoned (cancelled) in the middle of its turn. Several run at once. Every few seconds the command
-prints how many sequences ran and the server's RSS; at the end, how much the RSS grew per sequence over
-the first and the second half of the run. A server that holds nothing per finished stream levels off: the
-second half's growth per sequence is near zero.
+decisions for the wrong version or with options that are not listed, an option text of 100 KB, a stream
+abandoned (cancelled) in the middle of its turn, or a start on a game that has ended followed by a decision
+of 100 KB (the server ends such a stream by itself while the client is still sending). Several run at
+once. Every few seconds the command prints how many sequences ran and the server's RSS; at the end, how
+much the RSS grew per sequence over the first and the second half of the run. A server that holds nothing
+per finished stream levels off: the second half's growth per sequence is near zero.
 
     kutnahora-soak                          # 20,000 sequences against a fresh server (memory store)
     kutnahora-soak --sequences 100000 --concurrency 32
+    kutnahora-soak --kinds ended_game       # only streams the server ends by itself
 """
 
 from __future__ import annotations
@@ -31,7 +33,16 @@ from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
 
 PLAY = "/kutnahora.v1.PlayService/Play"
 GARBAGE = b"\xff\xff\xff\xff"
-KINDS = ("garbage_first", "wrong_seat", "garbage_later", "bad_decisions", "huge_text", "abandon_turn")
+KINDS = (
+    "garbage_first",
+    "wrong_seat",
+    "garbage_later",
+    "bad_decisions",
+    "huge_text",
+    "abandon_turn",
+    "ended_game",
+)
+ENDED_GAME_TEXT = 100_000  # the size of the decision sent after a start on an ended game
 
 
 def _start(game_id: str, seat: int) -> bytes:
@@ -64,8 +75,8 @@ async def hostile_sequence(
                 await call.write(_decision(10_000, option_index=0))
                 await call.write(_decision(0, option_index=999))
                 await call.write(_decision(0, option_text="square 99,99"))
-            elif kind == "huge_text":
-                await call.write(_decision(0, option_text="x" * 100_000))
+            elif kind in ("huge_text", "ended_game"):
+                await call.write(_decision(0, option_text="x" * ENDED_GAME_TEXT))
             elif kind == "abandon_turn":
                 await call.read()
                 call.cancel()
@@ -77,8 +88,10 @@ async def hostile_sequence(
         pass
 
 
-async def prepare_games(channel: grpc.aio.Channel, count: int) -> list[tuple[str, list[str]]]:
-    """Games (two seats joined, no clock) to misbehave in: their ids and seat tokens."""
+async def prepare_games(
+    channel: grpc.aio.Channel, count: int, abandoned: bool = False
+) -> list[tuple[str, list[str]]]:
+    """Games (two seats joined, no clock; abandoned if asked) to misbehave in: their ids and seat tokens."""
     create = channel.unary_unary(
         "/kutnahora.v1.GameService/CreateGame",
         game_service_pb2.CreateGameRequest.SerializeToString,
@@ -88,6 +101,11 @@ async def prepare_games(channel: grpc.aio.Channel, count: int) -> list[tuple[str
         "/kutnahora.v1.GameService/JoinGame",
         game_service_pb2.JoinGameRequest.SerializeToString,
         game_service_pb2.JoinGameResponse.FromString,
+    )
+    abandon = channel.unary_unary(
+        "/kutnahora.v1.GameService/AbandonGame",
+        game_service_pb2.AbandonGameRequest.SerializeToString,
+        game_service_pb2.AbandonGameResponse.FromString,
     )
     games = []
     for index in range(count):
@@ -103,6 +121,11 @@ async def prepare_games(channel: grpc.aio.Channel, count: int) -> list[tuple[str
         for seat in (0, 1):
             joined = await join(game_service_pb2.JoinGameRequest(game_id=game_id, seat=seat))
             tokens.append(joined.seat_token)
+        if abandoned:
+            await abandon(
+                game_service_pb2.AbandonGameRequest(game_id=game_id),
+                metadata=(("authorization", f"Bearer {created.game_token}"),),
+            )
         games.append((game_id, tokens))
     return games
 
@@ -114,10 +137,12 @@ async def soak(
     report_every: float,
     pid: int | None,
     new_connections: bool = False,
+    kinds: Sequence[str] = KINDS,
 ) -> list[tuple[float, int, int]]:
     """Run the sequences; the samples taken: (seconds, sequences done, RSS in KiB)."""
     channel = grpc.aio.insecure_channel(address)
     games = await prepare_games(channel, max(1, concurrency // 4))
+    ended = await prepare_games(channel, 1, abandoned=True)
     get_game = channel.unary_unary(
         "/kutnahora.v1.GameService/GetGame",
         game_service_pb2.GetGameRequest.SerializeToString,
@@ -140,8 +165,11 @@ async def soak(
     async def worker(number: int) -> None:
         nonlocal done
         while done < sequences:
-            game_id, tokens, seat = movers[(done + number) % len(movers)]
-            kind = KINDS[(done + number) % len(KINDS)]
+            kind = kinds[(done + number) % len(kinds)]
+            if kind == "ended_game":
+                (game_id, tokens), seat = ended[0], 0
+            else:
+                game_id, tokens, seat = movers[(done + number) % len(movers)]
             done += 1
             if new_connections:  # a connection of its own, opened and closed around the sequence
                 own = grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
@@ -189,6 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--new-connections", action="store_true", help="open a connection of its own for every sequence"
     )
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help="the kinds of hostile stream to run, in turn (comma-separated, from: " + ", ".join(KINDS) + ")",
+    )
     parser.add_argument("--report-every", type=float, default=5.0, help="seconds between memory samples")
     parser.add_argument("--target", default="", help="drive this running server instead of starting one")
     parser.add_argument("--pid", type=int, default=None, help="the process id of --target, to sample its RSS")
@@ -200,6 +233,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.sequences <= 0 or args.concurrency <= 0 or args.report_every <= 0:
         raise SystemExit("--sequences, --concurrency and --report-every must be positive")
+    kinds = [kind.strip() for kind in args.kinds.split(",") if kind.strip()]
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown or not kinds:
+        raise SystemExit(
+            f"--kinds: unknown kind {', '.join(unknown) or '(none given)'}; known: {', '.join(KINDS)}"
+        )
     with tempfile.TemporaryDirectory() as folder:
         process = None
         address = args.target
@@ -209,7 +248,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             pid = process.pid if process is not None else args.pid
             samples = asyncio.run(
-                soak(address, args.sequences, args.concurrency, args.report_every, pid, args.new_connections)
+                soak(
+                    address,
+                    args.sequences,
+                    args.concurrency,
+                    args.report_every,
+                    pid,
+                    args.new_connections,
+                    kinds,
+                )
             )
         finally:
             if process is not None:

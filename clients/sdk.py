@@ -43,8 +43,10 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, Self, TypeAlias, TypeVar, cast
@@ -94,6 +96,15 @@ RETRYABLE_CODES: Final = frozenset(
         grpc.StatusCode.CANCELLED,
     }
 )
+
+# A call that failed with one of these may not have reached the server, or its reply was lost: the
+# mutating calls (create, join, resign) are sent again with the same request_id, which the server answers
+# with the first answer instead of doing the change twice.
+TRANSIENT_CODES: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+RETRY_FOR: Final = 30.0
+"""Seconds during which :class:`Client` retries a mutating call after transient failures, by default."""
+RETRY_FIRST_DELAY: Final = 0.2
+RETRY_MAX_DELAY: Final = 5.0
 
 _STATUS_NAMES: Final[dict[int, str]] = {
     game_pb2.GAME_STATUS_WAITING: "waiting",
@@ -300,8 +311,12 @@ class Client:
         tls: bool = False,
         root_certificates: bytes | None = None,
         server_name: str | None = None,
+        retry_for: float = RETRY_FOR,
     ) -> None:
+        """``retry_for``: seconds during which CreateGame, JoinGame and ResignSeat are sent again (with the
+        same request_id, so never applied twice) after UNAVAILABLE or DEADLINE_EXCEEDED; 0 never retries."""
         self.address = address
+        self.retry_for = retry_for
         options = channel_options()
         if tls or root_certificates is not None:
             if server_name:
@@ -412,8 +427,11 @@ class Client:
             request.seed = seed
         if clock is not None:
             request.clock.CopyFrom(clock)
-        return await self._call(
-            self._games.CreateGame(request), "creating a game", game_service_pb2.CreateGameResponse
+        return await self._call_again(
+            lambda: self._games.CreateGame(request),
+            request,
+            "creating a game",
+            game_service_pb2.CreateGameResponse,
         )
 
     async def create_seated_game(
@@ -462,7 +480,9 @@ class Client:
         if seat is not None:
             request.seat = seat
         doing = f"joining game {game_id}" + (f" as seat {seat}" if seat is not None else "")
-        response = await self._call(self._games.JoinGame(request), doing, game_service_pb2.JoinGameResponse)
+        response = await self._call_again(
+            lambda: self._games.JoinGame(request), request, doing, game_service_pb2.JoinGameResponse
+        )
         return SeatCredentials(game_id, response.seat, response.seat_token)
 
     async def get_game(self, game_id: str) -> game_pb2.GameSummary:
@@ -511,8 +531,9 @@ class Client:
     async def resign(self, seat: SeatCredentials) -> game_pb2.GameSummary:
         """Resign a seat: the server's random policy plays it to the end."""
         request = game_service_pb2.ResignSeatRequest(game_id=seat.game_id, seat=seat.seat)
-        response = await self._call(
-            self._games.ResignSeat(request, metadata=seat.metadata()),
+        response = await self._call_again(
+            lambda: self._games.ResignSeat(request, metadata=seat.metadata()),
+            request,
             f"resigning seat {seat.seat}",
             game_service_pb2.ResignSeatResponse,
         )
@@ -642,6 +663,24 @@ class Client:
         bot.finish(outcome)
         return outcome
 
+    async def _call_again(
+        self, call: Callable[[], Awaitable[Any]], request: Any, doing: str, kind: type[Response]
+    ) -> Response:
+        """A mutating call with a fresh ``request_id``, sent again with the same id after transient
+        failures, with exponential backoff and jitter, for up to :attr:`retry_for` seconds."""
+        request.request_id = str(uuid.uuid4())
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.retry_for
+        delay = RETRY_FIRST_DELAY
+        while True:
+            try:
+                return await self._call(call(), doing, kind)
+            except ClientError as error:
+                if error.code not in TRANSIENT_CODES or loop.time() + delay > give_up:
+                    raise
+            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, RETRY_MAX_DELAY)
+
     @staticmethod
     async def _call(call: Awaitable[Any], doing: str, kind: type[Response]) -> Response:
         """Await one unary call, turning a gRPC error into a :class:`ClientError` that says ``doing``."""
@@ -671,6 +710,7 @@ class _PlaySession:
         self.reconnects = 0
         self.refused = 0
         self.received = 0  # messages read on the current stream
+        self.store_refusals = 0  # answers refused in a row because the server's store was away
 
     async def run(self) -> GameOutcome:
         dropped_since: float | None = None
@@ -713,6 +753,7 @@ class _PlaySession:
                 if which == "your_turn":
                     observation = response.your_turn.observation
                     if observation.version > self.last_answered:
+                        self.store_refusals = 0
                         await self._answer(call, observation)
                 elif which == "rejected":
                     await self._rejected(call, response.rejected)
@@ -739,7 +780,10 @@ class _PlaySession:
             choice = await choice
         answer = to_answer(choice, observation)
         decision = play_service_pb2.PlayDecision(version=observation.version, answer=answer)
-        await call.write(play_service_pb2.PlayRequest(decision=decision))
+        try:
+            await call.write(play_service_pb2.PlayRequest(decision=decision))
+        except asyncio.InvalidStateError:  # the call ended while the bot thought (game over, server gone)
+            raise _StreamDropped("the stream ended while the bot was choosing") from None
         self.last_answered = observation.version
         self.decisions += 1
 
@@ -749,16 +793,22 @@ class _PlaySession:
         reason = rejected.reason
         self.refused += 1
         log.info("seat %d: the server refused an answer: %s", self.seat.seat, rejected.message)
-        if reason == game_pb2.REJECT_REASON_STALE_VERSION or reason == game_pb2.REJECT_REASON_RATE_LIMITED:
+        again = (game_pb2.REJECT_REASON_RATE_LIMITED, game_pb2.REJECT_REASON_STORE_UNAVAILABLE)
+        if reason == game_pb2.REJECT_REASON_STALE_VERSION or reason in again:
             if reason == game_pb2.REJECT_REASON_RATE_LIMITED:
                 await asyncio.sleep(0.25)
+            elif reason == game_pb2.REJECT_REASON_STORE_UNAVAILABLE:
+                # Nothing was applied: the server's store is away (a database restarting). Send the same
+                # turn again, waiting longer each time it is refused so, up to 5 s between tries.
+                self.store_refusals += 1
+                await asyncio.sleep(min(0.25 * 2 ** min(self.store_refusals, 5), 5.0))
             # Re-read the game: if this seat owes a decision we have not answered, choose again. A
             # YourTurn for the same version may follow; the version check above ignores it.
             response = await self.client.observe(self.seat.game_id, self.seat)
             observation = response.observation
             owes = observation.HasField("pending") and observation.pending.seat == self.seat.seat
             active = response.status == game_pb2.GAME_STATUS_ACTIVE and owes and observation.pending.options
-            retry = reason == game_pb2.REJECT_REASON_RATE_LIMITED or observation.version > self.last_answered
+            retry = reason in again or observation.version > self.last_answered
             if active and retry:
                 self.last_answered = min(self.last_answered, observation.version - 1)
                 await self._answer(call, observation)
@@ -771,7 +821,6 @@ class _PlaySession:
 # --- The arena: accounts, seeking rated games, leaderboards --------------------------------------------
 
 # Imported here, beside the code that uses them, so that this section stays one block.
-from collections.abc import Callable  # noqa: E402
 
 from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc  # noqa: E402
 

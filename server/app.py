@@ -14,12 +14,13 @@ from typing import Any
 
 import grpc
 import grpc.aio
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health, health_pb2
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 from grpc_reflection.v1alpha._async import ReflectionServicer
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, components_hash, default_components
+from kutnahora.server import health as health_service
 from kutnahora.server import logs
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.hub import GameHub
@@ -124,6 +125,12 @@ class GameServer:
         await self._stopped.wait()
 
 
+PENDING_REQUESTS = 16_384
+"""Calls that may wait to be taken up; past it gRPC cancels those that waited long (its default is 1,000)."""
+PENDING_REQUESTS_HARD_LIMIT = 32_768
+"""Calls that may wait at most; past it gRPC refuses new calls at once (its default is 3,000)."""
+
+
 def server_options(config: ServerConfig) -> list[tuple[str, int]]:
     """gRPC's channel arguments for the server: message sizes, keepalive, and the connection age."""
     limit = config.limits.max_message_bytes
@@ -134,6 +141,11 @@ def server_options(config: ServerConfig) -> list[tuple[str, int]]:
         # Clients may keep an idle connection alive with pings, at most one every 10 s.
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        # Calls that arrived and wait for the server to take them up: gRPC cancels, with a bare CANCELLED,
+        # calls that arrive while more than 1,000 wait (its default), so a burst of a few thousand Play
+        # streams opened at once lost a third of them. These limits let such a burst queue instead.
+        ("grpc.server.max_pending_requests", PENDING_REQUESTS),
+        ("grpc.server.max_pending_requests_hard_limit", PENDING_REQUESTS_HARD_LIMIT),
     ]
     if config.max_connection_age_seconds > 0:
         options.append(("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)))
@@ -166,7 +178,7 @@ async def create_server(
     server = grpc.aio.server(options=server_options(config))
     server.add_generic_rpc_handlers(tuple(service.handlers()))
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    server.add_generic_rpc_handlers((health_service.handler(health_servicer),))
     add_reflection(
         server,
         (*KutnaHoraService.service_names(), health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),

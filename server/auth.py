@@ -3,8 +3,10 @@
 A token is 32 random bytes, URL-safe base64, never starting with ``-``. The server keeps only the SHA-256
 of each token and compares hashes with :func:`hmac.compare_digest`, so neither the store nor the timing of
 a refusal reveals a token.
-Clients send a token in the ``authorization`` metadata entry as ``Bearer <token>``. Tokens are never
-logged.
+Clients send a token in the ``authorization`` metadata entry as ``Bearer <token>`` (the scheme's case does
+not matter, as in RFC 6750). A bare ``<token>`` is accepted too and means the same: a token never holds a
+space, so the two cannot be confused, and people who type metadata by hand (grpcurl, buf curl) often leave
+the scheme out. Tokens are never logged.
 """
 
 from __future__ import annotations

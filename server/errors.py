@@ -45,6 +45,7 @@ class Reason(StrEnum):
     NAME_TAKEN = "name_taken"
     NAME_INVALID = "name_invalid"
     KEY_REVOKED = "key_revoked"
+    REQUEST_ID_REUSED = "request_id_reused"
 
 
 ECHO_LIMIT = 100

@@ -60,6 +60,7 @@ from kutnahora.server.records import (
     canonical_text,
 )
 from kutnahora.server.replication import ReplicationMetrics
+from kutnahora.server.requests import Sealer
 from kutnahora.server.store import (
     DecisionRow,
     DuplicateDecision,
@@ -337,8 +338,9 @@ class LiveGame:
 
     # --- joining, resigning, abandoning --------------------------------------------------------------
 
-    async def join(self, seat: int | None, name: str) -> tuple[int, str]:
-        """Take a seat (the lowest free one when None); returns the seat and its new token."""
+    async def join(self, seat: int | None, name: str, sealer: Sealer | None = None) -> tuple[int, str]:
+        """Take a seat (the lowest free one when None); returns the seat and its new token. With a
+        ``sealer``, the request's record is stored with the seat (:mod:`kutnahora.server.requests`)."""
         async with self.lock:
             await self.catch_up("join")  # another replica may have seated someone
             if self.status is not GameStatus.WAITING:
@@ -355,7 +357,8 @@ class LiveGame:
             if self.seats[seat].joined:
                 raise conflict(f"seat {seat} of game {self.game_id} is taken", "seat_taken")
             updated, token = taken_seat(seat, name, self.seats[seat].bank_ms, time.time())
-            await self.services.store.save_seat(self.game_id, seat_row(updated))
+            record = sealer({"seat": seat, "seat_token": token}) if sealer is not None else None
+            await self.services.store.save_seat(self.game_id, seat_row(updated), record)
             self.seats[seat] = updated
             self.updated_at = time.time()
             self.services.log.info("seat joined", game_id=self.game_id, seat=seat, name=name)
@@ -375,8 +378,9 @@ class LiveGame:
                 self._notify()
             return seat, token
 
-    async def resign(self, seat: int) -> None:
-        """Hand a seat to the random policy for the rest of the game."""
+    async def resign(self, seat: int, sealer: Sealer | None = None) -> None:
+        """Hand a seat to the random policy for the rest of the game (with the request's record, as
+        :meth:`join`)."""
         async with self.lock:
             if self.ended:
                 raise precondition(
@@ -385,7 +389,8 @@ class LiveGame:
             state = self.seats[seat]
             if state.resigned:
                 return
-            await self.services.store.save_seat(self.game_id, replace(seat_row(state), resigned=True))
+            record = sealer({}) if sealer is not None else None
+            await self.services.store.save_seat(self.game_id, replace(seat_row(state), resigned=True), record)
             state.resigned = True  # only once stored: a failed write leaves the seat as it was
             self.updated_at = time.time()
             self.services.metrics.replaced.labels(reason="resigned").inc()

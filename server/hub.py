@@ -36,6 +36,7 @@ from kutnahora.server.metrics import Metrics
 from kutnahora.server.notify import change_feed
 from kutnahora.server.records import GameStatus, SeatState
 from kutnahora.server.replication import ReplicationMetrics
+from kutnahora.server.requests import Sealer
 from kutnahora.server.store import GameQuery, GameRow, Store, StoreError, result_to_json
 
 MAX_PAGE = 500
@@ -137,9 +138,11 @@ class GameHub:
         clock: ClockConfig,
         label: str,
         seat_names: Sequence[str] = (),
+        sealer: Sealer | None = None,
     ) -> tuple[LiveGame, str, list[str]]:
         """Create and store a game; returns it, its game token and, when ``seat_names`` names every seat,
-        each seat's token: those seats are stored taken with the game, in one step, and the game starts."""
+        each seat's token: those seats are stored taken with the game, in one step, and the game starts.
+        With a ``sealer``, the request's record is stored with the game (:mod:`kutnahora.server.requests`)."""
         if seat_names and len(seat_names) != options.players:
             raise invalid(
                 f"seat_names must name every seat: {options.players} names for {options.players} "
@@ -186,7 +189,11 @@ class GameHub:
                 seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(options.players)]
                 seat_tokens = []
             try:
-                await self.store.create_game(row, [seat_row(seat) for seat in seats])
+                record = None
+                if sealer is not None:
+                    answer = {"game_id": game_id, "game_token": token, "seat_tokens": seat_tokens}
+                    record = sealer(answer)
+                await self.store.create_game(row, [seat_row(seat) for seat in seats], record)
             except StoreError as error:
                 raise ServiceError(
                     grpc.StatusCode.UNAVAILABLE, f"the game could not be stored: {error}", "store_error"

@@ -720,6 +720,7 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.NAME_TAKEN: game_pb2.REJECT_REASON_NAME_TAKEN,
     Reason.NAME_INVALID: game_pb2.REJECT_REASON_NAME_INVALID,
     Reason.KEY_REVOKED: game_pb2.REJECT_REASON_KEY_REVOKED,
+    Reason.REQUEST_ID_REUSED: game_pb2.REJECT_REASON_REQUEST_ID_REUSED,
 }
 """Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 import uuid
 from collections import deque
@@ -28,7 +29,7 @@ from google.protobuf.message import Message
 
 import kutnahora
 from kutnahora import engine, wire
-from kutnahora.server import auth, presenter
+from kutnahora.server import auth, presenter, requests
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.errors import (
     ServiceError,
@@ -46,6 +47,7 @@ from kutnahora.server.logs import LineBudget
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.presenter import GameView
 from kutnahora.server.records import Answer, GameStatus
+from kutnahora.server.requests import Sealer
 from kutnahora.server.store import StoreError
 from kutnahora.v1 import (
     admin_service_pb2,
@@ -62,6 +64,9 @@ REQUEST_ID_KEY = "x-request-id"
 REPLAY_CHUNK = 128  # versions rebuilt per step when a watcher is behind the prepared messages
 
 M = TypeVar("M", bound=Message)
+R = TypeVar("R")
+FAULT_EXIT_STATUS = 75  # the exit status of the fault hook (KUTNAHORA_FAULT_EXIT_AFTER_COMMIT)
+PURGE_EVERY = 3600.0  # seconds between deletions of request ids past their window
 Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
 
 
@@ -98,6 +103,13 @@ class KutnaHoraService:
         self.watchers = 0
         self.players = 0
         self._streams: set[asyncio.Event] = set()
+        self.orphan_readers: set[asyncio.Task[None]] = set()
+        self._request_locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._purged_at = 0.0
+        # A fault-injection hook for tests of retries: the methods (comma-separated) after whose stored
+        # change the process exits at once, as if killed between the commit and the reply.
+        hook = os.environ.get("KUTNAHORA_FAULT_EXIT_AFTER_COMMIT", "")
+        self._exit_after_commit = {name.strip() for name in hook.split(",") if name.strip()}
         self.stopping = False
 
     # --- registration --------------------------------------------------------------------------------
@@ -233,6 +245,72 @@ class KutnaHoraService:
             raise invalid("game_id must be set")
         return await self.hub.get(game_id)
 
+    async def _once(
+        self,
+        method: str,
+        request: Message,
+        run: Callable[[Sealer | None], Awaitable[R]],
+        again: Callable[[dict[str, Any]], Awaitable[R]],
+    ) -> R:
+        """``run`` the request, or, when its request id answered the same request before, answer ``again``
+        from that first answer (:mod:`kutnahora.server.requests`)."""
+        rid = requests.request_id(request)
+        if rid is None:
+            return self._committed(method, await run(None))
+        key = requests.key_hash(rid)
+        # The same id twice at once: the second waits for the first, then answers from its record.
+        lock, users = self._request_locks.get(key, (asyncio.Lock(), 0))
+        self._request_locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                first = requests.live(await self.hub.store.find_request(key), time.time())
+                if first is not None:
+                    return await again(requests.answer_of(rid, method, request, first))
+                try:
+                    answer = await run(
+                        lambda fields: requests.seal(rid, method, request, fields, time.time())
+                    )
+                except (ServiceError, StoreError) as error:
+                    if isinstance(error, ServiceError) and error.reason != "store_error":
+                        raise
+                    # Another replica may have answered this request id first, which fails this write.
+                    first = requests.live(await self.hub.store.find_request(key), time.time())
+                    if first is None:
+                        raise
+                    return await again(requests.answer_of(rid, method, request, first))
+        finally:
+            lock, users = self._request_locks[key]
+            if users == 1:
+                del self._request_locks[key]
+            else:
+                self._request_locks[key] = (lock, users - 1)
+        await self._purge_requests()
+        return self._committed(method, answer)
+
+    def _committed(self, method: str, answer: R) -> R:
+        """The answer of a stored change, unless the fault hook says to die before replying to it."""
+        if method in self._exit_after_commit:
+            self.log.warning("exiting before the reply (KUTNAHORA_FAULT_EXIT_AFTER_COMMIT)", rpc=method)
+            os._exit(FAULT_EXIT_STATUS)
+        return answer
+
+    async def _purge_requests(self) -> None:
+        """Delete the records of request ids past their window, at most once every :data:`PURGE_EVERY`."""
+        now = time.time()
+        if now - self._purged_at < PURGE_EVERY:
+            return
+        self._purged_at = now
+        try:
+            await self.hub.store.purge_requests(now - requests.WINDOW)
+        except StoreError as error:
+            self.log.warning("could not delete old request ids", error=str(error))
+
+    def reader_ended(self, reader: asyncio.Task[None]) -> None:
+        """Forget a Play stream's reader that outlived its stream, once its call has ended."""
+        self.orphan_readers.discard(reader)
+        if not reader.cancelled():
+            reader.exception()  # retrieved: a read that failed with its call is expected, not an error
+
     def stop_streams(self) -> None:
         """Tell every open stream to end (graceful shutdown)."""
         self.stopping = True
@@ -259,12 +337,24 @@ class KutnaHoraService:
         seed = request.seed if request.HasField("seed") else None
         for seat, name in enumerate(request.seat_names):
             _check_name(f"seat_names[{seat}]", name)
-        game, token, seat_tokens = await self.hub.create(
-            options, seed, clock, request.label, request.seat_names
-        )
-        return game_service_pb2.CreateGameResponse(
-            game=presenter.summary(game), game_token=token, seat_tokens=seat_tokens
-        )
+
+        async def create(sealer: Sealer | None) -> game_service_pb2.CreateGameResponse:
+            game, token, seat_tokens = await self.hub.create(
+                options, seed, clock, request.label, request.seat_names, sealer
+            )
+            return game_service_pb2.CreateGameResponse(
+                game=presenter.summary(game), game_token=token, seat_tokens=seat_tokens
+            )
+
+        async def again(answer: dict[str, Any]) -> game_service_pb2.CreateGameResponse:
+            game = await self.hub.get(answer["game_id"])
+            return game_service_pb2.CreateGameResponse(
+                game=presenter.summary(game),
+                game_token=answer["game_token"],
+                seat_tokens=answer["seat_tokens"],
+            )
+
+        return await self._once("CreateGame", request, create, again)
 
     async def JoinGame(
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -272,8 +362,20 @@ class KutnaHoraService:
         """Join a seat."""
         _check_name("name", request.name)
         game = await self._game(request.game_id)
-        seat, token = await game.join(request.seat if request.HasField("seat") else None, request.name)
-        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, game=presenter.summary(game))
+
+        async def join(sealer: Sealer | None) -> game_service_pb2.JoinGameResponse:
+            seat = request.seat if request.HasField("seat") else None
+            taken, token = await game.join(seat, request.name, sealer)
+            return game_service_pb2.JoinGameResponse(
+                seat=taken, seat_token=token, game=presenter.summary(game)
+            )
+
+        async def again(answer: dict[str, Any]) -> game_service_pb2.JoinGameResponse:
+            return game_service_pb2.JoinGameResponse(
+                seat=answer["seat"], seat_token=answer["seat_token"], game=presenter.summary(game)
+            )
+
+        return await self._once("JoinGame", request, join, again)
 
     async def ListGames(
         self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -311,8 +413,15 @@ class KutnaHoraService:
         """Resign a seat."""
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
-        await game.resign(request.seat)
-        return game_service_pb2.ResignSeatResponse(game=presenter.summary(game))
+
+        async def resign(sealer: Sealer | None) -> game_service_pb2.ResignSeatResponse:
+            await game.resign(request.seat, sealer)
+            return game_service_pb2.ResignSeatResponse(game=presenter.summary(game))
+
+        async def again(answer: dict[str, Any]) -> game_service_pb2.ResignSeatResponse:
+            return game_service_pb2.ResignSeatResponse(game=presenter.summary(game))
+
+        return await self._once("ResignSeat", request, resign, again)
 
     async def AbandonGame(
         self, request: game_service_pb2.AbandonGameRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -557,6 +666,7 @@ class _PlayStream:
         self.wake = game.subscribe(seat)
         self.outbox: deque[bytes] = deque()
         self.reading = True
+        self.writing = True
 
     async def run(self) -> None:
         reader = asyncio.get_running_loop().create_task(self._read())
@@ -564,10 +674,16 @@ class _PlayStream:
             await self._write()
         finally:
             self.game.unsubscribe(self.wake)
-            if not reader.done():
-                reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await reader
+            self.writing = False
+            if reader.done():
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    reader.result()
+            else:
+                # The reader is left to end with the call instead of being cancelled: grpc.aio frees a
+                # received message only in the coroutine that awaited its read, so a read cancelled while
+                # it waits would keep the next message the client sends for as long as the server runs.
+                self.service.orphan_readers.add(reader)
+                reader.add_done_callback(self.service.reader_ended)
 
     async def _write(self) -> None:
         game, seat, context = self.game, self.seat, self.context
@@ -603,6 +719,8 @@ class _PlayStream:
                 body = await context.read()
                 if body is EOF:
                     return
+                if not self.writing:
+                    continue  # the stream has ended: what arrives now is read and dropped until the call ends
                 started = time.perf_counter()
                 try:
                     request = decode(play_service_pb2.PlayRequest, body)

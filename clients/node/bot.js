@@ -14,6 +14,7 @@
 "use strict";
 
 const path = require("path");
+const crypto = require("crypto");
 const fs = require("fs");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
@@ -24,7 +25,8 @@ const PROTO_ROOT = process.env.KUTNAHORA_PROTOS || path.join(__dirname, "..", ".
 function usage(message) {
   console.error(`kutnahora-node-bot: ${message}`);
   console.error(
-    "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]\n" +
+    "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]" +
+      " [--retry-for SECONDS]\n" +
       "       node bot.js --arena HOST:PORT [--key-file FILE] [--pool POOL] [--games N] [--seed N]"
   );
   process.exit(2);
@@ -47,6 +49,7 @@ function parseArgs(argv) {
     keyFile: null,
     pool: "2",
     games: 1,
+    retryFor: Number(env.KUTNAHORA_RETRY_FOR || 30),
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -66,6 +69,7 @@ function parseArgs(argv) {
       case "--key-file": args.keyFile = value(); break;
       case "--pool": args.pool = value(); break;
       case "--games": args.games = Number(value()); break;
+      case "--retry-for": args.retryFor = Number(value()); break;
       case "--help": case "-h": usage("plays random legal options of a Kutná Hora seat"); break;
       default: usage(`unknown argument ${flag}`);
     }
@@ -152,6 +156,26 @@ function unary(client, method, request, metadata) {
     if (metadata) client[method](request, metadata, callback);
     else client[method](request, callback);
   });
+}
+
+// CreateGame and JoinGame carry a request_id (a UUID): sent again after UNAVAILABLE or DEADLINE_EXCEEDED,
+// with backoff, the server answers the retry with the first answer, so a lost reply never costs a second
+// game or a second seat.
+const TRANSIENT = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+
+async function retrying(client, method, request, retryFor) {
+  const attempt = { ...request, request_id: crypto.randomUUID() };
+  const giveUp = Date.now() + retryFor * 1000;
+  let delay = 200;
+  for (;;) {
+    try {
+      return await unary(client, method, attempt);
+    } catch (error) {
+      if (!TRANSIENT.has(error.code) || Date.now() + delay > giveUp) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
+    delay = Math.min(delay * 2, 5000);
+  }
 }
 
 // The strategy: every legal option is listed in observation.pending.options; answer with one's index.
@@ -244,7 +268,7 @@ async function main() {
   } else {
     let gameId = args.game;
     if (args.create) {
-      const created = await unary(games, "CreateGame", { options: { players: args.players } });
+      const created = await retrying(games, "CreateGame", { options: { players: args.players } }, args.retryFor);
       gameId = created.game.game_id;
       console.log(`created game ${gameId} for ${args.players} players`);
     }
@@ -252,13 +276,13 @@ async function main() {
     if (args.seat !== null) request.seat = args.seat;
     let joined;
     try {
-      joined = await unary(games, "JoinGame", request);
+      joined = await retrying(games, "JoinGame", request, args.retryFor);
     } catch (error) {
       // The seat asked for went to someone else: any free seat will do.
       if (args.seat === null || refusalReason(error) !== "SEAT_TAKEN") throw error;
       console.log(`seat ${args.seat} is taken (SEAT_TAKEN); joining a free seat instead`);
       delete request.seat;
-      joined = await unary(games, "JoinGame", request);
+      joined = await retrying(games, "JoinGame", request, args.retryFor);
     }
     seat = { gameId, seat: joined.seat, token: joined.seat_token };
     console.log(`joined game ${gameId} as seat ${seat.seat}`);

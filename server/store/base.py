@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 from kutnahora.engine import GameResult
 from kutnahora.server.records import UNFINISHED
+from kutnahora.server.requests import RequestRecord
 
 T = TypeVar("T")
 
@@ -157,11 +158,20 @@ class Store(Protocol):
     async def close(self) -> None:
         """Flush every pending write and release the store."""
 
-    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
-        """Record a new game and its seats: empty, or taken when the game is created with them."""
+    async def create_game(
+        self, game: GameRow, seats: Sequence[SeatRow], request: RequestRecord | None = None
+    ) -> None:
+        """Record a new game and its seats: empty, or taken when the game is created with them; and, in
+        the same transaction, the request that created it, when it carried a request id."""
 
-    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
-        """Record a seat's join or resignation."""
+    async def save_seat(self, game_id: str, seat: SeatRow, request: RequestRecord | None = None) -> None:
+        """Record a seat's join or resignation (with the request that asked for it, as above)."""
+
+    async def find_request(self, key_hash: str) -> RequestRecord | None:
+        """The record of an answered request, by the hash of its request id, or None."""
+
+    async def purge_requests(self, before: float) -> None:
+        """Delete the records of requests made before ``before`` (Unix time)."""
 
     async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
         """Append one decision; raises :class:`DuplicateDecision` if ``decision.seq`` is taken."""

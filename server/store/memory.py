@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kutnahora.server.records import UNFINISHED
+from kutnahora.server.requests import RequestRecord
 from kutnahora.server.store.base import (
     DecisionRow,
     GameQuery,
@@ -32,6 +33,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._games: dict[str, _MemoryGame] = {}
+        self._requests: dict[str, RequestRecord] = {}
 
     async def open(self) -> None:
         """Nothing to prepare."""
@@ -39,15 +41,39 @@ class MemoryStore:
     async def close(self) -> None:
         """Nothing to flush."""
 
-    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
+    async def create_game(
+        self, game: GameRow, seats: Sequence[SeatRow], request: RequestRecord | None = None
+    ) -> None:
         """Record a new game."""
         if game.game_id in self._games:
             raise StoreError(f"game {game.game_id} already exists")
+        self._check_request(request)
         self._games[game.game_id] = _MemoryGame(game, list(seats))
+        self._keep_request(request)
 
-    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
+    async def save_seat(self, game_id: str, seat: SeatRow, request: RequestRecord | None = None) -> None:
         """Record a seat's join or resignation."""
-        self._game(game_id).seats[seat.seat] = seat
+        stored = self._game(game_id)
+        self._check_request(request)
+        stored.seats[seat.seat] = seat
+        self._keep_request(request)
+
+    async def find_request(self, key_hash: str) -> RequestRecord | None:
+        """The record of an answered request, or None."""
+        return self._requests.get(key_hash)
+
+    async def purge_requests(self, before: float) -> None:
+        """Forget the records of requests made before ``before``."""
+        for key in [key for key, record in self._requests.items() if record.created_at < before]:
+            del self._requests[key]
+
+    def _check_request(self, request: RequestRecord | None) -> None:
+        if request is not None and request.key_hash in self._requests:
+            raise StoreError("this request id was recorded already")
+
+    def _keep_request(self, request: RequestRecord | None) -> None:
+        if request is not None:
+            self._requests[request.key_hash] = request
 
     async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
         """Append one decision."""

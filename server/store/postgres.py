@@ -50,6 +50,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from kutnahora.server.notify import ChangeListener, GameChange, new_replica_id
+from kutnahora.server.requests import RequestRecord
 from kutnahora.server.store.base import (
     GAME_COLUMNS,
     UNFINISHED_SQL,
@@ -119,8 +120,42 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         """,
     ),
     (2, "ALTER TABLE games ADD COLUMN components_hash TEXT NOT NULL DEFAULT ''"),
+    (
+        3,
+        """
+        CREATE TABLE requests (
+            key_hash TEXT COLLATE "C" PRIMARY KEY,
+            method TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            sealed BYTEA NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX requests_by_created ON requests (created_at);
+        """,
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+# The request's record, inserted by a write's own statement after its change ({after}: the CTE whose row
+# says the change was made); a key recorded already fails the statement, and with it the change.
+_RECORD_REQUEST = (
+    ", recorded AS (INSERT INTO requests (key_hash, method, fingerprint, sealed, created_at)"
+    " SELECT %s, %s, %s, %s, %s FROM {after} RETURNING 1)"
+)
+_REQUEST_NAMES = ("request_key", "request_method", "request_fingerprint", "request_sealed", "request_at")
+_RECORD_REQUEST_NAMED = (
+    ", recorded AS (INSERT INTO requests (key_hash, method, fingerprint, sealed, created_at)"
+    " SELECT %(request_key)s, %(request_method)s, %(request_fingerprint)s, %(request_sealed)s,"
+    " %(request_at)s FROM saved RETURNING 1)"
+)
+
+
+def _request_values(request: RequestRecord | None) -> tuple[Any, ...]:
+    """A request record's column values (none without a record)."""
+    if request is None:
+        return ()
+    return (request.key_hash, request.method, request.fingerprint, request.sealed, request.created_at)
+
 
 MAX_BATCH = 256  # the most writes committed in one transaction
 
@@ -312,8 +347,14 @@ class PostgresStore:
     # does raise a database error rolls the batch back, and each write is retried alone. The NOTIFY rides
     # on the write's own statement, sent only when a row was written.
 
-    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
-        """Record a new game and its seats: empty, or taken when the game is created with them."""
+    async def create_game(
+        self, game: GameRow, seats: Sequence[SeatRow], request: RequestRecord | None = None
+    ) -> None:
+        """Record a new game and its seats: empty, or taken when the game is created with them.
+
+        With a request record, the record is inserted by the same statement: a request id recorded
+        already (a retry on another replica that won the race) fails the whole statement, game included.
+        """
         change = GameChange(game.game_id, "created", 0, self.replica_id)
         marks = ", ".join(["%s"] * len(GAME_COLUMNS.split(",")))
         statement = (
@@ -322,7 +363,8 @@ class PostgresStore:
             " seated AS (INSERT INTO seats (game_id, seat, name, token_hash, resigned, joined_at)"
             " SELECT created.game_id, s.seat, s.name, s.token_hash, s.resigned, s.joined_at FROM created,"
             " unnest(%s::smallint[], %s::text[], %s::text[], %s::boolean[], %s::double precision[])"
-            " AS s (seat, name, token_hash, resigned, joined_at)) "
+            " AS s (seat, name, token_hash, resigned, joined_at))"
+            f"{_RECORD_REQUEST.format(after='created') if request is not None else ''} "
             "SELECT pg_notify(%s, %s) FROM created"
         )
         params = (
@@ -332,6 +374,7 @@ class PostgresStore:
             [s.token_hash for s in seats],
             [s.resigned for s in seats],
             [s.joined_at for s in seats],
+            *_request_values(request),
             self.channel,
             change.encode(),
         )
@@ -341,8 +384,8 @@ class PostgresStore:
 
         await self._write(statement, params, refusal, game.game_id, f"create game {game.game_id}")
 
-    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
-        """Record a seat's join or resignation.
+    async def save_seat(self, game_id: str, seat: SeatRow, request: RequestRecord | None = None) -> None:
+        """Record a seat's join or resignation (with its request's record, as :meth:`create_game`).
 
         A seat's token never changes once set: a join through one replica that another replica's join
         of the same seat beat is refused with :class:`StoreError`, instead of replacing that seat's token.
@@ -357,7 +400,8 @@ class PostgresStore:
             " token_hash = excluded.token_hash, resigned = excluded.resigned,"
             " joined_at = excluded.joined_at"
             " WHERE seats.token_hash = '' OR seats.token_hash = excluded.token_hash"
-            " RETURNING seat) "
+            " RETURNING seat)"
+            f"{_RECORD_REQUEST_NAMED if request is not None else ''} "
             "SELECT pg_notify(%(channel)s, %(payload)s) FROM saved"
         )
         params = {
@@ -370,6 +414,8 @@ class PostgresStore:
             "channel": self.channel,
             "payload": change.encode(),
         }
+        if request is not None:
+            params.update(zip(_REQUEST_NAMES, _request_values(request), strict=True))
 
         async def refusal(conn: psycopg.AsyncConnection[TupleRow]) -> StoreError:
             if not await self._game_exists(conn, game_id):
@@ -377,6 +423,26 @@ class PostgresStore:
             return StoreError(f"seat {seat.seat} of game {game_id} was taken through another replica")
 
         await self._write(statement, params, refusal, game_id, f"save seat {seat.seat} of game {game_id}")
+
+    async def find_request(self, key_hash: str) -> RequestRecord | None:
+        """The record of an answered request, or None."""
+        rows = await self._read(
+            "SELECT key_hash, method, fingerprint, sealed, created_at FROM requests WHERE key_hash = %s",
+            (key_hash,),
+            "look up a request id",
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return RequestRecord(row[0], row[1], row[2], bytes(row[3]), row[4])
+
+    async def purge_requests(self, before: float) -> None:
+        """Delete the records of requests made before ``before``."""
+        await self._read(
+            "WITH gone AS (DELETE FROM requests WHERE created_at < %s RETURNING 1) SELECT count(*) FROM gone",
+            (before,),
+            "delete old request ids",
+        )
 
     async def append_decision(self, game_id: str, decision: DecisionRow) -> None:
         """Append one decision; raises :class:`DuplicateDecision` if another writer appended ``seq`` first."""

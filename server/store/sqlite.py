@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kutnahora.server.records import UNFINISHED
+from kutnahora.server.requests import RequestRecord
 from kutnahora.server.store.base import (
     GAME_COLUMNS,
     UNFINISHED_SQL,
@@ -91,7 +92,27 @@ CREATE TABLE IF NOT EXISTS decisions (
     applied_at REAL NOT NULL,
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS requests (
+    key_hash TEXT PRIMARY KEY,
+    method TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    sealed BLOB NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS requests_by_created ON requests (created_at);
 """
+_RECORD_REQUEST = (
+    "INSERT INTO requests (key_hash, method, fingerprint, sealed, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+
+
+def _record_request(db: sqlite3.Connection, request: RequestRecord | None) -> None:
+    """Store a request's record in the transaction of the change it made."""
+    if request is not None:
+        db.execute(
+            _RECORD_REQUEST,
+            (request.key_hash, request.method, request.fingerprint, request.sealed, request.created_at),
+        )
 
 
 _APPEND = (
@@ -182,7 +203,9 @@ class SqliteStore:
 
     # --- the Store protocol --------------------------------------------------------------------------
 
-    async def create_game(self, game: GameRow, seats: Sequence[SeatRow]) -> None:
+    async def create_game(
+        self, game: GameRow, seats: Sequence[SeatRow], request: RequestRecord | None = None
+    ) -> None:
         """Record a new game and its seats: empty, or taken when the game is created with them."""
 
         def work(db: sqlite3.Connection) -> None:
@@ -194,11 +217,12 @@ class SqliteStore:
                 f"INSERT INTO seats ({SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
                 [(game.game_id, s.seat, s.name, s.token_hash, int(s.resigned), s.joined_at) for s in seats],
             )
+            _record_request(db, request)
 
-        await self._submit(work, write=True, statements=2)
+        await self._submit(work, write=True, statements=3 if request is not None else 2)
         self._log_lengths[game.game_id] = 0
 
-    async def save_seat(self, game_id: str, seat: SeatRow) -> None:
+    async def save_seat(self, game_id: str, seat: SeatRow, request: RequestRecord | None = None) -> None:
         """Record a seat's join or resignation."""
 
         def work(db: sqlite3.Connection) -> None:
@@ -209,6 +233,28 @@ class SqliteStore:
                 "joined_at = excluded.joined_at",
                 (game_id, seat.seat, seat.name, seat.token_hash, int(seat.resigned), seat.joined_at),
             )
+            _record_request(db, request)
+
+        await self._submit(work, write=True, statements=2 if request is not None else 1)
+
+    async def find_request(self, key_hash: str) -> RequestRecord | None:
+        """The record of an answered request, or None."""
+
+        def work(db: sqlite3.Connection) -> RequestRecord | None:
+            row = db.execute(
+                "SELECT key_hash, method, fingerprint, sealed, created_at FROM requests WHERE key_hash = ?",
+                (key_hash,),
+            ).fetchone()
+            return None if row is None else RequestRecord(row[0], row[1], row[2], bytes(row[3]), row[4])
+
+        found: RequestRecord | None = await self._submit(work, write=False)
+        return found
+
+    async def purge_requests(self, before: float) -> None:
+        """Delete the records of requests made before ``before``."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM requests WHERE created_at < ?", (before,))
 
         await self._submit(work, write=True)
 

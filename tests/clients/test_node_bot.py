@@ -64,7 +64,7 @@ async def test_the_node_bot_plays_a_seat_handed_over_in_its_environment(server_a
 def test_the_node_bot_creates_a_game_and_says_when_the_server_is_away(server_address: str) -> None:
     assert NODE is not None
     away = subprocess.run(
-        [NODE, "bot.js", "--server", "127.0.0.1:1", "--create"],
+        [NODE, "bot.js", "--server", "127.0.0.1:1", "--create", "--retry-for", "1"],
         cwd=NODE_DIR,
         capture_output=True,
         text=True,

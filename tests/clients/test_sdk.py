@@ -312,3 +312,105 @@ async def test_a_game_over_tls_with_a_private_ca(tmp_path: Path) -> None:
     finally:
         await server.stop(0)
     assert all(o.finished for o in outcomes)
+
+
+async def test_a_join_whose_reply_was_lost_is_retried_and_gets_the_same_seat_and_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server dies between storing the join and replying; the SDK sends the join again (same
+    request_id) until a server on the same store answers: one seat taken, and its token works."""
+    import socket
+
+    from tests.server.test_restart import server_process
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    db = tmp_path / "games.db"
+    address = f"127.0.0.1:{port}"
+    with server_process(db, "--port", str(port)):
+        async with await Client.connect(address) as client:
+            game_id = (await client.create_game(2, seed=3)).game.game_id
+    monkeypatch.setenv("KUTNAHORA_FAULT_EXIT_AFTER_COMMIT", "JoinGame")
+    with server_process(db, "--port", str(port)) as (doomed, _):
+        monkeypatch.delenv("KUTNAHORA_FAULT_EXIT_AFTER_COMMIT")
+        async with await Client.connect(address) as client:
+            joining = asyncio.create_task(client.join_game(game_id, 1, "ann"))
+            while doomed.poll() is None:  # it stores the join, then exits before replying
+                await asyncio.sleep(0.05)
+            assert doomed.returncode == 75 and not joining.done()
+            with server_process(db, "--port", str(port)):
+                seat = await asyncio.wait_for(joining, 30)
+                assert seat.seat == 1 and seat.token
+                summary = await client.get_game(game_id)
+                assert [s.joined for s in summary.seats] == [False, True]
+                observed = await client.observe(game_id, seat)  # the token is seat 1's
+                assert observed.observation.viewer == 1
+
+
+async def test_a_server_killed_while_the_bot_thinks_is_reconnected_to_when_it_returns(tmp_path: Path) -> None:
+    """The answer of a bot that was still choosing when its server died meets a finished call: the SDK
+    reconnects (here to the restarted server) and plays on, instead of failing with the write's
+    InvalidStateError."""
+    import signal
+    import socket
+
+    from tests.server.test_restart import server_process
+
+    thinking = asyncio.Event()
+
+    class Slow(Bot):
+        async def choose(self, observation: Observation) -> Choice:
+            thinking.set()
+            await asyncio.sleep(0.5)
+            return 0
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address, db = f"127.0.0.1:{port}", tmp_path / "games.db"
+    with server_process(db, "--port", str(port)) as (process, _):
+        client = await Client.connect(address)
+        created, seats = await client.create_seated_game(["slow", "other"], seed=4)
+        first = (await client.get_game(created.game.game_id)).pending_seat
+        playing = asyncio.create_task(client.play(Slow(), seats[first], reconnect_for=30))
+        await asyncio.wait_for(thinking.wait(), 10)
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+        await asyncio.sleep(1.0)  # the bot answers into the dead call meanwhile
+    with server_process(db, "--port", str(port)):
+        await asyncio.sleep(1.0)  # the play session reconnects and answers its turn on the new server
+        assert not playing.done()
+        async with await Client.connect(address) as other:
+            await other.abandon(created.game.game_id, created.game_token, "done")
+        outcome = await asyncio.wait_for(playing, 30)
+        await client.close()
+    assert outcome.status == game_pb2.GAME_STATUS_ABANDONED
+    assert outcome.reconnects >= 1
+
+
+async def test_answers_refused_while_the_store_is_away_are_sent_again_until_it_returns() -> None:
+    """A database restarting refuses decisions with STORE_UNAVAILABLE (nothing applied): the play loop
+    waits, longer each time, and sends the turn again, so the game goes on once the store is back."""
+    from kutnahora.server.store import StoreError
+
+    server, port = await create_server("127.0.0.1:0", ServerConfig(db=":memory:", metrics_port=None))
+    await server.start()
+    store = server.hub.store
+    append = store.append_decision
+    failures = {"left": 4}
+
+    async def flaky(game_id: str, decision: Any) -> None:
+        if failures["left"] > 0:
+            failures["left"] -= 1
+            raise StoreError("the store could not append: the database is restarting")
+        await append(game_id, decision)
+
+    store.append_decision = flaky  # type: ignore[method-assign]
+    try:
+        outcomes = await play_game(f"127.0.0.1:{port}", ["random", "random"], seed=21)
+    finally:
+        await server.stop(None)
+    assert failures["left"] == 0
+    assert [o.status for o in outcomes] == [game_pb2.GAME_STATUS_FINISHED] * 2
+    assert sum(o.refused for o in outcomes) == 4

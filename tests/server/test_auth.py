@@ -24,3 +24,15 @@ def test_only_the_hash_is_kept_and_it_matches_only_its_token() -> None:
     assert not auth.matches(auth.new_token(), stored)
     assert not auth.matches("", stored) and not auth.matches(token, "")
     assert auth.matching_seat(token, ["", auth.token_hash("other"), stored]) == 2
+
+
+def test_a_token_is_read_with_or_without_the_bearer_scheme() -> None:
+    """``Bearer <token>`` (any case) and a bare ``<token>`` mean the same; an empty value is no token."""
+    token = auth.new_token()
+    for value in (f"Bearer {token}", f"bearer {token}", f"BEARER  {token} ", token, token.encode()):
+        assert auth.token_from_metadata([("authorization", value)]) == token
+    assert auth.token_from_metadata([("Authorization", f"Bearer {token}")]) == token
+    for empty in ("", "Bearer ", "   "):
+        assert auth.token_from_metadata([("authorization", empty)]) is None
+    assert auth.token_from_metadata([("x-other", token)]) is None
+    assert auth.token_from_metadata(None) is None

@@ -94,6 +94,21 @@ async def test_an_undecodable_server_streaming_request_is_invalid_argument(
     assert len(lines) <= 1 and all("exception" not in line for line in lines), lines
 
 
+@pytest.mark.parametrize("method", ["/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"])
+async def test_an_undecodable_health_request_is_invalid_argument_like_every_other(
+    client: Client, method: str
+) -> None:
+    """The health service's library decoded its requests itself and answered such a body UNKNOWN."""
+    if method.endswith("Check"):
+        call: Any = client.channel.unary_unary(method)(GARBAGE)
+    else:
+        call = client.channel.unary_stream(method)(GARBAGE)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await (call if method.endswith("Check") else call.read())
+    assert caught.value.code() == Code.INVALID_ARGUMENT
+    assert "is not a grpc.health.v1.HealthCheckRequest" in (caught.value.details() or "")
+
+
 def raw_play(client: Client, token: str) -> Any:
     """A Play stream whose messages are written as raw bytes."""
     stream = client.channel.stream_stream(

@@ -132,6 +132,21 @@ async def test_health_and_reflection(served: tuple[object, object]) -> None:
     } <= names
 
 
+async def test_health_watch_says_serving_and_an_unknown_service_is_not_found_with_a_sentence(
+    served: tuple[object, object],
+) -> None:
+    _, client = served
+    health = health_pb2_grpc.HealthStub(client.channel)  # type: ignore[attr-defined]
+    watch = health.Watch(health_pb2.HealthCheckRequest(service="kutnahora.v1.GameService"))
+    first = await watch.read()
+    assert first.status == health_pb2.HealthCheckResponse.SERVING
+    watch.cancel()
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await health.Check(health_pb2.HealthCheckRequest(service="no.such.Service"))
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    assert "no.such.Service" in (caught.value.details() or "")
+
+
 async def test_server_info(served: tuple[object, object]) -> None:
     _, client = served
     await client.new_game(players=2)  # type: ignore[attr-defined]

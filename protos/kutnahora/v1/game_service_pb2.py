@@ -26,7 +26,7 @@ from kutnahora.v1 import components_pb2 as kutnahora_dot_v1_dot_components__pb2
 from kutnahora.v1 import game_pb2 as kutnahora_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fkutnahora/v1/game_service.proto\x12\x0ckutnahora.v1\x1a\x1dkutnahora/v1/components.proto\x1a\x17kutnahora/v1/game.proto\"\xaa\x01\n\x11\x43reateGameRequest\x12*\n\x07options\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameOptions\x12\x11\n\x04seed\x18\x02 \x01(\x03H\x00\x88\x01\x01\x12*\n\x05\x63lock\x18\x03 \x01(\x0b\x32\x1b.kutnahora.v1.ClockSettings\x12\r\n\x05label\x18\x04 \x01(\t\x12\x12\n\nseat_names\x18\x05 \x03(\tB\x07\n\x05_seed\"f\n\x12\x43reateGameResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary\x12\x12\n\ngame_token\x18\x02 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x03 \x03(\t\"L\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04name\x18\x03 \x01(\tB\x07\n\x05_seat\"]\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\'\n\x04game\x18\x03 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary\"r\n\x10ListGamesRequest\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\r\n\x05label\x18\x04 \x01(\t\"V\n\x11ListGamesResponse\x12(\n\x05games\x18\x01 \x03(\x0b\x32\x19.kutnahora.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\":\n\x0fGetGameResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary\"\x16\n\x14GetComponentsRequest\"w\n\x15GetComponentsResponse\x12.\n\ncomponents\x18\x01 \x01(\x0b\x32\x1a.kutnahora.v1.ComponentSet\x12\x15\n\rrules_version\x18\x02 \x01(\x05\x12\x17\n\x0f\x63omponents_hash\x18\x03 \x01(\t\"2\n\x11ResignSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"=\n\x12ResignSeatResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary\"5\n\x12\x41\x62\x61ndonGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\">\n\x13\x41\x62\x61ndonGameResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary2\xbe\x04\n\x0bGameService\x12O\n\nCreateGame\x12\x1f.kutnahora.v1.CreateGameRequest\x1a .kutnahora.v1.CreateGameResponse\x12I\n\x08JoinGame\x12\x1d.kutnahora.v1.JoinGameRequest\x1a\x1e.kutnahora.v1.JoinGameResponse\x12L\n\tListGames\x12\x1e.kutnahora.v1.ListGamesRequest\x1a\x1f.kutnahora.v1.ListGamesResponse\x12\x46\n\x07GetGame\x12\x1c.kutnahora.v1.GetGameRequest\x1a\x1d.kutnahora.v1.GetGameResponse\x12X\n\rGetComponents\x12\".kutnahora.v1.GetComponentsRequest\x1a#.kutnahora.v1.GetComponentsResponse\x12O\n\nResignSeat\x12\x1f.kutnahora.v1.ResignSeatRequest\x1a .kutnahora.v1.ResignSeatResponse\x12R\n\x0b\x41\x62\x61ndonGame\x12 .kutnahora.v1.AbandonGameRequest\x1a!.kutnahora.v1.AbandonGameResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fkutnahora/v1/game_service.proto\x12\x0ckutnahora.v1\x1a\x1dkutnahora/v1/components.proto\x1a\x17kutnahora/v1/game.proto\"\xbe\x01\n\x11\x43reateGameRequest\x12*\n\x07options\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameOptions\x12\x11\n\x04seed\x18\x02 \x01(\x03H\x00\x88\x01\x01\x12*\n\x05\x63lock\x18\x03 \x01(\x0b\x32\x1b.kutnahora.v1.ClockSettings\x12\r\n\x05label\x18\x04 \x01(\t\x12\x12\n\nseat_names\x18\x05 \x03(\t\x12\x12\n\nrequest_id\x18\x06 \x01(\tB\x07\n\x05_seed\"f\n\x12\x43reateGameResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary\x12\x12\n\ngame_token\x18\x02 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x03 \x03(\t\"`\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x07\n\x05_seat\"]\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\'\n\x04game\x18\x03 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary\"r\n\x10ListGamesRequest\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\r\n\x05label\x18\x04 \x01(\t\"V\n\x11ListGamesResponse\x12(\n\x05games\x18\x01 \x03(\x0b\x32\x19.kutnahora.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\":\n\x0fGetGameResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary\"\x16\n\x14GetComponentsRequest\"w\n\x15GetComponentsResponse\x12.\n\ncomponents\x18\x01 \x01(\x0b\x32\x1a.kutnahora.v1.ComponentSet\x12\x15\n\rrules_version\x18\x02 \x01(\x05\x12\x17\n\x0f\x63omponents_hash\x18\x03 \x01(\t\"F\n\x11ResignSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"=\n\x12ResignSeatResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary\"5\n\x12\x41\x62\x61ndonGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\">\n\x13\x41\x62\x61ndonGameResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.GameSummary2\xbe\x04\n\x0bGameService\x12O\n\nCreateGame\x12\x1f.kutnahora.v1.CreateGameRequest\x1a .kutnahora.v1.CreateGameResponse\x12I\n\x08JoinGame\x12\x1d.kutnahora.v1.JoinGameRequest\x1a\x1e.kutnahora.v1.JoinGameResponse\x12L\n\tListGames\x12\x1e.kutnahora.v1.ListGamesRequest\x1a\x1f.kutnahora.v1.ListGamesResponse\x12\x46\n\x07GetGame\x12\x1c.kutnahora.v1.GetGameRequest\x1a\x1d.kutnahora.v1.GetGameResponse\x12X\n\rGetComponents\x12\".kutnahora.v1.GetComponentsRequest\x1a#.kutnahora.v1.GetComponentsResponse\x12O\n\nResignSeat\x12\x1f.kutnahora.v1.ResignSeatRequest\x1a .kutnahora.v1.ResignSeatResponse\x12R\n\x0b\x41\x62\x61ndonGame\x12 .kutnahora.v1.AbandonGameRequest\x1a!.kutnahora.v1.AbandonGameResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,33 +34,33 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kutnahora.v1.game_service_p
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CREATEGAMEREQUEST']._serialized_start=106
-  _globals['_CREATEGAMEREQUEST']._serialized_end=276
-  _globals['_CREATEGAMERESPONSE']._serialized_start=278
-  _globals['_CREATEGAMERESPONSE']._serialized_end=380
-  _globals['_JOINGAMEREQUEST']._serialized_start=382
-  _globals['_JOINGAMEREQUEST']._serialized_end=458
-  _globals['_JOINGAMERESPONSE']._serialized_start=460
-  _globals['_JOINGAMERESPONSE']._serialized_end=553
-  _globals['_LISTGAMESREQUEST']._serialized_start=555
-  _globals['_LISTGAMESREQUEST']._serialized_end=669
-  _globals['_LISTGAMESRESPONSE']._serialized_start=671
-  _globals['_LISTGAMESRESPONSE']._serialized_end=757
-  _globals['_GETGAMEREQUEST']._serialized_start=759
-  _globals['_GETGAMEREQUEST']._serialized_end=792
-  _globals['_GETGAMERESPONSE']._serialized_start=794
-  _globals['_GETGAMERESPONSE']._serialized_end=852
-  _globals['_GETCOMPONENTSREQUEST']._serialized_start=854
-  _globals['_GETCOMPONENTSREQUEST']._serialized_end=876
-  _globals['_GETCOMPONENTSRESPONSE']._serialized_start=878
-  _globals['_GETCOMPONENTSRESPONSE']._serialized_end=997
-  _globals['_RESIGNSEATREQUEST']._serialized_start=999
-  _globals['_RESIGNSEATREQUEST']._serialized_end=1049
-  _globals['_RESIGNSEATRESPONSE']._serialized_start=1051
-  _globals['_RESIGNSEATRESPONSE']._serialized_end=1112
-  _globals['_ABANDONGAMEREQUEST']._serialized_start=1114
-  _globals['_ABANDONGAMEREQUEST']._serialized_end=1167
-  _globals['_ABANDONGAMERESPONSE']._serialized_start=1169
-  _globals['_ABANDONGAMERESPONSE']._serialized_end=1231
-  _globals['_GAMESERVICE']._serialized_start=1234
-  _globals['_GAMESERVICE']._serialized_end=1808
+  _globals['_CREATEGAMEREQUEST']._serialized_end=296
+  _globals['_CREATEGAMERESPONSE']._serialized_start=298
+  _globals['_CREATEGAMERESPONSE']._serialized_end=400
+  _globals['_JOINGAMEREQUEST']._serialized_start=402
+  _globals['_JOINGAMEREQUEST']._serialized_end=498
+  _globals['_JOINGAMERESPONSE']._serialized_start=500
+  _globals['_JOINGAMERESPONSE']._serialized_end=593
+  _globals['_LISTGAMESREQUEST']._serialized_start=595
+  _globals['_LISTGAMESREQUEST']._serialized_end=709
+  _globals['_LISTGAMESRESPONSE']._serialized_start=711
+  _globals['_LISTGAMESRESPONSE']._serialized_end=797
+  _globals['_GETGAMEREQUEST']._serialized_start=799
+  _globals['_GETGAMEREQUEST']._serialized_end=832
+  _globals['_GETGAMERESPONSE']._serialized_start=834
+  _globals['_GETGAMERESPONSE']._serialized_end=892
+  _globals['_GETCOMPONENTSREQUEST']._serialized_start=894
+  _globals['_GETCOMPONENTSREQUEST']._serialized_end=916
+  _globals['_GETCOMPONENTSRESPONSE']._serialized_start=918
+  _globals['_GETCOMPONENTSRESPONSE']._serialized_end=1037
+  _globals['_RESIGNSEATREQUEST']._serialized_start=1039
+  _globals['_RESIGNSEATREQUEST']._serialized_end=1109
+  _globals['_RESIGNSEATRESPONSE']._serialized_start=1111
+  _globals['_RESIGNSEATRESPONSE']._serialized_end=1172
+  _globals['_ABANDONGAMEREQUEST']._serialized_start=1174
+  _globals['_ABANDONGAMEREQUEST']._serialized_end=1227
+  _globals['_ABANDONGAMERESPONSE']._serialized_start=1229
+  _globals['_ABANDONGAMERESPONSE']._serialized_end=1291
+  _globals['_GAMESERVICE']._serialized_start=1294
+  _globals['_GAMESERVICE']._serialized_end=1868
 # @@protoc_insertion_point(module_scope)

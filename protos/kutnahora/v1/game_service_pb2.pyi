@@ -9,18 +9,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("options", "seed", "clock", "label", "seat_names")
+    __slots__ = ("options", "seed", "clock", "label", "seat_names", "request_id")
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     options: _game_pb2.GameOptions
     seed: int
     clock: _game_pb2.ClockSettings
     label: str
     seat_names: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., seed: _Optional[int] = ..., clock: _Optional[_Union[_game_pb2.ClockSettings, _Mapping]] = ..., label: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
+    request_id: str
+    def __init__(self, options: _Optional[_Union[_game_pb2.GameOptions, _Mapping]] = ..., seed: _Optional[int] = ..., clock: _Optional[_Union[_game_pb2.ClockSettings, _Mapping]] = ..., label: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game", "game_token", "seat_tokens")
@@ -33,14 +35,16 @@ class CreateGameResponse(_message.Message):
     def __init__(self, game: _Optional[_Union[_game_pb2.GameSummary, _Mapping]] = ..., game_token: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class JoinGameRequest(_message.Message):
-    __slots__ = ("game_id", "seat", "name")
+    __slots__ = ("game_id", "seat", "name", "request_id")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat: int
     name: str
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class JoinGameResponse(_message.Message):
     __slots__ = ("seat", "seat_token", "game")
@@ -99,12 +103,14 @@ class GetComponentsResponse(_message.Message):
     def __init__(self, components: _Optional[_Union[_components_pb2.ComponentSet, _Mapping]] = ..., rules_version: _Optional[int] = ..., components_hash: _Optional[str] = ...) -> None: ...
 
 class ResignSeatRequest(_message.Message):
-    __slots__ = ("game_id", "seat")
+    __slots__ = ("game_id", "seat", "request_id")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat: int
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class ResignSeatResponse(_message.Message):
     __slots__ = ("game",)
