@@ -63,7 +63,7 @@ async def _play(games: int, decisions: int, seed: int, folder: Path) -> tuple[li
     made = 0
     for index in range(games):
         game = await joined_game(hub, 2 + index % 3, index)
-        view = presenter.view(game)
+        view = presenter.feed(game)
         for _ in range(decisions):
             pending = game.state.pending
             if pending is None or game.ended:
@@ -85,7 +85,7 @@ async def _reload(game_ids: Sequence[str], folder: Path) -> list[LiveGame]:
         game = await hub.get(game_id)
         pending = game.state.pending
         if pending is not None and not game.ended:
-            presenter.view(game).observation(pending.seat)
+            presenter.feed(game).observation(pending.seat)
         loaded.append(game)
     await hub.store.close()
     return loaded

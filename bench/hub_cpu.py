@@ -143,7 +143,7 @@ async def _run(games: int, decisions: int, seed: int, folder: Path) -> HubCpu:
                 playing[index] = await new_game()
                 continue
             started = time.thread_time()
-            presenter.view(game).observation(pending.seat)
+            presenter.feed(game).observation(pending.seat)
             observed = time.thread_time()
             await game.submit(pending.seat, game.version, ListedIndex(rng.randrange(len(pending.options))))
             observation += observed - started

@@ -43,7 +43,7 @@ from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.render import (
     Names,
     describe_option,
-    game_view,
+    game_screen,
     move_line,
     options_table,
     readable,
@@ -216,7 +216,7 @@ class HumanSeat:
                 self.moves.append(Text(f"Only one choice, taken for you: {only}", style="italic"))
             return
         self._show_moves()
-        self.console.print(game_view(obs, self.names))
+        self.console.print(game_screen(obs, self.names))
         self._show_question(obs)
         while True:
             try:
@@ -229,7 +229,7 @@ class HumanSeat:
                 self.console.print(help_text(obs))
                 continue
             if lowered in ("b", "board"):
-                self.console.print(game_view(obs, self.names))
+                self.console.print(game_screen(obs, self.names))
                 self._show_question(obs)
                 continue
             if lowered in ("q", "quit", "exit"):
@@ -372,7 +372,7 @@ async def run(args: argparse.Namespace, console: Console) -> int:
             session.names = names
             session._show_moves()
             if last is not None:
-                console.print(game_view(last.observation, names, status_name(summary.status)))
+                console.print(game_screen(last.observation, names, status_name(summary.status)))
             _print_end(console, summary, names, seat.seat)
             return 0
         finally:
@@ -503,12 +503,12 @@ async def watch(client: Client, game_id: str, console: Console, names: Names) ->
         kind = last.pending.kind
         if last.round != last_round and not last.over:
             last_round = last.round
-            console.print(game_view(last, names))
+            console.print(game_screen(last, names))
         if message.status in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED):
             break
     summary = await client.get_game(game_id)
     if last is not None:
-        console.print(game_view(last, names, status_name(summary.status)))
+        console.print(game_screen(last, names, status_name(summary.status)))
     _print_end(console, summary, names, None)
     return 0
 

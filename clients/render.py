@@ -465,7 +465,7 @@ def cards_legend(names: Names) -> Text:
     return Text("Cards — " + " · ".join(parts), style="dim")
 
 
-def game_view(obs: Observation, names: Names, status: str = "") -> Group:
+def game_screen(obs: Observation, names: Names, status: str = "") -> Group:
     """The whole visible game, top to bottom."""
     return Group(
         Panel(header(obs, names, status), box=box.HEAVY),

@@ -7,7 +7,7 @@ conversions of engine values both ways are :mod:`kutnahora.wire`'s. This module 
   (:func:`answer_from_wire`, the one reading of a submission), a listing's status filter, a game's clock.
 - Server to wire: summaries, decision records, clocks, statuses, the Play stream's messages, and refusals
   with their ``google.rpc`` details.
-- The byte caches: :class:`GameView` keeps, per game, the serialised observation of the current version for
+- The byte caches: :class:`GameFeed` keeps, per game, the serialised observation of the current version for
   each viewer, the prepared watch messages and the answers to recent decisions (returned again to an exact
   retry); :class:`ObservationEncoder` keeps the wire bytes of the parts of an observation, which it writes
   with :mod:`kutnahora.wire.observations`' functions.
@@ -33,6 +33,7 @@ from grpc_status import rpc_status
 from kutnahora.engine import Cost, GameOptions, GameState, Observation, Option, parse_option
 from kutnahora.engine import components_hash as engine_components_hash
 from kutnahora.engine import result as engine_result
+from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.engine.components import Commodity, ComponentSet, Square
 from kutnahora.engine.costs import FREE, PRICED_KINDS, mine_squares, option_costs, plot_squares
 from kutnahora.engine.options import DecisionKind
@@ -438,17 +439,12 @@ class OptionEntries:
         self.bodies: dict[tuple[DecisionKind, Option, bool], bytes] = {}
 
 
-_SHARED_OPTIONS: dict[int, tuple[ComponentSet, OptionEntries]] = {}
+_SHARED_OPTIONS: ComponentCache[OptionEntries] = ComponentCache(lambda _: OptionEntries())
 
 
 def shared_option_entries(components: ComponentSet) -> OptionEntries:
     """The option entries every game of ``components`` shares (one set per server; a few in tests)."""
-    held = _SHARED_OPTIONS.get(id(components))
-    if held is None or held[0] is not components:
-        if len(_SHARED_OPTIONS) >= 8:
-            _SHARED_OPTIONS.clear()
-        held = _SHARED_OPTIONS[id(components)] = (components, OptionEntries())
-    return held[1]
+    return _SHARED_OPTIONS.get(components)
 
 
 class ObservationEncoder:
@@ -934,7 +930,7 @@ _GAME_ENDED = play_service_pb2.PlayResponse.GAME_ENDED_FIELD_NUMBER
 _ENDED_OBSERVATION = play_service_pb2.GameEnded.OBSERVATION_FIELD_NUMBER
 
 
-class GameView:
+class GameFeed:
     """The wire side of one loaded game: every message about it, and the caches of their bytes.
 
     It listens to its game (:class:`kutnahora.server.game.GameListener`): after each change it prepares the
@@ -1136,11 +1132,11 @@ class GameView:
         return messages
 
 
-def view(game: LiveGame) -> GameView:
+def feed(game: LiveGame) -> GameFeed:
     """The wire side of a loaded game, made (and made its game's listener) on first use."""
     listener = game.listener
-    if isinstance(listener, GameView):
+    if isinstance(listener, GameFeed):
         return listener
-    made = GameView(game)
+    made = GameFeed(game)
     game.listener = made
     return made

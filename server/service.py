@@ -45,7 +45,7 @@ from kutnahora.server.hub import GameHub
 from kutnahora.server.limits import RateLimiter
 from kutnahora.server.logs import LineBudget
 from kutnahora.server.metrics import Metrics
-from kutnahora.server.presenter import GameView
+from kutnahora.server.presenter import GameFeed
 from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.requests import Sealer
 from kutnahora.server.store import StoreError
@@ -450,7 +450,7 @@ class KutnaHoraService:
         """The current observation for a seat or a spectator."""
         game = await self._game(request.game_id)
         viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
-        return presenter.view(game).get_observation_response(viewer)
+        return presenter.feed(game).get_observation_response(viewer)
 
     async def SubmitDecision(
         self, request: play_service_pb2.SubmitDecisionRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -465,7 +465,7 @@ class KutnaHoraService:
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
         record = await game.submit(request.seat, request.version, answer)
-        response = await presenter.view(game).response(record)
+        response = await presenter.feed(game).response(record)
         self.metrics.latency_by_path["unary"].observe(time.perf_counter() - started)
         return response
 
@@ -485,39 +485,39 @@ class KutnaHoraService:
             )
         wake = game.subscribe()
         self._streams.add(wake)
-        game_view = presenter.view(game)
-        game_view.add_watcher(viewer)
+        feed = presenter.feed(game)
+        feed.add_watcher(viewer)
         self.watchers += 1
         self.metrics.watch_streams.inc()
         try:
-            await self._watch(game_view, viewer, request.from_version, wake, context)
+            await self._watch(feed, viewer, request.from_version, wake, context)
         finally:
             self.watchers -= 1
             self.metrics.watch_streams.dec()
-            game_view.remove_watcher(viewer)
+            feed.remove_watcher(viewer)
             game.unsubscribe(wake)
             self._streams.discard(wake)
 
     async def _watch(
         self,
-        game_view: GameView,
+        feed: GameFeed,
         viewer: int | None,
         cursor: int,
         wake: asyncio.Event,
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> None:
-        game = game_view.game
+        game = feed.game
         told: tuple[bool, ...] | None = None  # who held the seats when the stream last said so
         while not self.stopping:
             current = game.version
             if cursor <= current:
-                message = game_view.watch_message(cursor, viewer)
+                message = feed.watch_message(cursor, viewer)
                 if message is not None:
                     await context.write(message)
                     cursor += 1
                     continue
                 stop = min(current + 1, cursor + REPLAY_CHUNK)
-                replayed = await asyncio.to_thread(game_view.replay_watch_messages, viewer, cursor, stop)
+                replayed = await asyncio.to_thread(feed.replay_watch_messages, viewer, cursor, stop)
                 for message in replayed:
                     await context.write(message)
                     cursor += 1
@@ -529,13 +529,13 @@ class KutnaHoraService:
                 if told is not None:
                     taken = [s for s, now in enumerate(joined) if now and not told[s]]
                 for seat in taken or [None]:
-                    await context.write(game_view.seats_message(viewer, seat))
+                    await context.write(feed.seats_message(viewer, seat))
                 told = joined
                 continue
             if game.status is GameStatus.FINISHED:
                 return
             if game.status is GameStatus.ABANDONED:
-                await context.write(game_view.abandoned_message(viewer))
+                await context.write(feed.abandoned_message(viewer))
                 return
             if game.closed:
                 return
@@ -658,7 +658,7 @@ class _PlayStream:
     ) -> None:
         self.service = service
         self.game = game
-        self.view = presenter.view(game)
+        self.feed = presenter.feed(game)
         self.seat = seat
         self.acknowledge = acknowledge
         self.context = context
@@ -695,7 +695,7 @@ class _PlayStream:
             while self.outbox:
                 await context.write(self.outbox.popleft())
             if game.ended:
-                await context.write(self.view.game_ended(seat))
+                await context.write(self.feed.game_ended(seat))
                 return
             if game.closed or self.service.stopping:
                 return
@@ -708,7 +708,7 @@ class _PlayStream:
                 and not game.replaced(seat)
             ):
                 sent_version = game.version
-                await context.write(self.view.your_turn(seat))
+                await context.write(self.feed.your_turn(seat))
             if not self.reading and not self.outbox:
                 return
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 SOCKET_INSIDE = "/run/kutnahora/server.sock"
 FOLDER_INSIDE = "/bot"
-PACKAGES = ("kutnahora", "kutnahora.clients", "kutnahora.engine", "kutnahora.server")
+PACKAGES = ("kutnahora", "kutnahora.clients", "kutnahora.engine", "kutnahora.server", "kutnahora.wire")
 MIB = 1 << 20
 
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kutnahora.clients.render import Names, game_view, options_table
+from kutnahora.clients.render import Names, game_screen, options_table
 from kutnahora.clients.sdk import Client
 from kutnahora.v1 import game_pb2
 from tests.clients.helpers import ROOT, play_game, python_module, run_module
@@ -325,9 +325,9 @@ async def test_the_board_draws_at_any_width(server_address: str) -> None:
     for width in (60, 100, 200):
         console = Console(width=width, record=True, force_terminal=False)
         names = Names(components, ["a", "b", "c", "d"], viewer=seat.seat)
-        console.print(game_view(observation, names))
+        console.print(game_screen(observation, names))
         console.print(options_table(observation, names))
-        console.print(game_view(spectator, Names(components)))
+        console.print(game_screen(spectator, Names(components)))
         text = console.export_text()
         assert "Town hall" in text and "Players" in text
     assert len(observation.pending.options) >= 1
@@ -338,9 +338,9 @@ def _wire_positions(players: int, seed: int) -> list[game_pb2.Observation]:
     import random
 
     from kutnahora import engine
+    from kutnahora import wire as codec
     from kutnahora.engine.costs import option_cost
     from kutnahora.engine.text import QUESTIONS
-    from kutnahora.server import presenter
 
     state = engine.new_game(engine.GameOptions(players=players), seed)
     rng = random.Random(seed)
@@ -348,7 +348,7 @@ def _wire_positions(players: int, seed: int) -> list[game_pb2.Observation]:
     while state.pending is not None:
         pending = state.pending
         frozen = state
-        wire = presenter.observation_to_wire(
+        wire = codec.observation_to_wire(
             engine.observe(state, pending.seat),
             "g",
             question=QUESTIONS[pending.kind],
@@ -364,17 +364,17 @@ def test_the_terminal_table_speaks_in_words() -> None:
     from rich.console import Console
 
     from kutnahora import engine
+    from kutnahora import wire as codec
     from kutnahora.clients.human import help_text, nothing_to_pay
     from kutnahora.clients.render import readable
-    from kutnahora.server import presenter
 
-    components = presenter.components_to_wire(engine.default_components())
+    components = codec.components_to_wire(engine.default_components())
     names = Names(components)
     positions = _wire_positions(2, 11)
 
     first = positions[0]
     console = Console(width=140, record=True, force_terminal=False)
-    console.print(game_view(first, names))
+    console.print(game_screen(first, names))
     text = console.export_text()
     assert "Houses gone" not in text and "deck cards" not in text
     assert "population price card 0" in text and "ore price card 0" in text
@@ -382,7 +382,7 @@ def test_the_terminal_table_speaks_in_words() -> None:
 
     late = positions[len(positions) * 2 // 3]
     console = Console(width=140, record=True, force_terminal=False)
-    console.print(game_view(late, names))
+    console.print(game_screen(late, names))
     text = console.export_text()
     built = [names.building(tile.building) for tile in late.city]
     assert built

@@ -174,7 +174,7 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
     pending = game.state.pending
     assert pending is not None
     wakes = [game.subscribe(seat) for seat in (0, 1)]  # as both seats' Play streams do
-    view = presenter.view(game)
+    view = presenter.feed(game)
 
     class BrokenView:
         """The game's presenter, failing as an encoder fault would (the presenter may run compiled,
@@ -218,7 +218,7 @@ async def test_an_ending_game_builds_the_last_observations_of_its_playing_seats_
         await game.join(seat, f"seat {seat}")
     for seat in (0, 2):  # seats 0 and 2 play over Play streams; seat 1 over unary calls
         game.subscribe(seat)
-    view = presenter.view(game)
+    view = presenter.feed(game)
     registry = server.metrics.registry
     rng = random.Random(8)
     while not game.ended:
