@@ -60,7 +60,7 @@ def test_the_shards_play_against_the_servers_service() -> None:
 
 
 def test_the_merge_job_reads_every_shard_from_the_same_volume() -> None:
-    job, merge, claim = document("job.yaml"), document("merge-job.yaml"), document("pvc.yaml")
+    job, merge, claim = document("job.yaml"), document("merge/merge-job.yaml"), document("pvc.yaml")
     count = job["spec"]["completions"]
     args = container(merge)["args"]
     assert args[0] == "merge"
@@ -75,7 +75,7 @@ def test_the_merge_job_reads_every_shard_from_the_same_volume() -> None:
 
 
 def test_the_pods_run_unprivileged() -> None:
-    for name in ("job.yaml", "merge-job.yaml"):
+    for name in ("job.yaml", "merge/merge-job.yaml"):
         job = document(name)
         spec = job["spec"]["template"]["spec"]
         assert spec["securityContext"]["runAsNonRoot"] is True
@@ -86,7 +86,7 @@ def test_the_pods_run_unprivileged() -> None:
 
 def test_the_manifests_validate_against_the_kubernetes_schemas() -> None:
     validate = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate is not installed")
-    for name in ("job.yaml", "merge-job.yaml", "pvc.yaml"):
+    for name in ("job.yaml", "merge/merge-job.yaml", "pvc.yaml"):
         validate.validate(document(name), "1.30.0", strict=True)
 
 
