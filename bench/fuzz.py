@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -422,6 +423,14 @@ def start_server(log_path: Path) -> tuple[subprocess.Popen[str], int]:
         process.kill()
         raise SystemExit(f"the server did not start: {line!r}")
     return process, int(match.group(1))
+
+
+def open_descriptors(pid: int) -> int:
+    """How many descriptors a process holds open (Linux)."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return 0
 
 
 def rss_kib(pid: int) -> int:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import random
 import shlex
 import signal
@@ -37,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kutnahora.bench.fuzz import rss_kib
+from kutnahora.bench.fuzz import open_descriptors, rss_kib
 from kutnahora.bench.server_bench import server_command
 from kutnahora.clients.sdk import Bot, Client, ClientError, GameOutcome, SeatCredentials
 from kutnahora.v1 import game_pb2
@@ -78,14 +77,6 @@ class SlowBot(Bot):
         self.answered[observation.game_id] = time.monotonic()
         self.tally.decisions += 1
         return self.random.randrange(len(observation.pending.options))
-
-
-def open_descriptors(pid: int) -> int:
-    """How many descriptors a process holds open (Linux)."""
-    try:
-        return len(os.listdir(f"/proc/{pid}/fd"))
-    except OSError:
-        return 0
 
 
 class Servers:
