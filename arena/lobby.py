@@ -155,7 +155,8 @@ class Lobby:
             state = self._state[pool.name]
             if account.account_id not in state.ratings:
                 ids = [account.account_id]
-                state.ratings.update(await self.store.ratings(pool.name, ids))
+                rating = (await self.store.ratings(pool.name, ids)).get(account.account_id, Rating())
+                state.ratings[account.account_id] = rating  # an unrated account starts at the default
                 state.seat_counts.update(await self.store.seat_counts(pool.name, ids))
             if self.shared and not await self.store.add_ticket(ticket_id, account.account_id, pool.name):
                 raise conflict(

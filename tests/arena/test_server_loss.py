@@ -90,7 +90,8 @@ async def test_a_lost_game_server_is_told_to_the_bots_and_nothing_is_rated(tmp_p
             assert second.started.server_address == steady_address
             assert finished.finished.game_id == second.started.game_id
             assert finished.finished.rating_before.games == 0 and finished.finished.rating_after.games == 1
-            assert finished.finished.rating_before.mu == 25.0 != finished.finished.rating_after.mu
+            before, after = finished.finished.rating_before, finished.finished.rating_after
+            assert before.mu == 25.0 and after.sigma < before.sigma, "the rating moved from the default"
             output = printed[name].export_text()
             assert "abandoned, not rated" in output and "given up" not in output, (
                 "the bot left the lost game when the arena said so, not when its own Play stream gave up"
