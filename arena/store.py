@@ -4,10 +4,12 @@ SQLite by default (one file), PostgreSQL when the URL is ``postgresql://…`` (r
 reached through the DB-API, in a worker thread so that the event loop never waits on the disk; one
 statement text serves both (``?`` marks become ``%s`` for PostgreSQL).
 
-Migrations are versioned as the game server's: ``MIGRATIONS`` lists the steps, ``arena_schema_version``
-records those applied, a database migrated by a newer arena is refused, and with PostgreSQL the migration
-runs under an advisory lock so replicas that start together migrate once. Every write that belongs
-together (a game's result, its seats' places, their new ratings and history) is one transaction.
+Migrations are versioned as the game server's, by the same runner
+(:class:`kutnahora.server.store.migrations.Schema`): ``MIGRATIONS`` lists the steps,
+``arena_schema_version`` records those applied, a database migrated by a newer arena is refused, and with
+PostgreSQL the migration runs under an advisory lock so replicas that start together migrate once. Every
+write that belongs together (a game's result, its seats' places, their new ratings and history) is one
+transaction.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, TypeVar
 
 from kutnahora.arena.ratings import RatedGame, Rating
 from kutnahora.server.store import StoreError
+from kutnahora.server.store.migrations import Schema
 from kutnahora.server.store.postgres import is_postgres_url, redact_url
 
 T = TypeVar("T")
@@ -122,8 +125,15 @@ MIGRATIONS += (
         ),
     ),
 )
-SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK_KEY = 0x6B68_6172_656E_6131  # "kharena1": the advisory lock of arena migrations
+SCHEMA = Schema(
+    table="arena_schema_version",
+    steps=MIGRATIONS,
+    lock_key=MIGRATION_LOCK_KEY,
+    refusal="the arena store's schema is at version {found}, newer than this arena knows ({known}): "
+    "run an arena at least as new as the one that migrated it",
+)
+SCHEMA_VERSION = SCHEMA.version
 MATCHMAKER_LOCK_KEY = 0x6B68_6172_656E_6132  # "kharena2": held by the one replica that matches
 TICKET_STALE_SECONDS = 5.0
 """A shared ticket whose replica has not renewed it for this long is dead (its replica is gone)."""
@@ -264,30 +274,15 @@ class ArenaStore:
         identity = (
             "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
             if self.postgres
-            else ("INTEGER PRIMARY KEY AUTOINCREMENT")
+            else "INTEGER PRIMARY KEY AUTOINCREMENT"
         )
-        if self.postgres:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS arena_schema_version "
-            "(version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
-        )
-        row = conn.execute("SELECT max(version) FROM arena_schema_version").fetchone()
-        before = int(row[0]) if row is not None and row[0] is not None else 0
-        if before > SCHEMA_VERSION:
-            conn.rollback()
-            raise StoreError(
-                f"the arena store's schema is at version {before}, newer than this arena knows "
-                f"({SCHEMA_VERSION}): run an arena at least as new as the one that migrated it"
+        try:
+            SCHEMA.migrate(
+                conn, postgres=self.postgres, statement=lambda text: text.replace("{ID}", identity)
             )
-        for version, statements in MIGRATIONS:
-            if version > before:
-                for statement in statements:
-                    conn.execute(statement.replace("{ID}", identity))
-                conn.execute(
-                    self._sql("INSERT INTO arena_schema_version (version, applied_at) VALUES (?, ?)"),
-                    (version, time.time()),
-                )
+        except BaseException:
+            conn.rollback()
+            raise
         conn.commit()
 
     async def close(self) -> None:
