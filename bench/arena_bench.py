@@ -13,9 +13,10 @@
 
 3. **Over gRPC** (``--grpc``). The same ladder for real: a ``kutnahora-server`` process and a
    ``kutnahora-arena`` process (SQLite, its default matchmaker settings), and ``--bots`` bots, each a gRPC
-   client with its own connection to the arena, seeking in every pool at once. A matched bot holds its
-   seat for a random ``--game-seconds`` (5 to 30 s by default, as simulated), then resigns it (the game
-   server's random policy plays the rest, so the game finishes and is rated) and seeks again in that pool.
+   client with its own connection to the arena, seeking in every pool at once. The seats of a matched game
+   are held for the game's random length (``--game-seconds``, 5 to 30 s by default, as simulated), then
+   resigned (the game server's random policy plays the rest, so the game finishes and is rated), and
+   each bot seeks again in that pool.
    Reported after ``--grpc-seconds``: time from opening a Seek to its SeekMatched (p50, p99) and matches
    per second, measured by the bots.
 
@@ -131,7 +132,6 @@ async def over_grpc(
     a real arena process placing games on a real game server, for ``seconds``."""
     from kutnahora.clients.sdk import ArenaClient, Client, ClientError
 
-    rng = random.Random(seed)
     folder = Path(tempfile.mkdtemp(prefix="kutnahora-arena-bench-"))
     server, server_address = _start(
         "kutnahora.server.main",
@@ -160,7 +160,9 @@ async def over_grpc(
                     return
                 waits.append(time.monotonic() - started)
                 games.add(seat.seat.game_id)
-                await asyncio.sleep(min(rng.uniform(*game_seconds), max(0.0, stop_at - time.monotonic())))
+                # One length per game, as simulated: every seat holds it, then resigns.
+                hold = random.Random(f"{seed}/{seat.seat.game_id}").uniform(*game_seconds)
+                await asyncio.sleep(min(hold, max(0.0, stop_at - time.monotonic())))
                 with contextlib.suppress(ClientError):  # the game ended already (its clock)
                     await game_server.resign(seat.seat)
 
