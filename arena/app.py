@@ -45,7 +45,7 @@ class ArenaConfig:
     window: Window = field(default_factory=Window)
     tick_seconds: float = 0.2
     status_seconds: float = 1.0
-    lost_after_seconds: float = 60.0
+    lost_after_seconds: float = 20.0
     metrics_host: str = "127.0.0.1"
     metrics_port: int | None = None
     grace_seconds: float = 5.0
