@@ -93,6 +93,7 @@ async def test_a_lost_game_server_is_told_to_the_bots_and_nothing_is_rated(tmp_p
             before, after = finished.finished.rating_before, finished.finished.rating_after
             assert before.mu == 25.0 and after.sigma < before.sigma, "the rating moved from the default"
             output = printed[name].export_text()
+            assert f"{second.started.game_id} rated, place {finished.finished.place}: μ 25.00 → " in output
             assert "abandoned, not rated" in output and "given up" not in output, (
                 "the bot left the lost game when the arena said so, not when its own Play stream gave up"
             )
