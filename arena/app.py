@@ -45,7 +45,7 @@ class ArenaConfig:
     window: Window = field(default_factory=Window)
     tick_seconds: float = 0.2
     status_seconds: float = 1.0
-    lost_after_seconds: float = 60.0
+    lost_after_seconds: float = 20.0
     metrics_host: str = "127.0.0.1"
     metrics_port: int | None = None
     grace_seconds: float = 5.0
@@ -134,7 +134,16 @@ class Arena:
 
 async def create_arena(address: str, config: ArenaConfig) -> tuple[Arena, int]:
     """An arena bound to ``address`` (``host:port``; port 0 picks one), and its port."""
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server = grpc.aio.server(
+        options=[
+            ("grpc.so_reuseport", 0),
+            # Bots hold Seek and StreamEvents streams open for long, quiet stretches, their connections
+            # kept alive by pings (the SDK's every 20 s): allow them, at most one every 10 s, as the game
+            # server does, rather than closing the connection after two.
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        ]
+    )
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"could not bind {address}: the port may be taken")

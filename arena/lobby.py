@@ -31,7 +31,7 @@ from kutnahora.arena.metrics import ArenaMetrics
 from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating, SeatOutcome, places, rate
 from kutnahora.arena.servers import GameServers, PlacementFailed
-from kutnahora.arena.store import Account, ArenaStore, MatchmakerLock
+from kutnahora.arena.store import Account, ArenaStore, GameEvent, MatchmakerLock
 from kutnahora.server.errors import conflict
 from kutnahora.v1 import game_pb2
 
@@ -99,6 +99,9 @@ class Lobby:
         self._placing: set[str] = set()  # shared tickets being placed by this (leading) replica
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop_task: asyncio.Task[None] | None = None
+        self._watchers: dict[int, set[asyncio.Queue[GameEvent | None]]] = {}
+        self._event_cursor = 0
+        self._pruned_at = 0.0
         for name in pools:
             metrics.tickets_waiting.labels(pool=name).set(0)
         metrics.leader.set(0 if self.shared else 1)
@@ -107,6 +110,7 @@ class Lobby:
 
     async def start(self) -> None:
         """Follow the games left active by a previous run, and start matchmaking."""
+        self._event_cursor = await self.store.last_event_id()
         if not self.shared:
             await self._adopt_games()
         self._loop_task = asyncio.create_task(self._run())
@@ -151,7 +155,8 @@ class Lobby:
             state = self._state[pool.name]
             if account.account_id not in state.ratings:
                 ids = [account.account_id]
-                state.ratings.update(await self.store.ratings(pool.name, ids))
+                rating = (await self.store.ratings(pool.name, ids)).get(account.account_id, Rating())
+                state.ratings[account.account_id] = rating  # an unrated account starts at the default
                 state.seat_counts.update(await self.store.seat_counts(pool.name, ids))
             if self.shared and not await self.store.add_ticket(ticket_id, account.account_id, pool.name):
                 raise conflict(
@@ -179,11 +184,48 @@ class Lobby:
                 self._spawn(self.store.remove_ticket(ticket.ticket_id))
 
     def withdraw_account(self, account_id: int) -> None:
-        """Close every ticket of an account (its key was revoked)."""
+        """Close every ticket and event stream of an account (its key was revoked)."""
         for ticket in [t for t in self.tickets.values() if t.account.account_id == account_id]:
             if not ticket.matched.done():
                 ticket.matched.cancel()
             self.withdraw(ticket)
+        for queue in self._watchers.get(account_id, set()):
+            queue.put_nowait(None)
+
+    # --- events ----------------------------------------------------------------------------------------
+
+    def watch(self, account_id: int) -> asyncio.Queue[GameEvent | None]:
+        """A queue that receives every event of the account's games from now on (None: the stream must
+        end, the key was revoked); :meth:`unwatch` it when done."""
+        queue: asyncio.Queue[GameEvent | None] = asyncio.Queue()
+        self._watchers.setdefault(account_id, set()).add(queue)
+        self.metrics.event_streams.inc()
+        return queue
+
+    def unwatch(self, account_id: int, queue: asyncio.Queue[GameEvent | None]) -> None:
+        """Stop delivering to a queue from :meth:`watch`."""
+        queues = self._watchers.get(account_id)
+        if queues is not None and queue in queues:
+            queues.discard(queue)
+            self.metrics.event_streams.dec()
+            if not queues:
+                del self._watchers[account_id]
+
+    async def deliver_events(self) -> None:
+        """Hand the events recorded since the last call (by this replica or any other) to the streams
+        watching their accounts; prune old events now and then."""
+        while True:
+            events = await self.store.events_after(self._event_cursor)
+            for event in events:
+                self._event_cursor = event.event_id
+                for queue in self._watchers.get(event.account_id, ()):
+                    queue.put_nowait(event)
+            if len(events) < 1000:
+                break
+        now = time.monotonic()
+        if now - self._pruned_at > 60 and (self.leading or not self.shared):
+            self._pruned_at = now
+            await self.store.prune_events()
 
     def waiting(self, pool: str) -> int:
         """Tickets open in a pool."""
@@ -204,6 +246,10 @@ class Lobby:
                     self.match_once()
             except Exception:
                 self.log.exception("matchmaking failed")
+            try:
+                await self.deliver_events()
+            except Exception:
+                self.log.exception("delivering events failed")
 
     async def _shared_tick(self) -> None:
         """Renew this replica's tickets and deliver their matches; match every replica's when leading."""
@@ -375,10 +421,19 @@ class Lobby:
             if summary is not None and summary.status == game_pb2.GAME_STATUS_FINISHED:
                 await self._rate(game_id, pool, summary, account_ids)
             else:
-                why = "its game server was lost" if summary is None else "it was abandoned"
-                if await self.store.abandon_game(game_id):
+                if summary is None:
+                    cause = "game_server_lost"
+                    why = (
+                        f"the game server {server} stopped answering for over {self.servers.lost_after:g} s; "
+                        "the game is not rated"
+                    )
+                else:
+                    cause = "abandoned_on_server"
+                    reason = summary.abandon_reason or "no reason given"
+                    why = f"the game server abandoned the game ({reason}); the game is not rated"
+                if await self.store.abandon_game(game_id, cause, why):
                     self.metrics.unrated_games.labels(pool=pool).inc()
-                    self.log.info("game not rated", game_id=game_id, pool=pool, why=why)
+                    self.log.info("game not rated", game_id=game_id, pool=pool, cause=cause)
         finally:
             self._following.discard(game_id)
             state = self._state.get(pool)

@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--lost-after",
         "LOST_AFTER",
-        60.0,
+        20.0,
         float,
         "seconds a game server may stay unreachable before its game is unrated",
     )

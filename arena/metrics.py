@@ -52,6 +52,11 @@ class ArenaMetrics:
             ["reason"],
             registry=self.registry,
         )
+        self.event_streams = Gauge(
+            "kutnahora_arena_event_streams",
+            "StreamEvents streams open on this replica.",
+            registry=self.registry,
+        )
         self.leader = Gauge(
             "kutnahora_arena_matchmaker_leader",
             "1 while this replica runs the matchmaker (always 1 with SQLite).",

@@ -43,7 +43,7 @@ class Placed:
 class GameServers:
     """Connections to every known game server."""
 
-    def __init__(self, addresses: Sequence[str], *, lost_after: float = 60.0, poll: float = 0.5) -> None:
+    def __init__(self, addresses: Sequence[str], *, lost_after: float = 20.0, poll: float = 0.5) -> None:
         self.addresses = list(dict.fromkeys(addresses))
         self.lost_after = lost_after
         self.poll = poll

@@ -22,7 +22,7 @@ from kutnahora.arena.lobby import Lobby
 from kutnahora.arena.names import name_problem
 from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating
-from kutnahora.arena.store import Account, ArenaStore, NameTaken
+from kutnahora.arena.store import Account, ArenaStore, GameEvent, NameTaken
 from kutnahora.server import auth, presenter
 from kutnahora.server.errors import (
     ServiceError,
@@ -64,6 +64,52 @@ def _rating(pool: str, rating: Rating) -> pb.PoolRating:
         games=rating.games,
         wins=rating.wins,
     )
+
+
+def _pool_rating(pool: str, fields: list[float]) -> pb.PoolRating:
+    return _rating(pool, Rating(float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3])))
+
+
+def event_message(event: GameEvent) -> pb.StreamEventsResponse:
+    """The ``StreamEventsResponse`` of one stored event."""
+    detail = event.detail
+    pool, seat = str(detail["pool"]), int(detail["seat"])
+    message = pb.StreamEventsResponse(recorded_at=_timestamp(event.recorded_at))
+    if event.kind == "started":
+        message.started.CopyFrom(
+            pb.BotGameStarted(
+                pool=pool,
+                server_address=str(detail["server"]),
+                game_id=event.game_id,
+                seat=seat,
+                seat_names=[str(name) for name in detail["seat_names"]],
+            )
+        )
+    elif event.kind == "finished":
+        message.finished.CopyFrom(
+            pb.BotGameFinished(
+                pool=pool,
+                game_id=event.game_id,
+                seat=seat,
+                place=int(detail["place"]),
+                rating_before=_pool_rating(pool, detail["before"]),
+                rating_after=_pool_rating(pool, detail["after"]),
+            )
+        )
+    else:
+        cause = pb.AbandonCause.Name(
+            pb.AbandonCause.Value("ABANDON_CAUSE_" + str(detail.get("cause", "unspecified")).upper())
+        )
+        message.abandoned.CopyFrom(
+            pb.BotGameAbandoned(
+                pool=pool,
+                game_id=event.game_id,
+                seat=seat,
+                cause=cause,
+                message=str(detail.get("message", "")),
+            )
+        )
+    return message
 
 
 class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
@@ -229,6 +275,44 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                     return
         finally:
             self.lobby.withdraw(ticket)
+
+    # --- events ----------------------------------------------------------------------------------------
+
+    async def StreamEvents(
+        self, request: pb.StreamEventsRequest, context: Context
+    ) -> AsyncIterator[pb.StreamEventsResponse]:
+        async def open_stream() -> tuple[Account, asyncio.Queue[GameEvent | None], list[GameEvent]]:
+            account = await self._account(context)
+            queue = self.lobby.watch(account.account_id)  # before reading the games, so none is missed
+            try:
+                playing = await self.store.started_events(account.account_id)
+            except BaseException:
+                self.lobby.unwatch(account.account_id, queue)
+                raise
+            return account, queue, playing
+
+        account, queue, playing = await self._guard(context, "event stream", open_stream)
+        try:
+            await context.send_initial_metadata(())  # tells the bot the stream is live
+            told = set()
+            for started in playing:
+                told.add(started.game_id)
+                yield event_message(started)
+            while True:
+                event = await queue.get()
+                if event is None:
+                    await self._abort(
+                        context,
+                        ServiceError(
+                            grpc.StatusCode.UNAUTHENTICATED, "the bot's key was revoked", "key_revoked"
+                        ),
+                    )
+                    return
+                if event.kind == "started" and event.game_id in told:
+                    continue  # sent on opening already
+                yield event_message(event)
+        finally:
+            self.lobby.unwatch(account.account_id, queue)
 
     # --- reading ---------------------------------------------------------------------------------------
 

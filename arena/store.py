@@ -4,16 +4,19 @@ SQLite by default (one file), PostgreSQL when the URL is ``postgresql://…`` (r
 reached through the DB-API, in a worker thread so that the event loop never waits on the disk; one
 statement text serves both (``?`` marks become ``%s`` for PostgreSQL).
 
-Migrations are versioned as the game server's: ``MIGRATIONS`` lists the steps, ``arena_schema_version``
-records those applied, a database migrated by a newer arena is refused, and with PostgreSQL the migration
-runs under an advisory lock so replicas that start together migrate once. Every write that belongs
-together (a game's result, its seats' places, their new ratings and history) is one transaction.
+Migrations are versioned as the game server's, by the same runner
+(:class:`kutnahora.server.store.migrations.Schema`): ``MIGRATIONS`` lists the steps,
+``arena_schema_version`` records those applied, a database migrated by a newer arena is refused, and with
+PostgreSQL the migration runs under an advisory lock so replicas that start together migrate once. Every
+write that belongs together (a game's result, its seats' places, their new ratings and history) is one
+transaction.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sqlite3
 import threading
 import time
@@ -23,6 +26,7 @@ from typing import Any, TypeVar
 
 from kutnahora.arena.ratings import RatedGame, Rating
 from kutnahora.server.store import StoreError
+from kutnahora.server.store.migrations import Schema
 from kutnahora.server.store.postgres import is_postgres_url, redact_url
 
 T = TypeVar("T")
@@ -101,11 +105,40 @@ MIGRATIONS += (
         ),
     ),
 )
-SCHEMA_VERSION = MIGRATIONS[-1][0]
+MIGRATIONS += (
+    (
+        3,
+        (
+            # What happened to each account's games (started, finished with its rating change, abandoned
+            # with the cause), written in the transaction that records the change itself, and read by
+            # every replica to tell the bots on their StreamEvents streams. Rows are kept for a while,
+            # then pruned (EVENT_KEEP_SECONDS).
+            """CREATE TABLE arena_events (
+                event_id {ID},
+                account_id INTEGER NOT NULL REFERENCES arena_accounts (account_id),
+                game_id TEXT NOT NULL REFERENCES arena_games (game_id),
+                kind TEXT NOT NULL,
+                detail TEXT NOT NULL,
+                recorded_at DOUBLE PRECISION NOT NULL
+            )""",
+            "CREATE INDEX arena_events_by_time ON arena_events (recorded_at)",
+        ),
+    ),
+)
 MIGRATION_LOCK_KEY = 0x6B68_6172_656E_6131  # "kharena1": the advisory lock of arena migrations
+SCHEMA = Schema(
+    table="arena_schema_version",
+    steps=MIGRATIONS,
+    lock_key=MIGRATION_LOCK_KEY,
+    refusal="the arena store's schema is at version {found}, newer than this arena knows ({known}): "
+    "run an arena at least as new as the one that migrated it",
+)
+SCHEMA_VERSION = SCHEMA.version
 MATCHMAKER_LOCK_KEY = 0x6B68_6172_656E_6132  # "kharena2": held by the one replica that matches
 TICKET_STALE_SECONDS = 5.0
 """A shared ticket whose replica has not renewed it for this long is dead (its replica is gone)."""
+EVENT_KEEP_SECONDS = 600.0
+"""Events older than this are pruned: every replica has long read them by then."""
 
 
 class NameTaken(Exception):
@@ -149,7 +182,25 @@ class HistoryPoint:
     rated_at: float
 
 
+@dataclass(frozen=True, slots=True)
+class GameEvent:
+    """Something that happened to one account's game: ``kind`` is ``started``, ``finished`` or
+    ``abandoned``; ``detail`` holds the pool, server, seat and seat names, and, by kind, the place with the
+    ratings before and after, or the cause and its sentence."""
+
+    event_id: int
+    account_id: int
+    game_id: str
+    kind: str
+    detail: dict[str, Any]
+    recorded_at: float
+
+
 ACCOUNT_COLUMNS = "account_id, name, key_hash, revoked, house, created_at"
+
+
+def _rating_fields(rating: Rating) -> list[float]:
+    return [rating.mu, rating.sigma, rating.games, rating.wins]
 
 
 def _account(row: Sequence[Any]) -> Account:
@@ -223,30 +274,15 @@ class ArenaStore:
         identity = (
             "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
             if self.postgres
-            else ("INTEGER PRIMARY KEY AUTOINCREMENT")
+            else "INTEGER PRIMARY KEY AUTOINCREMENT"
         )
-        if self.postgres:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS arena_schema_version "
-            "(version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
-        )
-        row = conn.execute("SELECT max(version) FROM arena_schema_version").fetchone()
-        before = int(row[0]) if row is not None and row[0] is not None else 0
-        if before > SCHEMA_VERSION:
-            conn.rollback()
-            raise StoreError(
-                f"the arena store's schema is at version {before}, newer than this arena knows "
-                f"({SCHEMA_VERSION}): run an arena at least as new as the one that migrated it"
+        try:
+            SCHEMA.migrate(
+                conn, postgres=self.postgres, statement=lambda text: text.replace("{ID}", identity)
             )
-        for version, statements in MIGRATIONS:
-            if version > before:
-                for statement in statements:
-                    conn.execute(statement.replace("{ID}", identity))
-                conn.execute(
-                    self._sql("INSERT INTO arena_schema_version (version, applied_at) VALUES (?, ?)"),
-                    (version, time.time()),
-                )
+        except BaseException:
+            conn.rollback()
+            raise
         conn.commit()
 
     async def close(self) -> None:
@@ -390,8 +426,35 @@ class ArenaStore:
                     "INSERT INTO arena_seats (game_id, seat, account_id) VALUES (?, ?, ?)",
                     (game_id, seat, account_id),
                 )
+            self._add_events(conn, game_id, "started", lambda seat: {})
 
         await self._run(work)
+
+    def _add_events(
+        self, conn: Any, game_id: str, kind: str, detail: Callable[[int], dict[str, Any]]
+    ) -> None:
+        """One event per seat of a game (in the caller's transaction): the game's pool, server, the seat and
+        every seat's name, with ``detail(seat)`` added."""
+        game = self._execute(
+            conn, "SELECT pool, server FROM arena_games WHERE game_id = ?", (game_id,)
+        ).fetchone()
+        seats = self._execute(
+            conn,
+            "SELECT s.seat, s.account_id, a.name FROM arena_seats s "
+            "JOIN arena_accounts a ON a.account_id = s.account_id WHERE s.game_id = ? ORDER BY s.seat",
+            (game_id,),
+        ).fetchall()
+        names = [str(row[2]) for row in seats]
+        now = time.time()
+        for seat, account_id, _ in seats:
+            body = {"pool": str(game[0]), "server": str(game[1]), "seat": int(seat), "seat_names": names}
+            body.update(detail(int(seat)))
+            self._execute(
+                conn,
+                "INSERT INTO arena_events (account_id, game_id, kind, detail, recorded_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (int(account_id), game_id, kind, json.dumps(body), now),
+            )
 
     async def active_games(self) -> list[tuple[str, str, str, list[int]]]:
         """Every game still active: (game id, pool, server, account ids by seat)."""
@@ -410,8 +473,10 @@ class ArenaStore:
 
         return await self._run(work)
 
-    async def abandon_game(self, game_id: str) -> bool:
-        """Mark an active game abandoned (unrated); False when it was no longer active."""
+    async def abandon_game(self, game_id: str, cause: str = "abandoned_on_server", message: str = "") -> bool:
+        """Mark an active game abandoned (unrated), with an event per seat saying ``cause`` (an
+        ``AbandonCause`` name in lower case) and ``message``; False (nothing written) when it was no longer
+        active."""
 
         def work(conn: Any) -> bool:
             cursor = self._execute(
@@ -420,7 +485,10 @@ class ArenaStore:
                 "WHERE game_id = ? AND status = 'active'",
                 (time.time(), game_id),
             )
-            return bool(cursor.rowcount)
+            if not cursor.rowcount:
+                return False
+            self._add_events(conn, game_id, "abandoned", lambda seat: {"cause": cause, "message": message})
+            return True
 
         return await self._run(work)
 
@@ -476,6 +544,15 @@ class ArenaStore:
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     (account_id, pool, game_id, rating.mu, rating.sigma, now),
                 )
+
+            def change(seat: int) -> dict[str, Any]:
+                return {
+                    "place": int(seat_places[seat]),
+                    "before": _rating_fields(before[seat]),
+                    "after": _rating_fields(after[seat]),
+                }
+
+            self._add_events(conn, game_id, "finished", change)
             return after
 
         return await self._run(work)
@@ -542,6 +619,66 @@ class ArenaStore:
                 self._upsert_rating(conn, int(row[0]), pool, rating)
 
         await self._run(work)
+
+    # --- events ------------------------------------------------------------------------------------------
+
+    async def events_after(self, event_id: int, limit: int = 1000) -> list[GameEvent]:
+        """The events recorded after ``event_id``, oldest first (at most ``limit``)."""
+
+        def work(conn: Any) -> list[GameEvent]:
+            rows = self._execute(
+                conn,
+                "SELECT event_id, account_id, game_id, kind, detail, recorded_at FROM arena_events "
+                "WHERE event_id > ? ORDER BY event_id LIMIT ?",
+                (event_id, limit),
+            ).fetchall()
+            return [
+                GameEvent(int(r[0]), int(r[1]), str(r[2]), str(r[3]), json.loads(r[4]), float(r[5]))
+                for r in rows
+            ]
+
+        return await self._run(work)
+
+    async def last_event_id(self) -> int:
+        """The id of the newest event (0 without any)."""
+        return await self._run(
+            lambda conn: int(
+                self._execute(conn, "SELECT COALESCE(max(event_id), 0) FROM arena_events").fetchone()[0]
+            )
+        )
+
+    async def started_events(self, account_id: int) -> list[GameEvent]:
+        """The ``started`` events of the account's games still active, oldest first."""
+
+        def work(conn: Any) -> list[GameEvent]:
+            rows = self._execute(
+                conn,
+                "SELECT e.event_id, e.account_id, e.game_id, e.kind, e.detail, e.recorded_at "
+                "FROM arena_events e JOIN arena_games g ON g.game_id = e.game_id "
+                "WHERE e.account_id = ? AND e.kind = 'started' AND g.status = 'active' ORDER BY e.event_id",
+                (account_id,),
+            ).fetchall()
+            return [
+                GameEvent(int(r[0]), int(r[1]), str(r[2]), str(r[3]), json.loads(r[4]), float(r[5]))
+                for r in rows
+            ]
+
+        return await self._run(work)
+
+    async def prune_events(self, keep_seconds: float = EVENT_KEEP_SECONDS) -> int:
+        """Delete the events older than ``keep_seconds``, but never a started event of an active game;
+        returns how many were deleted."""
+
+        def work(conn: Any) -> int:
+            cursor = self._execute(
+                conn,
+                "DELETE FROM arena_events WHERE recorded_at < ? AND NOT (kind = 'started' AND game_id IN "
+                "(SELECT game_id FROM arena_games WHERE status = 'active'))",
+                (time.time() - keep_seconds,),
+            )
+            return int(cursor.rowcount)
+
+        return await self._run(work)
 
     # --- shared tickets (PostgreSQL replicas) -----------------------------------------------------------
 

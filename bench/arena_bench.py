@@ -11,18 +11,36 @@
    its match (p50, p99) and matches made per simulated second. No game server is involved: this measures
    the matchmaking policy (window widening, fairness, one game per pool at a time), not the network.
 
-    python -m kutnahora.bench.arena_bench                 # both, about 20 s
+3. **Over gRPC** (``--grpc``). The same ladder for real: a ``kutnahora-server`` process and a
+   ``kutnahora-arena`` process (SQLite, its default matchmaker settings), and ``--bots`` bots, each a gRPC
+   client with its own connection to the arena, seeking in every pool at once. The seats of a matched game
+   are held for the game's random length (``--game-seconds``, 5 to 30 s by default, as simulated), then
+   resigned (the game server's random policy plays the rest, so the game finishes and is rated), and
+   each bot seeks again in that pool.
+   Reported after ``--grpc-seconds``: time from opening a Seek to its SeekMatched (p50, p99) and matches
+   per second, measured by the bots.
+
+    python -m kutnahora.bench.arena_bench                 # 1 and 2, about 20 s
     python -m kutnahora.bench.arena_bench --sizes 100,1000 --sim-seconds 300
+    python -m kutnahora.bench.arena_bench --grpc --grpc-seconds 120   # and 3
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import heapq
 import random
+import re
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from kutnahora.arena.matchmaker import Ticket, Window, make_matches
 
@@ -84,6 +102,85 @@ def simulate(bots: int, seconds: float, tick: float, seed: int) -> tuple[list[fl
     return waits, matches
 
 
+def _start(module: str, *args: str) -> tuple[subprocess.Popen[str], str]:
+    """Start ``python -m module args`` and return it with the address it prints once it serves."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", module, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"listening on grpcs?://(\S+)", line)
+    if found is None:
+        process.kill()
+        raise SystemExit(f"{module} did not start: {line!r}")
+    return process, found.group(1)
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+async def over_grpc(
+    bots: int, seconds: float, game_seconds: tuple[float, float], seed: int
+) -> tuple[list[float], set[str]]:
+    """Waits from opening a Seek to its SeekMatched, and the games matched, of ``bots`` real gRPC clients of
+    a real arena process placing games on a real game server, for ``seconds``."""
+    from kutnahora.clients.sdk import ArenaClient, Client, ClientError
+
+    folder = Path(tempfile.mkdtemp(prefix="kutnahora-arena-bench-"))
+    server, server_address = _start(
+        "kutnahora.server.main",
+        *("--port", "0", "--db", ":memory:", "--metrics-port", "off", "--log-level", "warning"),
+        *("--max-games", "100000"),
+    )
+    arena, arena_address = _start(
+        "kutnahora.arena.main",
+        *("--port", "0", "--db", str(folder / "arena.db"), "--server", server_address),
+        *("--pools", ",".join(POOLS), "--metrics-port", "off", "--log-level", "warning"),
+    )
+    waits: list[float] = []
+    games: set[str] = set()
+    try:
+        async with await ArenaClient.connect(arena_address) as registrar:
+            keys = [await registrar.register_bot(f"bench-{n}") for n in range(bots)]
+        game_server = await Client.connect(server_address)
+        stop_at = time.monotonic() + seconds
+
+        async def seek_and_hold(arena_client: ArenaClient, key: str, pool: str) -> None:
+            while time.monotonic() < stop_at:
+                started = time.monotonic()
+                try:
+                    seat = await asyncio.wait_for(arena_client.seek(key, pool), stop_at - started)
+                except TimeoutError:
+                    return
+                waits.append(time.monotonic() - started)
+                games.add(seat.seat.game_id)
+                # One length per game, as simulated: every seat holds it, then resigns.
+                hold = random.Random(f"{seed}/{seat.seat.game_id}").uniform(*game_seconds)
+                await asyncio.sleep(min(hold, max(0.0, stop_at - time.monotonic())))
+                with contextlib.suppress(ClientError):  # the game ended already (its clock)
+                    await game_server.resign(seat.seat)
+
+        async def bot(key: str) -> None:
+            async with ArenaClient(arena_address) as arena_client:  # a connection of its own
+                await asyncio.gather(*(seek_and_hold(arena_client, key, pool) for pool in POOLS))
+
+        try:
+            await asyncio.gather(*(bot(key) for key in keys))
+        finally:
+            await game_server.close()
+    finally:
+        _stop(arena)
+        _stop(server)
+        shutil.rmtree(folder, ignore_errors=True)
+    return waits, games
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
@@ -101,6 +198,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sim-seconds", type=float, default=600.0, help="simulated seconds of the ladder")
     parser.add_argument("--tick", type=float, default=0.2, help="simulated seconds between matchmaker passes")
     parser.add_argument("--seed", type=int, default=1, help="random seed")
+    parser.add_argument(
+        "--grpc",
+        action="store_true",
+        help="also run the ladder over gRPC, against real arena and game server processes",
+    )
+    parser.add_argument("--grpc-seconds", type=float, default=90.0, help="seconds the gRPC ladder runs")
+    parser.add_argument(
+        "--game-seconds",
+        default="5,30",
+        help="MIN,MAX seconds a matched bot of the gRPC ladder holds its seat before resigning it",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     print("matchmaker cost per ticket (one pass, median of repeats):")
@@ -115,6 +223,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"({took:.1f} s to run): {matches} matches, {matches / args.sim_seconds:.2f} matches/s, "
         f"time to match p50 {percentile(waits, 0.5):.2f} s, p99 {percentile(waits, 0.99):.2f} s"
     )
+    if args.grpc:
+        low, _, high = args.game_seconds.partition(",")
+        hold = (float(low), float(high or low))
+        waits, games = asyncio.run(over_grpc(args.bots, args.grpc_seconds, hold, args.seed))
+        print(
+            f"over gRPC: {args.bots} bots (each its own connection to an arena process, games on a game "
+            f"server process) in pools {','.join(POOLS)}, {args.grpc_seconds:g} s, games held "
+            f"{hold[0]:g} to {hold[1]:g} s: {len(games)} matches, "
+            f"{len(games) / args.grpc_seconds:.2f} matches/s, "
+            f"time to match p50 {percentile(waits, 0.5):.2f} s, p99 {percentile(waits, 0.99):.2f} s",
+            flush=True,
+        )
     return 0
 
 

@@ -933,6 +933,27 @@ class ArenaClient:
             f"seeking a game in pool {pool!r} failed: the arena ended the stream without a match."
         )
 
+    async def events(
+        self, api_key: str, *, opened: asyncio.Event | None = None
+    ) -> AsyncIterator[arena_service_pb2.StreamEventsResponse]:
+        """The bot's game events (``kutnahora.v1.StreamEventsResponse``): a ``started`` message for each game
+        it plays now, then one as each of its games starts, finishes (``finished``: its place and rating
+        before and after) or is abandoned (``abandoned``: not rated, with the cause). It does not end by
+        itself; a dropped connection raises :class:`ClientError` (open it again to go on). ``opened`` is
+        set once the arena has accepted the stream: no event after that is missed."""
+        call = self._arena.StreamEvents(arena_service_pb2.StreamEventsRequest(), metadata=self._auth(api_key))
+        try:
+            if opened is not None:
+                await call.initial_metadata()
+                if not call.done():  # a refusal ends the call at once, and is raised below
+                    opened.set()
+            async for message in call:
+                yield message
+        except grpc.aio.AioRpcError as error:
+            raise rpc_error(error, "following the bot's game events") from None
+        finally:
+            call.cancel()
+
     async def pools(self) -> list[arena_service_pb2.Pool]:
         """The arena's pools (``kutnahora.v1.Pool``)."""
         response = await Client._call(

@@ -522,6 +522,7 @@ class SecurityHeaders:
 
 
 templates = Jinja2Templates(directory=str(HERE / "templates"))
+arena_pages.add_menu(templates)
 
 
 def create_app(

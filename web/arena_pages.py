@@ -2,7 +2,8 @@
 
 They read a ``kutnahora-arena`` through its public ``ArenaService`` (the SDK's
 :class:`~kutnahora.clients.sdk.ArenaClient`), named by ``$KUTNAHORA_WEB_ARENA`` (``host:port``); without it
-the pages say that no arena is configured. The rating chart is drawn on the server as inline SVG, so the
+the pages say that no arena is configured. The site's menu links the leaderboards when it is set, and each
+leaderboard links the other pools'. The rating chart is drawn on the server as inline SVG, so the
 pages need no script. A bot's games link to their replays on this site (``/games/ID``), which shows them
 when the arena places games on the game server this site talks to.
 
@@ -36,8 +37,21 @@ _clients: dict[str, ArenaClient] = {}
 _lock = asyncio.Lock()
 
 
+def arena_address() -> str:
+    """The arena this site shows (``$KUTNAHORA_WEB_ARENA``), or "" when it shows none."""
+    return os.environ.get(ENV_ARENA, "").strip()
+
+
+def add_menu(environment: Jinja2Templates) -> None:
+    """Let ``base.html``'s menu link the arena's leaderboards when the site shows an arena."""
+    environment.env.globals["arena_address"] = arena_address
+
+
+add_menu(templates)
+
+
 async def _client() -> ArenaClient | None:
-    address = os.environ.get(ENV_ARENA, "").strip()
+    address = arena_address()
     if not address:
         return None
     async with _lock:

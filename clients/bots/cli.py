@@ -138,7 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--pool", default="2", help="pools to seek in, comma-separated, such as 2 or 2,4 (default 2)"
     )
     arena.add_argument(
-        "--games", type=int, default=1, help="games to play in each pool; 0 plays on until stopped"
+        "--games",
+        type=int,
+        default=1,
+        help="rated games to play in each pool (an abandoned one does not count); 0 plays until stopped",
     )
     return parser
 

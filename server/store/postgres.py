@@ -24,7 +24,8 @@ transactions never deadlock.
 Schema and migrations: the store creates or migrates its tables when it opens, under a transaction-level
 advisory lock, so replicas that start together migrate once. ``kutnahora_schema_version`` records the
 applied steps; a database migrated by a newer server (a version this code does not know) is refused
-rather than written with an old schema. Tables are created unqualified, in the first schema of the
+rather than written with an old schema (the runner, :class:`~kutnahora.server.store.migrations.Schema`,
+is the arena's too). Tables are created unqualified, in the first schema of the
 connection's ``search_path``: ``?options=-csearch_path%3Dname`` in the URL puts them in a schema of their
 own (the tests do this, one schema per run).
 
@@ -66,6 +67,7 @@ from kutnahora.server.store.base import (
     refused_append,
     to_the_end,
 )
+from kutnahora.server.store.migrations import Schema
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_PARAMETERS = ("pool_min_size", "pool_max_size", "pool_timeout")
@@ -134,7 +136,15 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         """,
     ),
 )
-SCHEMA_VERSION = MIGRATIONS[-1][0]
+SCHEMA = Schema(
+    table="kutnahora_schema_version",
+    steps=tuple((version, (statements,)) for version, statements in MIGRATIONS),
+    lock_key=MIGRATION_LOCK_KEY,
+    refusal="the database schema is at version {found}, newer than this server knows ({known}): "
+    "run a server at least as new as the one that migrated it",
+    stamped=True,
+)
+SCHEMA_VERSION = SCHEMA.version
 
 # The request's record, inserted by a write's own statement after its change ({after}: the CTE whose row
 # says the change was made); a key recorded already fails the statement, and with it the change.
@@ -300,32 +310,17 @@ class PostgresStore:
 
     async def migrate(self) -> int:
         """Bring the schema to :data:`SCHEMA_VERSION`; returns the version found before."""
-        async with self._connection() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+
+        async def learn_schema(conn: psycopg.AsyncConnection[TupleRow]) -> None:
             row = await (await conn.execute("SELECT current_schema()")).fetchone()
             if row is None or row[0] is None:
                 raise StoreError("PostgreSQL has no current schema: set search_path to an existing schema")
             self.schema = str(row[0])
             if not self.channel:
                 self.channel = f"kutnahora_{self.schema}"[:63]
-            await conn.execute(
-                "CREATE TABLE IF NOT EXISTS kutnahora_schema_version ("
-                " version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
-            found = await (await conn.execute("SELECT max(version) FROM kutnahora_schema_version")).fetchone()
-            before = int(found[0]) if found is not None and found[0] is not None else 0
-            if before > SCHEMA_VERSION:
-                raise StoreError(
-                    f"the database schema is at version {before}, newer than this server knows "
-                    f"({SCHEMA_VERSION}): run a server at least as new as the one that migrated it"
-                )
-            for version, statements in MIGRATIONS:
-                if version > before:
-                    await conn.execute(statements)  # trusted constant DDL
-                    await conn.execute(
-                        "INSERT INTO kutnahora_schema_version (version) VALUES (%s)", (version,)
-                    )
-            return before
+
+        async with self._connection() as conn, conn.transaction():
+            return await SCHEMA.migrate_async(conn, after_lock=learn_schema)
 
     # --- the ChangeFeed protocol ---------------------------------------------------------------------
 

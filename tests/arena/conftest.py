@@ -73,8 +73,9 @@ def game_server() -> Iterator[str]:
         stop_process(process)
 
 
-def arena_config(db: Path, server: str, **changes: object) -> ArenaConfig:
-    """An arena configuration for tests: quick ticks, windows that open after a second."""
+def arena_config(db: Path | str, server: str, **changes: object) -> ArenaConfig:
+    """An arena configuration for tests (``db``: a SQLite file or a PostgreSQL URL): quick ticks, windows
+    that open after a second."""
     config = ArenaConfig(
         servers=[server],
         db=str(db),

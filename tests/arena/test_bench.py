@@ -22,3 +22,17 @@ def test_the_benchmark_prints_cost_per_ticket_and_the_ladder(capsys: pytest.Capt
     )
     assert ladder is not None and int(ladder.group(1)) > 0
     assert float(ladder.group(3)) <= float(ladder.group(4))
+
+
+def test_the_benchmark_runs_the_ladder_over_grpc(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--sizes", "60", "--repeats", "1", "--bots", "9", "--sim-seconds", "10"]
+    argv += ["--grpc", "--grpc-seconds", "4", "--game-seconds", "0.2,0.5"]
+    assert arena_bench.main(argv) == 0
+    out = capsys.readouterr().out
+    found = re.search(
+        r"over gRPC: 9 bots .*: (\d+) matches, ([\d.]+) matches/s, "
+        r"time to match p50 ([\d.]+) s, p99 ([\d.]+) s",
+        out,
+    )
+    assert found is not None and int(found.group(1)) > 0, out
+    assert float(found.group(3)) <= float(found.group(4))

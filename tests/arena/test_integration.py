@@ -1,9 +1,9 @@
-"""The arena end to end: a game server process, an arena process, and bots of three kinds seeking in the
-2- and 4-player pools at once (some in both, two of them ``kutnahora-bot`` processes that register
-themselves), with random house bots so that the last bots still find games. Checked from the arena's own
-store, independently of its code: every bot got games, no bot sat in two games of one pool at once,
-greedy ends above random, the stored ratings equal a fresh openskill computation over the stored results,
-and a restart keeps accounts and ratings."""
+"""The arena end to end: a game server process, an arena process, and twelve bots of three kinds (greedy,
+random, and the search bot as ``kutnahora-bot`` processes that register themselves) seeking in the 2- and
+4-player pools at once, 20 games in each, with random house bots so that the last bots still find games.
+Checked from the arena's own store, independently of its code: every bot played its 40 games, no bot sat
+in two games of one pool at once, greedy ends above random, the stored ratings equal a fresh openskill
+computation over the stored results, and a restart keeps accounts and ratings."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from rich.console import Console
 
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.bots.arena import play_rated
-from kutnahora.clients.sdk import ArenaClient
+from kutnahora.clients.sdk import ArenaClient, GameOutcome
 from tests.arena.conftest import start_process, stop_process
 from tests.clients.helpers import ROOT, python_module
 
@@ -75,19 +75,29 @@ def overlapping(db: Path) -> list[tuple[str, str, str, str]]:
     return found
 
 
-async def test_bots_of_three_kinds_in_two_pools(tmp_path: Path, game_server: str) -> None:
+GAMES = 20
+"""Games each greedy and random bot plays in each of the two pools: 40 in all."""
+SEARCH_GAMES = 8
+"""Games each search bot plays in each pool (it thinks longer than the others)."""
+GREEDY = ("g1", "g2", "g3", "g4")
+RANDOM = ("r1", "r2", "r3", "r4")
+SEARCH = ("m1", "m2", "m3", "m4")
+"""The third kind: the search bot on a tiny budget, each a ``kutnahora-bot`` process registering itself."""
+
+
+async def test_twelve_bots_of_three_kinds_in_two_pools(tmp_path: Path, game_server: str) -> None:
     db = tmp_path / "arena.db"
     process, address = start_arena(db, game_server)
     try:
         async with await ArenaClient.connect(address) as arena:
-            keys = {name: await arena.register_bot(name) for name in ("g1", "g2", "g3", "r1", "r2", "r3")}
-        mcts = [
+            keys = {name: await arena.register_bot(name) for name in GREEDY + RANDOM}
+        searchers = [
             subprocess.Popen(
                 python_module(
                     "kutnahora.clients.bots.cli",
                     "mcts",
                     "--iterations",
-                    "8",
+                    "2",
                     "--arena",
                     address,
                     "--register",
@@ -97,7 +107,7 @@ async def test_bots_of_three_kinds_in_two_pools(tmp_path: Path, game_server: str
                     "--pool",
                     "2,4",
                     "--games",
-                    "2",
+                    str(SEARCH_GAMES),
                     "--quiet",
                 ),
                 cwd=ROOT,
@@ -105,53 +115,50 @@ async def test_bots_of_three_kinds_in_two_pools(tmp_path: Path, game_server: str
                 stderr=subprocess.PIPE,
                 text=True,
             )
-            for name in ("m1", "m2")
+            for name in SEARCH
         ]
         console = Console(quiet=True)
 
-        def loop(name: str, pools: list[str], games: int) -> asyncio.Future[object]:
-            kind = "greedy" if name.startswith("g") else "random"
+        def loop(name: str) -> asyncio.Future[list[GameOutcome]]:
+            kind = "greedy" if name in GREEDY else "random"
             return asyncio.ensure_future(
                 play_rated(
-                    address, keys[name], pools, games, lambda: make_bot(kind, None), console, quiet=True
+                    address, keys[name], ["2", "4"], GAMES, lambda: make_bot(kind, None), console, quiet=True
                 )
             )
 
-        loops = [
-            loop("g1", ["2", "4"], 3),
-            loop("g2", ["2"], 4),
-            loop("r1", ["2", "4"], 3),
-            loop("r2", ["2"], 4),
-        ]
-        loops += [loop("g3", ["4"], 3), loop("r3", ["4"], 3)]
-        results = await asyncio.wait_for(asyncio.gather(*loops), 300)
-        assert all(outcomes for outcomes in results)  # type: ignore[arg-type]
-        for bot in mcts:
-            out, err = await asyncio.to_thread(bot.communicate, timeout=300)
+        results = await asyncio.wait_for(asyncio.gather(*(loop(name) for name in keys)), 600)
+        assert all(len(outcomes) == 2 * GAMES for outcomes in results)
+        for bot in searchers:
+            out, err = await asyncio.to_thread(bot.communicate, timeout=600)
             assert bot.returncode == 0, out + err
-        assert all((tmp_path / f"{name}.key").read_text().strip() for name in ("m1", "m2"))
+        assert all((tmp_path / f"{name}.key").read_text().strip() for name in SEARCH)
 
+        everyone = GREEDY + RANDOM + SEARCH
         async with await ArenaClient.connect(address) as arena:
             for _ in range(100):  # the last results are rated a moment after their games end
-                profiles = {name: await arena.bot_profile(name) for name in [*keys, "m1", "m2"]}
+                profiles = {name: await arena.bot_profile(name) for name in everyone}
                 if not any(g.status == "active" for p in profiles.values() for g in p.recent_games):
                     break
                 await asyncio.sleep(0.2)
             for name, profile in profiles.items():
-                assert sum(r.games for r in profile.ratings) >= 2, f"{name} got no games"
+                games = {r.pool: r.games for r in profile.ratings}
+                each = SEARCH_GAMES if name in SEARCH else GAMES
+                assert games == {"2": each, "4": each}, f"{name} played {games}"
             board2 = await arena.leaderboard("2")
             board4 = await arena.leaderboard("4")
-        assert overlapping(db) == []
+        assert overlapping(db) == [], "no bot sat in two games of one pool at once"
 
-        def mean(board: object, prefix: str) -> float:
-            values = [e.rating.mu for e in board.entries if e.name.startswith(prefix)]  # type: ignore[attr-defined]
+        def mean(board: object, names: tuple[str, ...]) -> float:
+            values = [e.rating.mu for e in board.entries if e.name in names]  # type: ignore[attr-defined]
+            assert len(values) == len(names)
             return sum(values) / len(values)
 
-        assert mean(board2, "g") > mean(board2, "r"), board2
-        assert mean(board4, "g") > mean(board4, "r"), board4
+        assert mean(board2, GREEDY) > mean(board2, RANDOM), board2
+        assert mean(board4, GREEDY) > mean(board4, RANDOM), board4
 
         stored = stored_ratings(db)
-        assert stored and stored == independent_ratings(db)
+        assert len(stored) >= 2 * len(everyone) and stored == independent_ratings(db)
     finally:
         stop_process(process)
 

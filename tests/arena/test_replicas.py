@@ -54,11 +54,21 @@ async def test_replicas_share_tickets_and_fail_over(game_server: str) -> None:
                 await ArenaClient.connect(second[1]) as two,
             ):
                 keys = {name: await one.register_bot(name) for name in ("a", "b", "c", "d", "e", "f")}
+                # a's events, followed on both replicas: whichever places the game, both tell it
+                opened = [asyncio.Event(), asyncio.Event()]
+                followers = [r.events(keys["a"], opened=o) for r, o in zip((one, two), opened, strict=True)]
+                told = [asyncio.ensure_future(events.__anext__()) for events in followers]
+                await asyncio.wait_for(asyncio.gather(*(o.wait() for o in opened)), 10)
                 # a ticket on each replica: one game
                 seats = await asyncio.wait_for(
                     asyncio.gather(one.seek(keys["a"], "2"), two.seek(keys["b"], "2")), 30
                 )
                 assert seats[0].seat.game_id == seats[1].seat.game_id
+                for events, started_told in zip(followers, told, strict=True):
+                    started = await asyncio.wait_for(started_told, 10)
+                    assert started.started.game_id == seats[0].seat.game_id
+                    assert started.started.seat == seats[0].seat.seat
+                    await events.aclose()
                 # one ticket per pool across replicas
                 updates = two.seek_updates(keys["c"], "3")
                 await updates.__anext__()

@@ -1,4 +1,5 @@
-"""The arena's leaderboard and bot pages in Chromium, with a screenshot of each."""
+"""The arena's leaderboard and bot pages in Chromium, reached from the site's menu, with a screenshot of
+each."""
 
 from __future__ import annotations
 
@@ -71,7 +72,20 @@ def test_leaderboard_and_bot_page_in_the_browser(
         )
         try:
             page = context.new_page()
-            page.goto(f"{url}/arena?pool=2")
+            page.goto(url)  # the lobby: its menu leads to the arena's leaderboards
+            page.locator("#menu").get_by_role("link", name="Arena").click()
+            page.wait_for_url("**/arena")
+            assert page.locator("#menu a[aria-current=page]").inner_text() == "Arena"
+            pools = page.locator("nav.pools a")
+            assert [pools.nth(i).inner_text() for i in range(pools.count())] == ["2", "3", "4"]
+            assert page.locator("nav.pools a[aria-current=page]").inner_text() == "2", (
+                "the first pool's board"
+            )
+            pools.get_by_text("4", exact=True).click()
+            page.wait_for_url("**/arena?pool=4")
+            assert "No rated games in this pool yet" in page.locator("#leaderboard").inner_text()
+            page.locator("nav.pools").get_by_role("link", name="2", exact=True).click()
+            page.wait_for_url("**/arena?pool=2")
             rows = page.locator("#leaderboard tbody tr")
             assert rows.count() == 2
             names = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(2)]
@@ -84,6 +98,8 @@ def test_leaderboard_and_bot_page_in_the_browser(
             page.screenshot(path=str(screenshots / "arena-bot.png"), full_page=True)
             page.locator("#games tbody tr a").first.click()
             page.wait_for_url("**/games/**")
+            page.locator("#menu").get_by_role("link", name="Arena").click()
+            page.wait_for_url("**/arena")
         finally:
             stop(web)
     finally:

@@ -3,12 +3,22 @@ import datetime
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class AbandonCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ABANDON_CAUSE_UNSPECIFIED: _ClassVar[AbandonCause]
+    ABANDON_CAUSE_GAME_SERVER_LOST: _ClassVar[AbandonCause]
+    ABANDON_CAUSE_ABANDONED_ON_SERVER: _ClassVar[AbandonCause]
+ABANDON_CAUSE_UNSPECIFIED: AbandonCause
+ABANDON_CAUSE_GAME_SERVER_LOST: AbandonCause
+ABANDON_CAUSE_ABANDONED_ON_SERVER: AbandonCause
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name",)
@@ -209,3 +219,63 @@ class GetBotProfileResponse(_message.Message):
     recent_games: _containers.RepeatedCompositeFieldContainer[ArenaGame]
     registered_at: _timestamp_pb2.Timestamp
     def __init__(self, name: _Optional[str] = ..., house: _Optional[bool] = ..., revoked: _Optional[bool] = ..., ratings: _Optional[_Iterable[_Union[PoolRating, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[RatingPoint, _Mapping]]] = ..., recent_games: _Optional[_Iterable[_Union[ArenaGame, _Mapping]]] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class StreamEventsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BotGameStarted(_message.Message):
+    __slots__ = ("pool", "server_address", "game_id", "seat", "seat_names")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    SERVER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    server_address: str
+    game_id: str
+    seat: int
+    seat_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, pool: _Optional[str] = ..., server_address: _Optional[str] = ..., game_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class BotGameFinished(_message.Message):
+    __slots__ = ("pool", "game_id", "seat", "place", "rating_before", "rating_after")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    RATING_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    RATING_AFTER_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    game_id: str
+    seat: int
+    place: int
+    rating_before: PoolRating
+    rating_after: PoolRating
+    def __init__(self, pool: _Optional[str] = ..., game_id: _Optional[str] = ..., seat: _Optional[int] = ..., place: _Optional[int] = ..., rating_before: _Optional[_Union[PoolRating, _Mapping]] = ..., rating_after: _Optional[_Union[PoolRating, _Mapping]] = ...) -> None: ...
+
+class BotGameAbandoned(_message.Message):
+    __slots__ = ("pool", "game_id", "seat", "cause", "message")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    game_id: str
+    seat: int
+    cause: AbandonCause
+    message: str
+    def __init__(self, pool: _Optional[str] = ..., game_id: _Optional[str] = ..., seat: _Optional[int] = ..., cause: _Optional[_Union[AbandonCause, str]] = ..., message: _Optional[str] = ...) -> None: ...
+
+class StreamEventsResponse(_message.Message):
+    __slots__ = ("started", "finished", "abandoned", "recorded_at")
+    STARTED_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    ABANDONED_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    started: BotGameStarted
+    finished: BotGameFinished
+    abandoned: BotGameAbandoned
+    recorded_at: _timestamp_pb2.Timestamp
+    def __init__(self, started: _Optional[_Union[BotGameStarted, _Mapping]] = ..., finished: _Optional[_Union[BotGameFinished, _Mapping]] = ..., abandoned: _Optional[_Union[BotGameAbandoned, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

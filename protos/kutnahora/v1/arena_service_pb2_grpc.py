@@ -70,6 +70,11 @@ class ArenaServiceStub:
                 request_serializer=kutnahora_dot_v1_dot_arena__service__pb2.GetBotProfileRequest.SerializeToString,
                 response_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.GetBotProfileResponse.FromString,
                 _registered_method=True)
+        self.StreamEvents = channel.unary_stream(
+                '/kutnahora.v1.ArenaService/StreamEvents',
+                request_serializer=kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsRequest.SerializeToString,
+                response_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -128,6 +133,17 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StreamEvents(self, request, context):
+        """Streams what happens to the calling bot's games: on opening, a started message for each game it
+        plays now; then one message whenever a game of it starts, finishes (rated, with the rating before
+        and after) or is abandoned (not rated, with the cause, such as its game server being lost). The
+        stream does not end by itself. A bot keeps it open while it seeks and plays, and stops playing a
+        game the arena reports abandoned.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -165,6 +181,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetBotProfile,
                     request_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.GetBotProfileRequest.FromString,
                     response_serializer=kutnahora_dot_v1_dot_arena__service__pb2.GetBotProfileResponse.SerializeToString,
+            ),
+            'StreamEvents': grpc.unary_stream_rpc_method_handler(
+                    servicer.StreamEvents,
+                    request_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsRequest.FromString,
+                    response_serializer=kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -357,6 +378,33 @@ class ArenaService:
             '/kutnahora.v1.ArenaService/GetBotProfile',
             kutnahora_dot_v1_dot_arena__service__pb2.GetBotProfileRequest.SerializeToString,
             kutnahora_dot_v1_dot_arena__service__pb2.GetBotProfileResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StreamEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/kutnahora.v1.ArenaService/StreamEvents',
+            kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsRequest.SerializeToString,
+            kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,
