@@ -1,8 +1,7 @@
 """The starter kits (clients/go, clients/cpp, clients/java): each built from the project's .proto files
 with Debian's packages plays full games against the server, reads the ErrorInfo reason of a refused call,
-and runs as a hosted submission inside the sandbox. The C++ and Java kits are submitted as their source
-folders and built inside the sandbox by their own manifests (no network; the protos bound read-only at
-$KUTNAHORA_PROTOS); the Go kit is submitted built.
+and runs as a hosted submission inside the sandbox: submitted as its source folder, built there by its own
+manifest (no network; the protos bound read-only at $KUTNAHORA_PROTOS).
 
 Runs where the kit's toolchain is installed (CI installs it); skipped otherwise, saying what is missing.
 """
@@ -137,12 +136,8 @@ def test_the_kit_bot_runs_as_a_hosted_submission_in_the_sandbox(kit: Kit, tmp_pa
         pytest.skip("bubblewrap is not installed")
     name = kit.name
     folder = tmp_path / "submissions" / name
-    if name == "go":  # submitted built: its manifest's build needs the modules vendored
-        folder.mkdir(parents=True)
-        shutil.copy(kit.command[0], folder / "bot")
-        (folder / "kutnahora-bot.toml").write_text(f'name = "{name}"\nlanguage = "go"\nrun = "./bot"\n')
-    else:  # the kit's own folder and manifest, built inside the sandbox from source
-        shutil.copytree(ROOT / "clients" / name, folder, ignore=shutil.ignore_patterns("build", "target"))
+    # The kit's own folder and manifest, as an author submits it: built inside the sandbox from source.
+    shutil.copytree(ROOT / "clients" / kit.name, folder, ignore=shutil.ignore_patterns("build", "target"))
     bot = tomllib.loads((folder / "kutnahora-bot.toml").read_text())["name"]
     out = tmp_path / "hosted.json"
     done = run_module(
