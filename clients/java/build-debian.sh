@@ -44,7 +44,8 @@ export MALLOC_ARENA_MAX=2
 TOOL_JVM="-J-Xmx384m -J-XX:+UseSerialGC -J-XX:CompressedClassSpaceSize=64m -J-XX:ReservedCodeCacheSize=64m -J-XX:-UsePerfData"
 # shellcheck disable=SC2086
 javac $TOOL_JVM -nowarn -encoding UTF-8 --release 17 -cp "$COMPILE_CP" -d "$WORK/classes" @"$WORK/sources.txt"
-# The manifest's lines may hold 72 bytes: one jar per continuation line (a leading space, a trailing one).
+# A manifest line holds at most 72 bytes: one jar per continuation line (its first space marks it as one,
+# the second separates it from the jar before).
 {
   printf 'Main-Class: kutnahora.bot.Bot\n'
   # shellcheck disable=SC2086
