@@ -15,6 +15,7 @@ mkdir -p "$WORK/bin" "$WORK/gopath/src/kutnahora"
 rm -rf "$WORK/gopath/src/kutnahora/bot"
 mkdir -p "$WORK/gopath/src/kutnahora/bot"
 cp "$KIT"/*.go "$KIT/generate.sh" "$WORK/gopath/src/kutnahora/bot/"
-PROTOS="${PROTOS:-$KIT/../../protos}" PLUGINS="$WORK/bin" sh "$WORK/gopath/src/kutnahora/bot/generate.sh"
+# The protos: PROTOS, else those the tournament runner gives builds (KUTNAHORA_PROTOS), else the repository's.
+PROTOS="${PROTOS:-${KUTNAHORA_PROTOS:-$KIT/../../protos}}" PLUGINS="$WORK/bin" sh "$WORK/gopath/src/kutnahora/bot/generate.sh"
 (cd "$WORK/gopath/src/kutnahora/bot" && go build -o "$WORK/bot" .)
 echo "built $WORK/bot"

@@ -50,7 +50,7 @@ from kutnahora.clients.tournament import hosting, merge, results, stats
 from kutnahora.clients.tournament.merge import parse_shard
 from kutnahora.clients.tournament.results import GameRecord, ResultsError
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
-from kutnahora.clients.tournament.sandbox import Limits, Sandbox, SandboxError
+from kutnahora.clients.tournament.sandbox import Limits, Sandbox, SandboxError, copy_protos
 from kutnahora.clients.tournament.schedule import ScheduledGame, schedule, split_copies
 from kutnahora.clients.tournament.submission import SubmissionError
 from kutnahora.clients.tournament.submission import find as find_submissions
@@ -307,6 +307,7 @@ class Tournament:
         self.records: dict[int, GameRecord] = {}
         self.server = args.server or ""
         self.broken: dict[str, str] = {}
+        self.protos: Path | None = None
 
     def replays_dir(self) -> Path | None:
         if self.args.no_replays:
@@ -348,10 +349,14 @@ class Tournament:
         return out.with_name(out.stem + ".logs")
 
     async def prepare_submissions(self, work: Path) -> None:
-        """Copy and build every submission once; each one that cannot play is said, naming it."""
+        """Copy and build every submission once; each one that cannot play is said, naming it. The
+        project's .proto files are copied beside them first, for the builds that generate code."""
+        self.protos = copy_protos(work / ".protos")  # no submission name starts with a dot
+        if self.sandbox is not None:
+            self.sandbox.protos = self.protos
         for slot, entry in enumerate(self.entries):
             self.progress_console.print(f"Preparing submission {entry.name}...")
-            spec = await hosting.prepare(entry, work, self.sandbox, slot)
+            spec = await hosting.prepare(entry, work, self.sandbox, slot, self.protos)
             self.specs[entry.name] = spec
             if spec.broken is not None:
                 self.progress_console.print(f"[red]{spec.broken}[/red]; its seats will be lost.")
@@ -387,6 +392,7 @@ class Tournament:
     async def _run_games(self, todo: list[ScheduledGame], socket: Path | None) -> int:
         config = self._runner_config()
         config.socket = socket
+        config.protos = self.protos
         runner = Runner(config, self.server)
         await runner.check_server()
         started = time.monotonic()

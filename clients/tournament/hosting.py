@@ -1,7 +1,8 @@
 """Getting hosted submissions ready to play: each copied into the run's work folder and built once.
 
 A submission is copied (so that its build cannot touch the original and no other submission lies beside
-it), its build command runs once inside the sandbox with its own folder writable, and its run command's
+it), its build command runs once inside the sandbox with its own folder writable (and the project's
+``.proto`` files read-only at ``$KUTNAHORA_PROTOS``, for builds that generate code), and its run command's
 program is checked. Whatever goes wrong becomes the submission's ``broken`` reason: its seats are then
 failed at once with that reason, and the other bots' games are played as usual.
 """
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kutnahora.clients.tournament.runner import BotSpec
-from kutnahora.clients.tournament.sandbox import Sandbox, bot_env, bot_path
+from kutnahora.clients.tournament.sandbox import ENV_PROTOS, Sandbox, bot_env, bot_path
 from kutnahora.clients.tournament.submission import (
     Submission,
     SubmissionError,
@@ -53,8 +54,12 @@ def read(folders: list[Path]) -> list[Entry]:
     return entries
 
 
-async def prepare(entry: Entry, work: Path, sandbox: Sandbox | None, slot: int) -> BotSpec:
-    """Copy, build and check one submission; its :class:`BotSpec`, broken with a reason if need be."""
+async def prepare(
+    entry: Entry, work: Path, sandbox: Sandbox | None, slot: int, protos: Path | None = None
+) -> BotSpec:
+    """Copy, build and check one submission; its :class:`BotSpec`, broken with a reason if need be.
+    ``protos``: the project's ``.proto`` files for an unwalled build (``KUTNAHORA_PROTOS``); a walled one
+    finds them where the sandbox binds them."""
     if entry.submission is None:
         return BotSpec(entry.name, broken=entry.problem or "not a usable submission")
     submission = entry.submission
@@ -65,14 +70,14 @@ async def prepare(entry: Entry, work: Path, sandbox: Sandbox | None, slot: int) 
     ready = Submission(submission.name, submission.language, submission.run, folder, submission.build)
     try:
         if submission.build:
-            await _build(ready, sandbox, slot)
+            await _build(ready, sandbox, slot, protos)
         check_run_command(ready, bot_path())
     except SubmissionError as error:
         return BotSpec(entry.name, broken=str(error))
     return BotSpec(entry.name, submission=ready)
 
 
-async def _build(submission: Submission, sandbox: Sandbox | None, slot: int) -> None:
+async def _build(submission: Submission, sandbox: Sandbox | None, slot: int, protos: Path | None) -> None:
     assert submission.build is not None
     if sandbox is not None:
         owner = sandbox.owner(slot)
@@ -95,6 +100,8 @@ async def _build(submission: Submission, sandbox: Sandbox | None, slot: int) -> 
         argv = ["/bin/sh", "-c", submission.build]
         cwd = submission.folder
         environment = dict(os.environ)
+        if protos is not None:
+            environment[ENV_PROTOS] = str(protos)
         timeout = 1200.0
     process = await asyncio.create_subprocess_exec(
         *argv,

@@ -45,7 +45,7 @@ from kutnahora.clients.sdk import (
     SeatCredentials,
 )
 from kutnahora.clients.tournament.results import Failure, GameRecord
-from kutnahora.clients.tournament.sandbox import SOCKET_INSIDE, Sandbox, bot_env
+from kutnahora.clients.tournament.sandbox import ENV_PROTOS, SOCKET_INSIDE, Sandbox, bot_env
 from kutnahora.clients.tournament.schedule import ScheduledGame
 from kutnahora.clients.tournament.submission import Submission
 from kutnahora.v1 import game_pb2
@@ -88,6 +88,7 @@ class RunnerConfig:
     extra_env: dict[str, str] = field(default_factory=dict)
     sandbox: Sandbox | None = None  # None: hosted submissions run unwalled (--sandbox none)
     socket: Path | None = None  # the server's Unix socket, the hosted bots' way to it
+    protos: Path | None = None  # the .proto files an unwalled hosted bot is told of (KUTNAHORA_PROTOS)
 
 
 class BotFailed(Exception):
@@ -365,6 +366,8 @@ class Runner:
                 env = dict(os.environ)
                 server = f"unix:{socket}" if socket is not None else self.address
                 env.update(self._seat_env(game, seat, server))
+                if self.config.protos is not None:
+                    env[ENV_PROTOS] = str(self.config.protos)
                 argv = ["/bin/sh", "-c", submission.run]
                 cap = LOG_CAP
                 cwd = submission.folder

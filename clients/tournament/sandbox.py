@@ -6,7 +6,9 @@ Each bot process runs as ``bwrap`` … ``prlimit`` … ``setpriv`` … ``sh -c R
   the runner's Python) read-only, its own submission folder read-only at ``/bot`` (writable only while it
   is built), a private ``/tmp`` of ``tmp_bytes``, fresh ``/proc`` and ``/dev``, its own PID, IPC, UTS and
   network namespaces (no network at all: the only way out is the game server's Unix socket, bound in at
-  ``/run/kutnahora/server.sock``), and no other submission's files;
+  ``/run/kutnahora/server.sock``), and no other submission's files; the project's ``.proto`` files
+  read-only at ``/run/kutnahora/protos`` (``KUTNAHORA_PROTOS``), so that a build can generate its code
+  without the network;
 * ``prlimit`` sets CPU seconds, address space, processes, open files and file size;
 * ``setpriv`` drops to a user id of its own (``uid_base`` + a slot number, one per running bot), so
   that the process limit counts that bot's processes only (root is exempt from it) and the runner's
@@ -28,7 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SOCKET_INSIDE = "/run/kutnahora/server.sock"
+PROTOS_INSIDE = "/run/kutnahora/protos"
 FOLDER_INSIDE = "/bot"
+ENV_PROTOS = "KUTNAHORA_PROTOS"
 PACKAGES = ("kutnahora", "kutnahora.clients", "kutnahora.engine", "kutnahora.server", "kutnahora.wire")
 MIB = 1 << 20
 
@@ -79,6 +83,22 @@ def bot_env() -> dict[str, str]:
     return env
 
 
+def copy_protos(folder: Path) -> Path:
+    """The project's ``.proto`` files (those installed with ``kutnahora.v1``) copied to
+    ``folder/kutnahora/v1/``, world-readable, for builds to generate code from; returns ``folder``."""
+    spec = importlib.util.find_spec("kutnahora.v1")
+    sources = list(spec.submodule_search_locations or []) if spec is not None else []
+    target = folder / "kutnahora" / "v1"
+    target.mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        for proto in sorted(Path(source).glob("*.proto")):
+            shutil.copyfile(proto, target / proto.name)
+            os.chmod(target / proto.name, 0o644)
+    for path in (folder, folder / "kutnahora", target):
+        os.chmod(path, 0o755)
+    return folder
+
+
 def bot_path() -> str:
     """The ``PATH`` a bot gets: the runner's Python first, then the system's."""
     return f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin"
@@ -93,6 +113,7 @@ class Sandbox:
     system: Sequence[str] = ("/usr", "/etc", "/opt")
     extra: Sequence[str] = field(default_factory=python_paths)
     bwrap: str = "bwrap"
+    protos: Path | None = None  # bound read-only at PROTOS_INSIDE (see copy_protos)
 
     @property
     def as_root(self) -> bool:
@@ -139,6 +160,8 @@ class Sandbox:
         if socket is not None:
             command += ["--bind", str(socket), SOCKET_INSIDE]
         command += ["--chdir", FOLDER_INSIDE, "--clearenv"]
+        if self.protos is not None:
+            env = {**env, ENV_PROTOS: PROTOS_INSIDE}
         for key, value in sorted(env.items()):
             command += ["--setenv", key, value]
         command += [
@@ -180,8 +203,10 @@ class Sandbox:
                 binds += ["--ro-bind", link, link]
         # /tmp first, so that folders bound below it (a Python found under /tmp) stay visible on top.
         walls += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
-        walls += _parents([*self.system, *inside, SOCKET_INSIDE, FOLDER_INSIDE])
+        walls += _parents([*self.system, *inside, SOCKET_INSIDE, PROTOS_INSIDE, FOLDER_INSIDE])
         walls += binds
+        if self.protos is not None:
+            walls += ["--ro-bind", str(self.protos), PROTOS_INSIDE]
         walls += ["--proc", "/proc", "--dev", "/dev"]
         if folder is not None:
             walls += ["--bind" if writable else "--ro-bind", str(folder), FOLDER_INSIDE]

@@ -1,15 +1,18 @@
 """Hosted submissions: manifests read and checked with messages naming the submission; the sandbox's
-clear refusal when bubblewrap is missing; a rerun into the same --out keeps only its own replays."""
+clear refusal when bubblewrap is missing; a rerun into the same --out keeps only its own replays; a build
+finds the project's .proto files at $KUTNAHORA_PROTOS, walled or not, and cannot change them."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from kutnahora.clients.tournament.sandbox import Sandbox, SandboxError
 from kutnahora.clients.tournament.submission import SubmissionError, check_run_command, load
-from tests.clients.helpers import run_module
+from tests.clients.helpers import ROOT, run_module
 
 TOURNAMENT = "kutnahora.clients.tournament.cli"
 
@@ -99,3 +102,32 @@ def test_a_rerun_into_the_same_out_replaces_the_earlier_replays(tmp_path: Path) 
     after = {p.name for p in replays.glob("*.json")}
     assert len(after) == 2 and not after & before
     assert f"Removed 2 file(s) of an earlier run from {replays}" in " ".join(second.stderr.split())
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_build_finds_the_protos_read_only(tmp_path: Path, sandbox: str) -> None:
+    if sandbox == "bwrap" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    protos = "$KUTNAHORA_PROTOS/kutnahora/v1"
+    build = f'cp "{protos}/game_service.proto" "{protos}/play_service.proto" .'
+    if sandbox == "bwrap":  # read-only inside; unwalled, a build could change the run's own copy only
+        build += f' && if touch "{protos}/written" 2>/dev/null; then echo LEAKED; exit 1; fi'
+    else:
+        build += f' && touch "{protos}/written"'
+
+    folder = manifest(
+        tmp_path / "s" / "proto-user",
+        f'name = "proto-user"\nlanguage = "sh"\nbuild = {json.dumps(build)}\n'
+        f'run = "python3 -m kutnahora.clients.bots.cli greedy"\n',
+    )
+    out = tmp_path / "results.json"
+    done = run_module(
+        TOURNAMENT,
+        *("--submissions", str(folder.parent), "--bots", "random", "--players", "2", "--games", "1"),
+        *("--sandbox", sandbox, "--out", str(out), "--quiet"),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    games = json.loads(out.read_text())["games"]
+    assert games[0]["status"] == "finished" and games[0]["failures"] == [], games
+    assert not (folder / "game_service.proto").exists()  # built in the runner's copy
+    assert not (ROOT / "protos" / "kutnahora" / "v1" / "written").exists()
