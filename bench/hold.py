@@ -7,7 +7,7 @@ games of ``--players`` seats, and plays every seat with its own Play stream thro
 number held stays the same for ``--duration`` seconds. Every ``--report-every`` seconds it prints the
 decisions per second, the p50 and p99 latency (from a seat's answer to the next turn of its game reaching
 its bot), the errors (play sessions that failed, streams that had to reconnect, refused answers), the
-games verified and each server's resident memory and open descriptors.
+games verified, each server's resident memory and open descriptors, and the machine's load average.
 
 Every game that ends is verified (:mod:`kutnahora.bench.replay_check`): its players note each decision the
 server confirmed, and the game's replay, read back with ``GetReplay``, must hold every one of them in order
@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import os
 import random
 import shlex
 import signal
@@ -281,7 +282,8 @@ async def hold(servers: Servers, settings: Settings) -> Tally:
                 f"kutnahora-hold: {now - started:6.0f} s  {rate:7.1f} decisions/s  latency p50 {p50:6.1f} ms "
                 f"p99 {p99:7.1f} ms  games finished {tally.finished}, abandoned {tally.abandoned}  errors: "
                 f"{tally.failed} failed, {tally.reconnects} reconnects, {tally.refused} refused  verified "
-                f"{tally.verified}, mismatched {tally.mismatched}  {servers.health()}",
+                f"{tally.verified}, mismatched {tally.mismatched}  {servers.health()}  load "
+                + "/".join(f"{value:.1f}" for value in os.getloadavg()),
                 flush=True,
             )
             last, last_decisions = now, tally.decisions
