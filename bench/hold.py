@@ -75,6 +75,7 @@ class Tally:
     abandoned: int = 0
     verified: int = 0  # ended games whose replay held every confirmed decision and the result told
     mismatched: int = 0  # ended games whose replay did not (each a failure)
+    confirmed: int = 0  # confirmed decisions found in the replays of the verified games
     refusals: collections.Counter[str] = field(default_factory=collections.Counter)  # by reason and code
     errors: list[str] = field(default_factory=list)
 
@@ -249,6 +250,7 @@ async def hold(servers: Servers, settings: Settings) -> Tally:
         problem = check_replay(replay, confirmed, told)
         if problem is None:
             tally.verified += 1
+            tally.confirmed += len(confirmed)
         else:
             tally.mismatched += 1
             tally.errors.append(problem)
@@ -301,8 +303,14 @@ async def hold(servers: Servers, settings: Settings) -> Tally:
                 servers.kill(0)
             else:
                 print(f"kutnahora-hold: {settings.restart_database_command}", flush=True)
-                await asyncio.to_thread(
+                began = time.monotonic()
+                done = await asyncio.to_thread(
                     subprocess.run, shlex.split(settings.restart_database_command), check=False
+                )
+                print(
+                    f"kutnahora-hold: the restart command exited with status {done.returncode} after "
+                    f"{time.monotonic() - began:.1f} s",
+                    flush=True,
                 )
 
     reporter = asyncio.create_task(report())
@@ -403,7 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"kutnahora-hold: {tally.decisions} decisions; games finished {tally.finished}, abandoned "
         f"{tally.abandoned}; {tally.failed} failed, {tally.reconnects} reconnects, {tally.refused} refused; "
-        f"games verified {tally.verified}, mismatched {tally.mismatched}"
+        f"games verified {tally.verified} ({tally.confirmed} confirmed decisions found in their replays), "
+        f"mismatched {tally.mismatched}"
     )
     for refusal, count in tally.refusals.most_common():
         print(f"  answers refused: {count} {refusal}")

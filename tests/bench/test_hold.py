@@ -30,12 +30,14 @@ def test_the_hold_plays_games_and_prints_a_line_every_interval() -> None:
     assert len(lines) >= 3
     assert re.search(r"server 0 RSS \d+ MiB, \d+ fds", done.stdout)
     finished = re.search(
-        r"(\d+) decisions; games finished (\d+), abandoned 0; 0 failed.*games verified (\d+), mismatched 0",
+        r"(\d+) decisions; games finished (\d+), abandoned 0; 0 failed.*"
+        r"games verified (\d+) \((\d+) confirmed decisions found in their replays\), mismatched 0",
         done.stdout,
     )
     assert finished is not None, done.stdout
     assert int(finished.group(1)) > 0 and int(finished.group(2)) >= 6  # every game played to its end
     assert finished.group(3) == finished.group(2)  # and every one's record checked against the engine
+    assert 0 < int(finished.group(4)) <= int(finished.group(1))
 
 
 def test_the_hold_refuses_bad_settings() -> None:
