@@ -346,10 +346,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--think", default="0.5-2.0", help="each bot's thinking time, MIN-MAX seconds")
     parser.add_argument("--duration", type=float, default=600.0, help="seconds during which games start")
     parser.add_argument("--report-every", type=float, default=60.0, help="seconds between report lines")
+    parser.set_defaults(drain=True)  # set here, so that the help does not print a default for --no-drain
     parser.add_argument(
         "--no-drain",
         dest="drain",
         action="store_false",
+        default=argparse.SUPPRESS,
         help="abandon the games under way when the duration is over, instead of playing them to their end",
     )
     parser.add_argument("--db", default="", help="the store: a SQLite file (default: a new one) or a URL")
