@@ -6,8 +6,12 @@ games of ``--players`` seats, and plays every seat with its own Play stream thro
 ``--think`` seconds, then picks a random legal option. A finished game is replaced by a new one, so the
 number held stays the same for ``--duration`` seconds. Every ``--report-every`` seconds it prints the
 decisions per second, the p50 and p99 latency (from a seat's answer to the next turn of its game reaching
-its bot), the errors (play sessions that failed, streams that had to reconnect, refused answers) and each
-server's resident memory and open descriptors.
+its bot), the errors (play sessions that failed, streams that had to reconnect, refused answers), the
+games verified, each server's resident memory and open descriptors, and the machine's load average.
+
+Every game that ends is verified (:mod:`kutnahora.bench.replay_check`): its players note each decision the
+server confirmed, and the game's replay, read back with ``GetReplay``, must hold every one of them in order
+and replay on the rules engine to the state and the result the players were told. A mismatch is a failure.
 
 With ``--replicas 2`` (PostgreSQL) the clients' target lists every replica, so that gRPC moves a
 connection to another replica when one goes; ``--kill-replica-at S`` kills the first replica with
@@ -23,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
+import os
 import random
 import shlex
 import signal
@@ -36,10 +42,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import grpc
+
 from kutnahora.bench.fuzz import open_descriptors, rss_kib
+from kutnahora.bench.replay_check import check_replay
 from kutnahora.bench.server_bench import server_command
-from kutnahora.clients.sdk import Bot, Client, ClientError, GameOutcome, SeatCredentials
-from kutnahora.v1 import game_pb2
+from kutnahora.clients.sdk import (
+    TRANSIENT_CODES,
+    Bot,
+    Client,
+    ClientError,
+    GameInfo,
+    GameOutcome,
+    SeatCredentials,
+)
+from kutnahora.v1 import game_pb2, play_service_pb2, replay_service_pb2
 from kutnahora.v1.game_pb2 import Observation
 
 LISTENING_PREFIX = "listening on grpc://"
@@ -56,17 +73,35 @@ class Tally:
     refused: int = 0
     finished: int = 0
     abandoned: int = 0
+    verified: int = 0  # ended games whose replay held every confirmed decision and the result told
+    mismatched: int = 0  # ended games whose replay did not (each a failure)
+    confirmed: int = 0  # confirmed decisions found in the replays of the verified games
+    refusals: collections.Counter[str] = field(default_factory=collections.Counter)  # by reason and code
     errors: list[str] = field(default_factory=list)
 
 
 class SlowBot(Bot):
-    """Thinks for a while, then plays a random legal option; measures its game's turnaround."""
+    """Thinks for a while, then plays a random legal option; measures its game's turnaround and notes each
+    decision the server confirms in its game's ``confirmed`` (version -> seat and option text)."""
 
-    def __init__(self, tally: Tally, answered: dict[str, float], think: tuple[float, float], seed: int):
+    def __init__(
+        self,
+        tally: Tally,
+        answered: dict[str, float],
+        think: tuple[float, float],
+        seed: int,
+        confirmed: dict[int, tuple[int, str]],
+    ) -> None:
         self.tally = tally
         self.answered = answered  # game id -> when its last answer was sent
         self.think = think
         self.random = random.Random(seed)
+        self.confirmed = confirmed
+        self.seat = -1
+        self.sent: dict[int, str] = {}  # version -> the text of the option last sent for it
+
+    def start(self, game: GameInfo) -> None:
+        self.seat = game.seat
 
     async def choose(self, observation: Observation) -> int:
         now = time.monotonic()
@@ -76,7 +111,21 @@ class SlowBot(Bot):
         await asyncio.sleep(self.random.uniform(*self.think))
         self.answered[observation.game_id] = time.monotonic()
         self.tally.decisions += 1
-        return self.random.randrange(len(observation.pending.options))
+        index = self.random.randrange(len(observation.pending.options))
+        self.sent[observation.version] = observation.pending.options[index].text
+        return index
+
+    def accepted(self, version: int) -> None:
+        text = self.sent.pop(version, None)
+        if text is not None:
+            self.confirmed[version] = (self.seat, text)
+
+    def refused(self, rejected: play_service_pb2.DecisionRejected) -> None:
+        code = grpc.StatusCode.UNKNOWN
+        for status in grpc.StatusCode:
+            if status.value[0] == rejected.code:
+                code = status
+        self.tally.refusals[f"{game_pb2.RejectReason.Name(rejected.reason)} ({code.name})"] += 1
 
 
 class Servers:
@@ -172,17 +221,44 @@ async def hold(servers: Servers, settings: Settings) -> Tally:
                 tally.errors.append(f"create: {error}")
                 await asyncio.sleep(1.0)
                 continue
-            under_way[created.game.game_id] = (client, created.game_token)
-            outcomes = await asyncio.gather(*(play(client, seat) for seat in seats))
-            under_way.pop(created.game.game_id, None)
+            game_id = created.game.game_id
+            under_way[game_id] = (client, created.game_token)
+            confirmed: dict[int, tuple[int, str]] = {}
+            outcomes = await asyncio.gather(*(play(client, seat, confirmed) for seat in seats))
+            under_way.pop(game_id, None)
             statuses = {outcome.status for outcome in outcomes if outcome is not None}
             if statuses == {game_pb2.GAME_STATUS_FINISHED}:
                 tally.finished += 1
             elif game_pb2.GAME_STATUS_ABANDONED in statuses:
                 tally.abandoned += 1
+            if None not in outcomes:  # every seat saw the game end: its record must hold what they heard
+                told = [outcome.result for outcome in outcomes if outcome is not None]
+                await verify(client, game_id, confirmed, told)
 
-    async def play(client: Client, seat: SeatCredentials) -> GameOutcome | None:
-        bot = SlowBot(tally, answered, settings.think, next(seeds))
+    async def verify(
+        client: Client,
+        game_id: str,
+        confirmed: dict[int, tuple[int, str]],
+        told: list[game_pb2.GameResult | None],
+    ) -> None:
+        try:
+            replay = await read_replay(client, game_id)
+        except ClientError as error:
+            tally.mismatched += 1
+            tally.errors.append(f"verifying {game_id}: {error}")
+            return
+        problem = check_replay(replay, confirmed, told)
+        if problem is None:
+            tally.verified += 1
+            tally.confirmed += len(confirmed)
+        else:
+            tally.mismatched += 1
+            tally.errors.append(problem)
+
+    async def play(
+        client: Client, seat: SeatCredentials, confirmed: dict[int, tuple[int, str]]
+    ) -> GameOutcome | None:
+        bot = SlowBot(tally, answered, settings.think, next(seeds), confirmed)
         try:
             outcome = await client.play(bot, seat, reconnect_for=120.0)
         except ClientError as error:
@@ -207,8 +283,9 @@ async def hold(servers: Servers, settings: Settings) -> Tally:
             print(
                 f"kutnahora-hold: {now - started:6.0f} s  {rate:7.1f} decisions/s  latency p50 {p50:6.1f} ms "
                 f"p99 {p99:7.1f} ms  games finished {tally.finished}, abandoned {tally.abandoned}  errors: "
-                f"{tally.failed} failed, {tally.reconnects} reconnects, {tally.refused} refused  "
-                f"{servers.health()}",
+                f"{tally.failed} failed, {tally.reconnects} reconnects, {tally.refused} refused  verified "
+                f"{tally.verified}, mismatched {tally.mismatched}  {servers.health()}  load "
+                + "/".join(f"{value:.1f}" for value in os.getloadavg()),
                 flush=True,
             )
             last, last_decisions = now, tally.decisions
@@ -226,8 +303,14 @@ async def hold(servers: Servers, settings: Settings) -> Tally:
                 servers.kill(0)
             else:
                 print(f"kutnahora-hold: {settings.restart_database_command}", flush=True)
-                await asyncio.to_thread(
+                began = time.monotonic()
+                done = await asyncio.to_thread(
                     subprocess.run, shlex.split(settings.restart_database_command), check=False
+                )
+                print(
+                    f"kutnahora-hold: the restart command exited with status {done.returncode} after "
+                    f"{time.monotonic() - began:.1f} s",
+                    flush=True,
                 )
 
     reporter = asyncio.create_task(report())
@@ -263,10 +346,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--think", default="0.5-2.0", help="each bot's thinking time, MIN-MAX seconds")
     parser.add_argument("--duration", type=float, default=600.0, help="seconds during which games start")
     parser.add_argument("--report-every", type=float, default=60.0, help="seconds between report lines")
+    parser.set_defaults(drain=True)  # set here, so that the help does not print a default for --no-drain
     parser.add_argument(
         "--no-drain",
         dest="drain",
         action="store_false",
+        default=argparse.SUPPRESS,
         help="abandon the games under way when the duration is over, instead of playing them to their end",
     )
     parser.add_argument("--db", default="", help="the store: a SQLite file (default: a new one) or a URL")
@@ -295,7 +380,7 @@ def parse_think(text: str) -> tuple[float, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the hold and print its figures; exit 1 when a game or a seat failed."""
+    """Run the hold and print its figures; exit 1 when a seat failed or a game's record did not verify."""
     args = build_parser().parse_args(argv)
     if args.games <= 0 or args.connections <= 0 or args.duration <= 0 or args.report_every <= 0:
         raise SystemExit("--games, --connections, --duration and --report-every must be positive")
@@ -327,11 +412,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             servers.stop()
     print(
         f"kutnahora-hold: {tally.decisions} decisions; games finished {tally.finished}, abandoned "
-        f"{tally.abandoned}; {tally.failed} failed, {tally.reconnects} reconnects, {tally.refused} refused"
+        f"{tally.abandoned}; {tally.failed} failed, {tally.reconnects} reconnects, {tally.refused} refused; "
+        f"games verified {tally.verified} ({tally.confirmed} confirmed decisions found in their replays), "
+        f"mismatched {tally.mismatched}"
     )
+    for refusal, count in tally.refusals.most_common():
+        print(f"  answers refused: {count} {refusal}")
     for error in tally.errors[:10]:
         print(f"  {error}")
-    return 1 if tally.failed else 0
+    return 1 if tally.failed or tally.mismatched else 0
+
+
+async def read_replay(
+    client: Client, game_id: str, wait: float = 120.0
+) -> replay_service_pb2.GetReplayResponse:
+    """The replay of an ended game, asked again while the server cannot answer yet: a replica that did not
+    end the game learns of its end by notification, and a store restarting is away for a few seconds."""
+    give_up = time.monotonic() + wait
+    delay = 0.05
+    while True:
+        try:
+            return await client.replay(game_id)
+        except ClientError as error:
+            again = error.code in TRANSIENT_CODES or error.code == grpc.StatusCode.FAILED_PRECONDITION
+            if not again or time.monotonic() + delay > give_up:
+                raise
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 2.0)
 
 
 if __name__ == "__main__":

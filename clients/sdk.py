@@ -264,6 +264,16 @@ class Bot(abc.ABC):
     def choose(self, observation: Observation) -> Choice | Awaitable[Choice]:
         """Return one of ``observation.pending.options`` (the option, its index or its text)."""
 
+    def accepted(self, version: int) -> None:  # noqa: B027 - an optional hook, empty on purpose
+        """Called when the server confirms that it applied this seat's answer to ``version``.
+
+        The SDK asks the server for these confirmations (``PlayStart.acknowledge``) only for bots that
+        define this method. A confirmation lost with a dropped connection is not sent again.
+        """
+
+    def refused(self, rejected: play_service_pb2.DecisionRejected) -> None:  # noqa: B027 - optional, empty
+        """Called when the server refuses an answer (nothing was applied), before the loop acts on it."""
+
     def finish(self, outcome: GameOutcome) -> None:  # noqa: B027 - an optional hook, empty on purpose
         """Called once when the game has ended."""
 
@@ -711,6 +721,7 @@ class _PlaySession:
         self.refused = 0
         self.received = 0  # messages read on the current stream
         self.store_refusals = 0  # answers refused in a row because the server's store was away
+        self.acknowledge = type(bot).accepted is not Bot.accepted  # confirmations only for bots that listen
 
     async def run(self) -> GameOutcome:
         dropped_since: float | None = None
@@ -742,7 +753,9 @@ class _PlaySession:
     async def _stream_once(self) -> GameOutcome:
         call = self.client._play.Play(metadata=self.seat.metadata())
         try:
-            start = play_service_pb2.PlayStart(game_id=self.seat.game_id, seat=self.seat.seat)
+            start = play_service_pb2.PlayStart(
+                game_id=self.seat.game_id, seat=self.seat.seat, acknowledge=self.acknowledge
+            )
             await call.write(play_service_pb2.PlayRequest(start=start))
             while True:
                 response = await call.read()
@@ -755,7 +768,10 @@ class _PlaySession:
                     if observation.version > self.last_answered:
                         self.store_refusals = 0
                         await self._answer(call, observation)
+                elif which == "accepted":
+                    self.bot.accepted(response.accepted.version)
                 elif which == "rejected":
+                    self.bot.refused(response.rejected)
                     await self._rejected(call, response.rejected)
                 elif which == "game_ended":
                     ended = response.game_ended

@@ -933,12 +933,15 @@ class LiveGame:
                 event.set()
 
     def close(self) -> None:
-        """Stop the game's timers and tasks and wake every subscriber (server shutdown or eviction)."""
+        """Stop the game's timers and tasks, wake every subscriber and let go of the listener (server
+        shutdown or eviction). The listener (the game's feed) refers back to the game: kept, the two would
+        wait for the cycle collector, which the server runs rarely, and every evicted game with them."""
         self.closed = True
         self._cancel_timer()
         for task in list(self._tasks):
             task.cancel()
         self._notify()
+        self.listener = None
 
     # --- what clients read ---------------------------------------------------------------------------
 

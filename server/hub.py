@@ -292,6 +292,7 @@ class GameHub:
             game = self.games.pop(evicted, None)
             if game is not None:
                 self.metrics.games.labels(status=game.status).dec()
+                game.close()  # reference counting frees it once the last call that holds it lets go
 
     # --- listing -------------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import contextlib
 import os
 import time
 import uuid
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -104,7 +105,7 @@ class KutnaHoraService:
         self.players = 0
         self._streams: set[asyncio.Event] = set()
         self.orphan_readers: set[asyncio.Task[None]] = set()
-        self._request_locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._request_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._purged_at = 0.0
         # A fault-injection hook for tests of retries: the methods (comma-separated) after whose stored
         # change the process exits at once, as if killed between the commit and the reply.
@@ -258,32 +259,25 @@ class KutnaHoraService:
         if rid is None:
             return self._committed(method, await run(None))
         key = requests.key_hash(rid)
-        # The same id twice at once: the second waits for the first, then answers from its record.
-        lock, users = self._request_locks.get(key, (asyncio.Lock(), 0))
-        self._request_locks[key] = (lock, users + 1)
-        try:
-            async with lock:
+        # The same id twice at once: the second waits for the first, then answers from its record. The
+        # lock lives while a call holds it or waits for it; the weak mapping forgets it after.
+        lock = self._request_locks.get(key)
+        if lock is None:
+            lock = self._request_locks[key] = asyncio.Lock()
+        async with lock:
+            first = requests.live(await self.hub.store.find_request(key), time.time())
+            if first is not None:
+                return await again(requests.answer_of(rid, method, request, first))
+            try:
+                answer = await run(lambda fields: requests.seal(rid, method, request, fields, time.time()))
+            except (ServiceError, StoreError) as error:
+                if isinstance(error, ServiceError) and error.reason != "store_error":
+                    raise
+                # Another replica may have answered this request id first, which fails this write.
                 first = requests.live(await self.hub.store.find_request(key), time.time())
-                if first is not None:
-                    return await again(requests.answer_of(rid, method, request, first))
-                try:
-                    answer = await run(
-                        lambda fields: requests.seal(rid, method, request, fields, time.time())
-                    )
-                except (ServiceError, StoreError) as error:
-                    if isinstance(error, ServiceError) and error.reason != "store_error":
-                        raise
-                    # Another replica may have answered this request id first, which fails this write.
-                    first = requests.live(await self.hub.store.find_request(key), time.time())
-                    if first is None:
-                        raise
-                    return await again(requests.answer_of(rid, method, request, first))
-        finally:
-            lock, users = self._request_locks[key]
-            if users == 1:
-                del self._request_locks[key]
-            else:
-                self._request_locks[key] = (lock, users - 1)
+                if first is None:
+                    raise
+                return await again(requests.answer_of(rid, method, request, first))
         await self._purge_requests()
         return self._committed(method, answer)
 

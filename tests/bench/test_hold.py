@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import random
 import re
 import subprocess
 import sys
 
 import pytest
 
+from kutnahora import engine
 from kutnahora.bench import hold
+from kutnahora.bench.replay_check import check_replay
+from kutnahora.engine import GameOptions
+from kutnahora.v1 import game_pb2, replay_service_pb2
+from kutnahora.wire.games import game_options_to_wire, result_to_wire
 
 
 def test_the_hold_plays_games_and_prints_a_line_every_interval() -> None:
@@ -23,9 +29,15 @@ def test_the_hold_plays_games_and_prints_a_line_every_interval() -> None:
     lines = re.findall(r"decisions/s +latency p50 +[\d.]+ ms p99 +[\d.]+ ms", done.stdout)
     assert len(lines) >= 3
     assert re.search(r"server 0 RSS \d+ MiB, \d+ fds", done.stdout)
-    finished = re.search(r"(\d+) decisions; games finished (\d+), abandoned 0; 0 failed", done.stdout)
+    finished = re.search(
+        r"(\d+) decisions; games finished (\d+), abandoned 0; 0 failed.*"
+        r"games verified (\d+) \((\d+) confirmed decisions found in their replays\), mismatched 0",
+        done.stdout,
+    )
     assert finished is not None, done.stdout
     assert int(finished.group(1)) > 0 and int(finished.group(2)) >= 6  # every game played to its end
+    assert finished.group(3) == finished.group(2)  # and every one's record checked against the engine
+    assert 0 < int(finished.group(4)) <= int(finished.group(1))
 
 
 def test_the_hold_refuses_bad_settings() -> None:
@@ -33,3 +45,80 @@ def test_the_hold_refuses_bad_settings() -> None:
         hold.parse_think("slow")
     with pytest.raises(SystemExit, match="PostgreSQL"):
         hold.main(["--replicas", "2"])
+
+
+def recorded_game(seed: int) -> tuple[replay_service_pb2.GetReplayResponse, dict[int, tuple[int, str]]]:
+    """A two-player game played to its end by the engine, as GetReplay would return it, and every decision
+    as its players would have noted the server's confirmations."""
+    options = GameOptions(players=2)
+    state = engine.new_game(options, seed)
+    rng = random.Random(seed)
+    replay = replay_service_pb2.GetReplayResponse(seed=seed)
+    confirmed: dict[int, tuple[int, str]] = {}
+    while not state.over:
+        pending = engine.pending(state)
+        assert pending is not None
+        option = rng.choice(engine.legal(state))
+        text = engine.option_text(option)
+        replay.decisions.add(version=state.version, seat=pending.seat, text=text)
+        confirmed[state.version] = (pending.seat, text)
+        engine.apply(state, option, pending.seat)
+    result = engine.result(state)
+    assert result is not None
+    replay.game.CopyFrom(
+        game_pb2.GameSummary(
+            game_id="g1",
+            options=game_options_to_wire(options),
+            status=game_pb2.GAME_STATUS_FINISHED,
+            result=result_to_wire(result),
+        )
+    )
+    replay.state_hash = engine.state_hash(state)
+    return replay, confirmed
+
+
+def test_a_record_holding_every_confirmed_decision_and_the_result_told_verifies() -> None:
+    replay, confirmed = recorded_game(seed=3)
+    assert check_replay(replay, confirmed, [replay.game.result, replay.game.result]) is None
+    # A decision applied whose confirmation was lost with a connection is allowed in the record.
+    assert check_replay(replay, {v: d for v, d in confirmed.items() if v != 5}) is None
+
+
+def test_a_record_that_lost_or_changed_a_confirmed_decision_does_not_verify() -> None:
+    replay, confirmed = recorded_game(seed=4)
+    last = len(replay.decisions) - 1
+
+    shortened = replay_service_pb2.GetReplayResponse()
+    shortened.CopyFrom(replay)
+    del shortened.decisions[last]
+    problem = check_replay(shortened, confirmed)
+    assert problem is not None and f"decision {last}" in problem and "confirmed" in problem
+
+    # Another legal option in place of a confirmed one: the state it leads to is another one too.
+    state = engine.new_game(GameOptions(players=2), 4)
+    for record in replay.decisions[:10]:
+        engine.apply(state, engine.parse_option(record.text), record.seat)
+    other = next(o for o in engine.legal(state) if engine.option_text(o) != replay.decisions[10].text)
+    tampered = replay_service_pb2.GetReplayResponse()
+    tampered.CopyFrom(replay)
+    tampered.decisions[10].text = engine.option_text(other)
+    problem = check_replay(tampered, confirmed)
+    assert problem is not None and "decision 10 was confirmed as" in problem
+    # Even when nobody confirmed that decision, the engine's replay no longer ends where the record says.
+    problem = check_replay(tampered, {v: d for v, d in confirmed.items() if v != 10})
+    assert problem is not None and ("another state" in problem or "refuses" in problem)
+
+    renumbered = replay_service_pb2.GetReplayResponse()
+    renumbered.CopyFrom(replay)
+    renumbered.decisions[3].version = 4
+    assert "numbered 4" in (check_replay(renumbered, confirmed) or "")
+
+
+def test_a_result_other_than_the_engines_does_not_verify() -> None:
+    replay, confirmed = recorded_game(seed=5)
+    told = game_pb2.GameResult()
+    told.CopyFrom(replay.game.result)
+    told.seats[0].score += 1
+    assert "a player was told another result" in (check_replay(replay, confirmed, [told]) or "")
+    replay.game.result.CopyFrom(told)
+    assert "the record's result differs" in (check_replay(replay, confirmed) or "")

@@ -25,7 +25,7 @@ from kutnahora.clients.sdk import (
 )
 from kutnahora.server.app import create_server
 from kutnahora.server.config import ServerConfig
-from kutnahora.v1 import game_pb2, game_service_pb2
+from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
 from kutnahora.v1.game_pb2 import Observation
 from tests.certificates import make_certificate, needs_openssl
 from tests.clients.helpers import play_game
@@ -194,6 +194,43 @@ async def test_a_stale_answer_is_read_again_and_the_game_goes_on(server_address:
     sources = [d.source for d in replay.decisions if d.seat == 0]
     assert game_pb2.DECISION_SOURCE_TIMEOUT in sources
     assert sources.count(game_pb2.DECISION_SOURCE_SEAT) > 10  # and the bot played on after that
+
+
+class Listening(SlowOnce):
+    """Records the server's confirmations and refusals of its answers."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(delay)
+        self.confirmed: list[int] = []
+        self.refusals: list[int] = []
+
+    def accepted(self, version: int) -> None:
+        self.confirmed.append(version)
+
+    def refused(self, rejected: play_service_pb2.DecisionRejected) -> None:
+        self.refusals.append(rejected.reason)
+
+
+async def test_a_bot_that_listens_hears_each_answer_applied_and_each_refused(server_address: str) -> None:
+    clock = game_pb2.ClockSettings(max_strikes=5)
+    clock.decision_time.FromMilliseconds(300)
+    clock.time_bank.FromMilliseconds(0)
+    async with await Client.connect(server_address) as client:
+        created = await client.create_game(2, seed=9, clock=clock)
+        game_id = created.game.game_id
+        seats = [await client.join_game(game_id, s) for s in range(2)]
+        listening = Listening(delay=1.0)
+        await asyncio.gather(client.play(listening, seats[0]), client.play(RandomBot(2), seats[1]))
+        replay = await client.replay(game_id)
+    answered = [
+        d.version for d in replay.decisions if d.seat == 0 and d.source == game_pb2.DECISION_SOURCE_SEAT
+    ]
+    seat_0 = [d.version for d in replay.decisions if d.seat == 0]
+    # Every answer applied was confirmed, in order; a late answer equal to the one the clock made for the
+    # seat is an exact retry, confirmed too; nothing else is.
+    assert [v for v in listening.confirmed if v in answered] == answered
+    assert set(listening.confirmed) <= set(seat_0) and listening.confirmed == sorted(set(listening.confirmed))
+    assert game_pb2.REJECT_REASON_STALE_VERSION in listening.refusals  # the answer the clock overtook
 
 
 class DroppingProxy:

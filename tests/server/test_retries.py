@@ -19,6 +19,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from kutnahora.server import requests
+from kutnahora.server.app import GameServer
 from kutnahora.v1 import game_pb2, game_service_pb2
 from tests.server.conftest import Client, bearer
 from tests.server.test_restart import server_process
@@ -130,15 +131,17 @@ async def test_join_game_retried_after_the_game_started_returns_the_same_seat_an
     assert caught.value.code() in (Code.FAILED_PRECONDITION, Code.NOT_FOUND)
 
 
-async def test_the_same_join_sent_twice_at_once_takes_one_seat(client: Client) -> None:
+async def test_the_same_join_sent_twice_at_once_takes_one_seat(served: tuple[GameServer, Client]) -> None:
     import asyncio
 
+    server, client = served
     game_id, _, _ = await client.new_game(players=3, join=False)
     join = game_service_pb2.JoinGameRequest(game_id=game_id, request_id=str(uuid.uuid4()))
     answers = await asyncio.gather(*(client.games.JoinGame(join) for _ in range(4)))
     assert len({(answer.seat, answer.seat_token) for answer in answers}) == 1
     summary = (await client.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))).game
     assert sum(1 for seat in summary.seats if seat.joined) == 1
+    assert len(server.service._request_locks) == 0  # the request id's lock is gone with its last user
 
 
 async def test_resign_seat_retried_answers_again(client: Client) -> None:
