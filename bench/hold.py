@@ -47,6 +47,7 @@ import grpc
 from kutnahora.bench.fuzz import open_descriptors, rss_kib
 from kutnahora.bench.replay_check import check_replay
 from kutnahora.bench.server_bench import server_command
+from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.sdk import (
     TRANSIENT_CODES,
     Bot,
@@ -338,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kutnahora-hold",
         description="Hold many games at once with slow bots and print the server's health as it goes.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     parser.add_argument("--games", type=int, default=1000, help="games held at once")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="seats of each game")
