@@ -57,7 +57,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pyspiel
 
 from kutnahora.engine import (
@@ -77,6 +76,7 @@ from kutnahora.engine.options import DecisionKind
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.outcome import observation_text, position_text, returns
+from kutnahora.envs.state_encoding import ListEncoder, StateEncoder
 
 SHORT_NAME = "python_kutna_hora"
 DECISIONS_PER_CARD = 16
@@ -122,7 +122,9 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         self._seeds = random.Random(int(params.get("seed", 0)))
         self.normalized = bool(params.get("normalized", False))
         self.observer = Observer()
-        """Observes this game's states, rebuilding only the parts of a view that changed."""
+        """Observes this game's states for the strings, rebuilding only the parts of a view that changed."""
+        self.tensors = ListEncoder(self.layout, self.normalized)
+        """Writes the observation tensors of this game's states, as lists, straight from the engine."""
         info = pyspiel.GameInfo(
             num_distinct_actions=self.space.size,
             max_chance_outcomes=0,
@@ -310,20 +312,27 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         """The seat's observation vector (default: the current player's), as pyspiel gives it: a list.
 
         Written here rather than inherited: pyspiel's own works out the tensor's size from a fresh initial
-        state on every call, which costs a whole game setup each time.
+        state on every call, which costs a whole game setup each time. The list is written straight from
+        the engine's state (:class:`~kutnahora.envs.state_encoding.ListEncoder`), no observation made.
         """
-        return self._tensor(self.game.observation_observer, player)
+        play = self.play
+        game = play.game
+        if player is None:
+            player = self.current_player()
+        if not 0 <= player < game.num_players():
+            raise ValueError(f"player must be 0..{game.num_players() - 1}, not {player}")
+        return game.tensors.encode(play.engine, player)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
-        """The seat's information-state vector (default: the current player's), as a list."""
-        return self._tensor(self.game.information_observer, player)
-
-    def _tensor(self, observer: KutnaHoraObserver, player: int | None) -> list[float]:
+        """The seat's information-state vector (default: the current player's), as a list: the observation
+        vector, then flags of the mine tiles the seat has been shown."""
+        tensor = self.observation_tensor(player)
         seat = self.current_player() if player is None else player
-        if not 0 <= seat < self.game.num_players():
-            raise ValueError(f"player must be 0..{self.game.num_players() - 1}, not {seat}")
-        observer.set_from(self, seat)
-        return _as_list(observer.tensor)
+        shown = [0.0] * self.game.layout.mine_tiles
+        for tile in self.play.shown[seat]:
+            shown[tile] = 1.0
+        tensor.extend(shown)
+        return tensor
 
     def __str__(self) -> str:
         return position_text(self.engine)
@@ -351,6 +360,7 @@ class KutnaHoraObserver:
         self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.layout = game.layout
         self.normalized = game.normalized
+        self.encoder = StateEncoder(game.layout, game.normalized)
         tiles = game.layout.mine_tiles
         size = self.layout.size + (tiles if self.perfect_recall else 0)
         self.tensor = np.zeros(size, np.float32)
@@ -360,8 +370,7 @@ class KutnaHoraObserver:
 
     def set_from(self, state: KutnaHoraState, player: int) -> None:
         """Write ``player``'s view of ``state`` into :attr:`tensor`."""
-        observation = state.play.view(player if self.private else None)
-        self.layout.encode(observation, self.normalized, self.dict["observation"])
+        self.encoder.encode(state.engine, player if self.private else None, self.dict["observation"])
         if self.perfect_recall:
             shown = self.dict["shown"]
             shown.fill(0.0)
@@ -375,19 +384,6 @@ class KutnaHoraObserver:
             return observation
         shown = sorted(state.play.shown[player]) if self.private else []
         return f"{observation}\nshown {shown}\nactions {state.play.actions}"
-
-
-def _as_list(tensor: npt.NDArray[np.float32]) -> list[float]:
-    """The tensor as a list of floats, as pyspiel gives tensors.
-
-    Built from its nonzero entries: most of an observation is zeros, and ``tolist`` makes a float object for
-    every entry, which costs more than the observation itself.
-    """
-    values = [0.0] * tensor.size
-    nonzero = np.flatnonzero(tensor)
-    for index, value in zip(nonzero.tolist(), tensor[nonzero].tolist(), strict=True):
-        values[index] = value
-    return values
 
 
 def make_game(params: dict[str, Any] | None = None) -> KutnaHoraGame:

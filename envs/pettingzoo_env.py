@@ -43,11 +43,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from kutnahora.engine import GameOptions, GameState, Observer, apply, new_game
+from kutnahora.engine import GameOptions, GameState, apply, new_game
 from kutnahora.engine.components import ComponentSet
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.outcome import position_text, returns
+from kutnahora.envs.state_encoding import StateEncoder
 
 
 class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[misc]
@@ -92,7 +93,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         self.action_spaces = {agent: spaces.Discrete(self.space.size) for agent in self.possible_agents}
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._seeds = random.Random()
-        self._observer = Observer()
+        self._encoder = StateEncoder(self.layout, normalized)
         self.engine: GameState | None = None
         """The engine's state of the game being played (None before the first reset)."""
         self._ids: list[int] = []
@@ -135,8 +136,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         pending = state.pending
         if pending is not None and pending.seat == seat:
             mask[self._ids] = 1
-        vector = self.layout.encode(self._observer.observe(state, seat), self.normalized)
-        return {"observation": vector, "action_mask": mask}
+        return {"observation": self._encoder.encode(state, seat), "action_mask": mask}
 
     def state(self) -> npt.NDArray[np.float32]:
         """Every seat's observation vector, seat 0 first: a global state holding hidden information.
@@ -148,8 +148,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         size = self.layout.size
         vector = np.empty(size * len(self.possible_agents), dtype=np.float32)
         for seat in range(len(self.possible_agents)):
-            view = self._observer.observe(state, seat)
-            self.layout.encode(view, self.normalized, vector[seat * size : (seat + 1) * size])
+            self._encoder.encode(state, seat, vector[seat * size : (seat + 1) * size])
         return vector
 
     def step(self, action: int | None) -> None:
