@@ -132,11 +132,15 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         state = self._game()
         seat = self._seat_of[agent]
-        mask = np.zeros(self.space.size, dtype=np.int8)
+        mask = bytearray(self.space.size)
         pending = state.pending
         if pending is not None and pending.seat == seat:
-            mask[self._ids] = 1
-        return {"observation": self._encoder.encode(state, seat), "action_mask": mask}
+            for action in self._ids:
+                mask[action] = 1
+        return {
+            "observation": self._encoder.encode(state, seat),
+            "action_mask": np.frombuffer(mask, dtype=np.int8),
+        }
 
     def state(self) -> npt.NDArray[np.float32]:
         """Every seat's observation vector, seat 0 first: a global state holding hidden information.

@@ -112,16 +112,17 @@ class _Work:
 class _Seat:
     """A seat's block, shared by every viewer, with what each of its parts was written from."""
 
-    __slots__ = ("block", "gen", "key", "market", "numbers", "tax")
+    __slots__ = ("block", "gen", "income", "key", "market", "numbers", "tax")
 
     def __init__(self, block: Any) -> None:
         self.block = block
-        self.key: tuple[Any, ...] | None = None
+        self.key: tuple[Any, ...] = ()
         """A copy of the seat's :class:`~kutnahora.engine.state.PlayerState` fields the block holds."""
         self.market = -1
         self.tax = -1
         self.gen = -1
         self.numbers: tuple[int, ...] = ()
+        self.income = 0
 
 
 class _Shared:
@@ -187,7 +188,10 @@ class _Encoder:
         production = seat + self._production
         self._production_scale = self._scales(production, production + len(_COMMODITIES) + 3)
         sizes = at["town_hall"] + 1 + len(STACK_LABELS)
-        self._hall_scale = self._scales(sizes, sizes + 1)
+        scale, low = self._scales(sizes, sizes + 1)
+        places = layout.hall_rows * layout.hall_cols
+        self._hall_scale = (scale * places, low * places)
+        """The scale of a stack's size, once per place (the sizes are written together)."""
         self._city_at = at["city"]
         self._mines_at = at["mines"]
         self._decks_at = at["market.decks"]
@@ -229,21 +233,15 @@ class _Encoder:
         self._mines = _Shared(None, -1, None)
         self._seats = [_Seat(self._store(self._seat_size)) for _ in range(MAX_SEATS)]
         names = [f.name for f in fields(PlayerState)]
-        guilds, guild, card = len(_GUILDS), self._guild_index, self._card_index
-        hand = len(SEAT_COUNTERS) + 4 * guilds + len(_COMMODITIES) + 3
-        self._production_fields = (names.index("production"), names.index("houses_removed"))
-        self._seat_flags: list[tuple[int, int, int, Callable[[int, Any], int]]] = [
-            (names.index("guild_set"), len(SEAT_COUNTERS), guilds, lambda k, g: guild[g]),
-            (
-                names.index("guilds"),
-                len(SEAT_COUNTERS) + guilds,
-                3 * guilds,
-                lambda k, g: k * guilds + guild[g],
-            ),
-            (names.index("hand"), hand, len(card), lambda k, c: card[c]),
-            (names.index("slots"), hand + len(card), self._buildings, lambda k, tile: int(tile)),
-        ]
-        """Per set of flags of a seat's block: the field it comes from, its place, size, an item's entry."""
+        self._fields = tuple(
+            names.index(name)
+            for name in ("production", "houses_removed", "mine_ore", "guild_set", "guilds", "hand", "slots")
+        )
+        """Where the fields a seat's block is written from sit among a PlayerState's fields."""
+        self._guild_set_at = len(SEAT_COUNTERS)
+        self._guilds_at = self._guild_set_at + len(_GUILDS)
+        self._hand_at = self._guilds_at + 3 * len(_GUILDS) + len(_COMMODITIES) + 3
+        self._slots_at = self._hand_at + len(self._card_index)
 
     # --- what differs between the stores -----------------------------------------------------------------
 
@@ -264,8 +262,18 @@ class _Encoder:
             zeros = self._zeros[size] = self._store(size)
         return zeros
 
+    def _cleared(self, part: _Shared, size: int, pair: bool = False) -> Any:
+        """The block of a shared part, zeroed to be written again (made once: a list is costly to make)."""
+        block = part.block
+        if block is None:
+            return self._store(size)
+        if pair:
+            block = block[0]
+        block[0:size] = self._zero(size)
+        return block
+
     def _scaled(self, values: Sequence[int], scale: tuple[list[float], list[float]]) -> list[float]:
-        return [min(max(v * f, low), 1.0) for v, f, low in zip(values, scale[0], scale[1], strict=True)]
+        return [min(max(v * f, low), 1.0) for v, f, low in zip(values, scale[0], scale[1], strict=False)]
 
     # --- the vector --------------------------------------------------------------------------------------
 
@@ -441,17 +449,19 @@ class _Encoder:
         self._market = _Shared(None, next(self._gens), self._numbers(values, self._market_scale))
 
     def _set_hall(self, state: GameState) -> _Shared:
-        block = self._store(self._hall_size)
+        block = self._cleared(self._hall, self._hall_size)
         labels = len(STACK_LABELS)
-        for r, places in enumerate(state.town_hall):
-            for place, stack in enumerate(places):
-                base = (r * self._hall_cols + place) * self._stack
-                block[base] = 1.0
-                block[base + 1 + self._label_index[stack.label]] = 1.0
-                block[base + 2 + labels + stack.tiles[-1]] = 1.0
-                block[base + 1 + labels : base + 2 + labels] = self._numbers(
-                    (len(stack.tiles),), self._hall_scale
-                )
+        places = [
+            ((r * self._hall_cols + place) * self._stack, stack)
+            for r, row in enumerate(state.town_hall)
+            for place, stack in enumerate(row)
+        ]
+        sizes = self._numbers([len(stack.tiles) for _, stack in places], self._hall_scale)
+        for (base, stack), size in zip(places, sizes, strict=True):
+            block[base] = 1.0
+            block[base + 1 + self._label_index[stack.label]] = 1.0
+            block[base + 1 + labels] = size
+            block[base + 2 + labels + stack.tiles[-1]] = 1.0
         key = [[stack.tiles.copy() for stack in row] for row in state.town_hall]
         self._hall = _Shared(key, next(self._gens), block)
         return self._hall
@@ -462,13 +472,18 @@ class _Encoder:
         """Bring a seat's block up to date, writing only the entries of the fields that changed."""
         player = state.players[seat]
         block = part.block
+        old = part.key
+        fresh = not old
+        production, removed, ore, guild_set, guilds, hand, slots = self._fields
+        if fresh or part.market != market or old[production] != values[production] or old[ore] != values[ore]:
+            part.income = income(state, seat, self._prices)
         numbers = (
             1,
             player.groschen,
             player.reputation,
             player.points,
             player.mine_ore,
-            income(state, seat, self._prices),
+            part.income,
             tax_due(state, seat),
             player.pelicans,
             player.pelicans_used,
@@ -480,20 +495,34 @@ class _Encoder:
         if numbers != part.numbers:
             part.numbers = numbers
             block[0 : len(SEAT_COUNTERS)] = self._numbers(numbers, self._seat_scale)
-        old = part.key
-        production, removed = self._production_fields
-        if old is None or old[production] != values[production] or old[removed] != values[removed]:
+        if fresh or old[production] != values[production] or old[removed] != values[removed]:
             produced = player.production
             block[self._production : self._production + len(_COMMODITIES) + 3] = self._numbers(
                 [*[produced.get(c, 0) for c in _COMMODITIES], *player.houses_removed[:3]],
                 self._production_scale,
             )
-        for field, start, size, index in self._seat_flags:
-            now = values[field]
-            if old is None or old[field] != now:
-                block[start : start + size] = self._zero(size)
-                for k, item in enumerate(now):
-                    block[start + index(k, item)] = 1.0
+        guild = self._guild_index
+        if fresh or old[guild_set] != values[guild_set]:
+            start = self._guild_set_at
+            block[start : start + len(guild)] = self._zero(len(guild))
+            for g in player.guild_set:
+                block[start + guild[g]] = 1.0
+        if fresh or old[guilds] != values[guilds]:
+            start = self._guilds_at
+            block[start : start + 3 * len(guild)] = self._zero(3 * len(guild))
+            for g in player.guilds:
+                block[start + guild[g]] = 1.0
+                start += len(guild)
+        if fresh or old[hand] != values[hand]:
+            start, card = self._hand_at, self._card_index
+            block[start : start + len(card)] = self._zero(len(card))
+            for c in player.hand:
+                block[start + card[c]] = 1.0
+        if fresh or old[slots] != values[slots]:
+            start = self._slots_at
+            block[start : start + self._buildings] = self._zero(self._buildings)
+            for tile in player.slots:
+                block[start + tile] = 1.0
         part.key = _frozen(values)
         part.market = market
         part.tax = tax
@@ -502,7 +531,7 @@ class _Encoder:
     def _set_city(self, state: GameState, n: int) -> _Shared:
         """The city's entries that read the same for every viewer, and the seats owning the others."""
         start, width, square, b = self._at["city"], self._city_cols, self._square, self._buildings
-        block = self._store(self._city_size)
+        block = self._cleared(self._city, self._city_size, True)
         relative: list[tuple[int, int]] = []
         for index in self._usable[n]:
             block[index - start] = 1.0
@@ -522,7 +551,7 @@ class _Encoder:
     def _set_mines(self, state: GameState) -> _Shared:
         """The mines' entries that read the same for every viewer, and the seats owning the others."""
         start, width, square = self._at["mines"], self._mine_cols, self._mine_square
-        block = self._store(self._mines_size)
+        block = self._cleared(self._mines, self._mines_size, True)
         relative: list[tuple[int, int]] = []
         for row, col in state.rocks:
             block[(row * width + col) * square] = 1.0
