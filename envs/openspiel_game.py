@@ -13,8 +13,12 @@ in [0, 1] or [−1, 1]; default false, the game's own numbers). An initial state
 next seed of the sequence, when it is first used; a clone never deals. The game's shape and size queries
 (``observation_tensor_shape``, ``observation_tensor_size``, ``information_state_tensor_shape``,
 ``information_state_tensor_size``) are answered from the layout, without making a state, so asking them
-never changes which games are dealt. (pyspiel's own C++ versions of them make and observe an initial
-state; only C++ code that asks them itself still does that.)
+never changes which games are dealt. pyspiel's own C++ versions of them, which C++ code calls, make a new
+state and observe it through the observer: observing a state that has not been used yet does not deal it
+either, but shows the game it will deal (the next seed's, dealt ahead and kept while the seed stays in the
+sequence), and the state plays that very game once used. So no shape query, from Python or C++, changes
+the deal; a state observed before its first use plays the game it showed, even if another state took that
+seed from the sequence in between.
 
 **Sampled stochastic.** The engine draws its own randomness (the setup, the mine tiles, the town hall's
 refills, the events) from a seeded generator inside the state while it applies a decision; it never poses
@@ -164,6 +168,21 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         """The engine's state of a new game, from the next seed of this game's sequence."""
         return new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
 
+    def deal_ahead(self) -> GameState:
+        """The game :meth:`deal` would deal next, without taking its seed from the sequence."""
+        return new_game(self.options, self._next_seed(), self.layout.components)
+
+    def take(self, dealt: GameState) -> GameState:
+        """A game :meth:`deal_ahead` dealt, now in use: its seed leaves the sequence if still the next."""
+        if self._next_seed() == dealt.seed:
+            self._seeds.getrandbits(63)
+        return dealt
+
+    def _next_seed(self) -> int:
+        ahead = random.Random()
+        ahead.setstate(self._seeds.getstate())
+        return ahead.getrandbits(63)
+
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
     ) -> KutnaHoraObserver:
@@ -180,7 +199,7 @@ class Play:
     to receive a clone never deals a game, nor takes a seed from the game's sequence.
     """
 
-    __slots__ = ("_engine", "actions", "game", "legal", "shown", "views")
+    __slots__ = ("_engine", "_preview", "actions", "game", "legal", "shown", "views")
 
     def __init__(
         self,
@@ -191,6 +210,8 @@ class Play:
     ) -> None:
         self.game = game
         self._engine = engine
+        self._preview: GameState | None = None
+        """The game this state will deal, dealt ahead to be observed without taking a seed (see position)."""
         self.actions: list[int] = actions if actions is not None else []
         """Every action taken so far, in order (the options chosen are public)."""
         self.shown: list[set[int]] = (
@@ -206,15 +227,33 @@ class Play:
         """The observation of the current position for a seat (None: the public one)."""
         found = self.views.get(seat)
         if found is None:
-            found = self.views[seat] = self.game.observer.observe(self.engine, seat)
+            found = self.views[seat] = self.game.observer.observe(self.position, seat)
         return found
 
     @property
     def engine(self) -> GameState:
         """The engine's state, dealt from the game's next seed on first use."""
         if self._engine is None:
-            self._engine = self.game.deal()
+            preview = self._preview
+            self._engine = self.game.deal() if preview is None else self.game.take(preview)
         return self._engine
+
+    @property
+    def position(self) -> GameState:
+        """The engine's state to observe, without dealing a game that has not been dealt.
+
+        A state not used yet is observed as the game it will deal: the next seed's, dealt ahead and kept,
+        the seed left in the game's sequence. pyspiel's C++ shape queries make a new state and observe it
+        through the observer to learn the tensor's size, so observing must not take a seed; should the state
+        be used later, it deals that very game (taking the seed if it is still the next).
+        """
+        engine = self._engine
+        if engine is not None:
+            return engine
+        preview = self._preview
+        if preview is None:
+            preview = self._preview = self.game.deal_ahead()
+        return preview
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the game's string, the engine's state and the records (for pyspiel's serialize)."""
@@ -321,7 +360,7 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
             player = self.current_player()
         if not 0 <= player < game.num_players():
             raise ValueError(f"player must be 0..{game.num_players() - 1}, not {player}")
-        return game.tensors.encode(play.engine, player)
+        return game.tensors.encode(play.position, player)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The seat's information-state vector (default: the current player's), as a list: the observation
@@ -370,7 +409,7 @@ class KutnaHoraObserver:
 
     def set_from(self, state: KutnaHoraState, player: int) -> None:
         """Write ``player``'s view of ``state`` into :attr:`tensor`."""
-        self.encoder.encode(state.engine, player if self.private else None, self.dict["observation"])
+        self.encoder.encode(state.play.position, player if self.private else None, self.dict["observation"])
         if self.perfect_recall:
             shown = self.dict["shown"]
             shown.fill(0.0)
