@@ -64,9 +64,12 @@ _COMMODITIES: tuple[Commodity, ...] = tuple(Commodity)
 _COLORS: tuple[Color, ...] = tuple(Color)
 _GUILDS: tuple[Guild, ...] = tuple(Guild)
 _SETUP = (Phase.GUILD_SETS, Phase.GUILD_ROWS)
-_PLAYER_FIELDS = attrgetter(*(f.name for f in fields(PlayerState)))
-_CONTAINERS = tuple(i for i, f in enumerate(fields(PlayerState)) if f.default_factory is not MISSING)
-"""The fields of a seat's board that hold lists or dicts (changed in place, so copied for comparison)."""
+_SEAT_FIELDS = tuple(f for f in fields(PlayerState) if f.name not in ("seat", "mines"))
+"""The fields of a :class:`~kutnahora.engine.state.PlayerState` a seat's block is written from."""
+_NAMES = [f.name for f in _SEAT_FIELDS]
+_PLAYER_FIELDS = attrgetter(*_NAMES)
+_CONTAINERS = tuple(i for i, f in enumerate(_SEAT_FIELDS) if f.default_factory is not MISSING)
+"""Those that hold lists or dicts (changed in place, so copied to be compared later)."""
 
 
 def _frozen(values: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -219,6 +222,9 @@ class _Encoder:
                 "market.no_market",
             )
         ]
+        self._options: object = None
+        self._rounds_and_events = (0, False)
+        """The rounds in the game and whether it uses events, read from the options (immutable) it was for."""
         self._draws = [1, *[tile.draws for tile in c.technology_tiles]]
         """Mine tiles drawn per Mine action, by the number of technology tiles taken."""
         self._zeros: dict[int, Any] = {}
@@ -232,7 +238,7 @@ class _Encoder:
         self._city = _Shared(None, -1, None)
         self._mines = _Shared(None, -1, None)
         self._seats = [_Seat(self._store(self._seat_size)) for _ in range(MAX_SEATS)]
-        names = [f.name for f in fields(PlayerState)]
+        names = _NAMES
         self._fields = tuple(
             names.index(name)
             for name in ("production", "houses_removed", "mine_ore", "guild_set", "guilds", "hand", "slots")
@@ -344,9 +350,14 @@ class _Encoder:
                 s[base : base + size] = part.block
 
         # the counters and the patricians
+        options = state.options
+        if options is not self._options:
+            self._options = options
+            self._rounds_and_events = (rounds_in_game(state), options.uses_events())
+        rounds, events = self._rounds_and_events
         counters = (
             state.round,
-            rounds_in_game(state),
+            rounds,
             3 if state.turn_index >= 2 * n else state.turn_index // n + 1,
             state.cards_left_in_turn,
             tax,
@@ -357,7 +368,7 @@ class _Encoder:
             self._draws[state.technology_taken],
             state.barbara_next,
             state.phase is Phase.OVER,
-            state.options.uses_events(),
+            events,
             state.free_action,
             state.mine_reshuffles,
         )
