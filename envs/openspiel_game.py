@@ -83,6 +83,7 @@ from kutnahora.envs.outcome import observation_text, position_text, returns
 from kutnahora.envs.state_encoding import ListEncoder, StateEncoder
 
 SHORT_NAME = "python_kutna_hora"
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 DECISIONS_PER_CARD = 16
 CARDS_PER_ROUND = 5
 
@@ -122,6 +123,8 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         players = int(params.get("players", 4))
         self.layout = ObservationLayout()
         self.space = ActionSpace(self.layout.components)
+        self.players = players
+        """The number of seats (what ``num_players()`` says, read without a call into pyspiel)."""
         self.options = GameOptions(players=players, events=bool(params.get("events", False)))
         self._seeds = random.Random(int(params.get("seed", 0)))
         self.normalized = bool(params.get("normalized", False))
@@ -289,8 +292,9 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
 
     def current_player(self) -> int:
         """The seat owing the pending decision, or TERMINAL."""
-        pending = self.engine.pending
-        return int(pyspiel.PlayerId.TERMINAL) if pending is None else pending.seat
+        play = self.play
+        pending = (play._engine or play.engine).pending
+        return _TERMINAL if pending is None else pending.seat
 
     def _ids(self) -> dict[int, int]:
         """The legal action ids of the pending decision, each with its option's index."""
@@ -302,7 +306,8 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         return play.legal
 
     def _legal_actions(self, player: int) -> list[int]:
-        pending = self.engine.pending
+        play = self.play
+        pending = (play._engine or play.engine).pending
         if pending is None or player != pending.seat:
             return []
         return sorted(self._ids())
@@ -326,7 +331,8 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         return f"seat {player}: {option_text(self.game.space.option_of(action))}"
 
     def is_terminal(self) -> bool:
-        return self.engine.over
+        play = self.play
+        return (play._engine or play.engine).over
 
     def returns(self) -> list[float]:
         return returns(self.engine)
@@ -358,9 +364,9 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         game = play.game
         if player is None:
             player = self.current_player()
-        if not 0 <= player < game.num_players():
-            raise ValueError(f"player must be 0..{game.num_players() - 1}, not {player}")
-        return game.tensors.encode(play.position, player)
+        if not 0 <= player < game.players:
+            raise ValueError(f"player must be 0..{game.players - 1}, not {player}")
+        return game.tensors.encode(play._engine or play.position, player)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The seat's information-state vector (default: the current player's), as a list: the observation
