@@ -221,8 +221,8 @@ class Play:
             shown if shown is not None else [set() for _ in range(game.num_players())]
         )
         """Per seat, the mine tiles it has been shown to choose from."""
-        self.legal: dict[int, int] | None = None
-        """The pending decision's legal action ids with their options' indexes, once worked out."""
+        self.legal: list[int] | None = None
+        """The action ids of the pending decision's options, in their order, once worked out."""
         self.views: dict[int | None, Observation] = {}
         """Observations made of the current position, by seat (None: public), for the tensors and strings."""
 
@@ -296,14 +296,14 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         pending = (play._engine or play.engine).pending
         return _TERMINAL if pending is None else pending.seat
 
-    def _ids(self) -> dict[int, int]:
-        """The legal action ids of the pending decision, each with its option's index."""
+    def _ids(self) -> list[int]:
+        """The action ids of the pending decision's options, in the options' order."""
         play = self.play
-        if play.legal is None:
+        legal = play.legal
+        if legal is None:
             pending = play.engine.pending
-            ids = play.game.space.ids(pending.options) if pending is not None else []
-            play.legal = {action: index for index, action in enumerate(ids)}
-        return play.legal
+            legal = play.legal = play.game.space.ids(pending.options) if pending is not None else []
+        return legal
 
     def _legal_actions(self, player: int) -> list[int]:
         play = self.play
@@ -317,9 +317,10 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         pending = engine.pending
         if pending is None:
             raise ValueError("the game is over; no action is accepted")
-        index = self._ids().get(int(action))
-        if index is None:
-            raise ValueError(self.game.space.refusal(action, pending))
+        try:
+            index = self._ids().index(int(action))
+        except ValueError:
+            raise ValueError(self.game.space.refusal(action, pending)) from None
         if pending.kind is DecisionKind.MINE_TILE:
             self.play.shown[pending.seat].update(engine.drawn)
         apply(engine, pending.options[index])

@@ -610,7 +610,9 @@ class ListEncoder(_Encoder):
         return array("f", bytes(4 * size)).tolist()
 
     def _numbers(self, values: Sequence[int], scale: tuple[list[float], list[float]]) -> list[float]:
-        return array("f", self._scaled(values, scale) if self.normalized else values).tolist()
+        if self.normalized:  # rounded to float32, as NumPy's product would be
+            return array("f", self._scaled(values, scale)).tolist()
+        return list(map(float, values))  # integers: exact as floats
 
     def encode(self, state: GameState, viewer: int | None) -> list[float]:
         """``layout.encode(observe(state, viewer), normalized).tolist()``, as a new list."""
