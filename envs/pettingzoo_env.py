@@ -130,7 +130,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         return self.engine
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        state = self._game()
+        state = self.engine or self._game()
         seat = self._seat_of[agent]
         mask = bytearray(self.space.size)
         pending = state.pending
@@ -160,25 +160,29 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._game()
-        assert state.pending is not None
+        state = self.engine or self._game()
+        pending = state.pending
+        assert pending is not None
         if action is None:
-            raise ValueError(f"{agent} owes a decision ({state.pending.kind.value}); None is not an action")
+            raise ValueError(f"{agent} owes a decision ({pending.kind.value}); None is not an action")
         try:
             index = self._ids.index(int(action))
         except ValueError:
-            raise ValueError(self.space.refusal(action, state.pending)) from None
+            raise ValueError(self.space.refusal(action, pending)) from None
         self._cumulative_rewards[agent] = 0.0
-        apply(state, state.pending.options[index])
-        if state.over:
+        apply(state, pending.options[index])
+        if not state.over:  # the next decision: its seat is selected, its ids listed
+            pending = state.pending
+            assert pending is not None
+            self._ids = self.space.ids(pending.options)
+            self.agent_selection = self.possible_agents[pending.seat]
+        else:
             for agent_name, value in zip(self.agents, returns(state), strict=True):
                 self.rewards[agent_name] = value
                 self.terminations[agent_name] = True
             self._ids = []
             self._accumulate_rewards()
             self.agent_selection = self.agents[0]
-        else:
-            self._pose()
 
     def render(self) -> str | None:
         if self.render_mode is None:
