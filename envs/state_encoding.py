@@ -52,7 +52,6 @@ from kutnahora.envs.encoding import (
     COUNTERS,
     KINDS,
     MAX_SEATS,
-    PHASES,
     PLAYER_COUNTS,
     SEAT_COUNTERS,
     STACK_LABELS,
@@ -107,9 +106,11 @@ class _Work:
         self.ones: list[int] = []
         """The entries of the small sections set to 1 (one-hot entries), to be cleared when they change."""
         self.flags: list[Any] = [None] * 6
-        self.counters: tuple[int, ...] = ()
-        self.patricians: tuple[dict[Color, int], ...] = ()
         """Per set of flags, the value the vector holds."""
+        self.counters: tuple[int, ...] = ()
+        """The counters the vector holds."""
+        self.patricians: tuple[dict[Color, int], ...] = ()
+        """Copies of the bank, pool and council the vector holds."""
 
 
 class _Seat:
@@ -157,8 +158,6 @@ class _Encoder:
         self._label_index = {label: i for i, label in enumerate(STACK_LABELS)}
         self._guild_index = {g: i for i, g in enumerate(_GUILDS)}
         self._commodity_index = {commodity: i for i, commodity in enumerate(_COMMODITIES)}
-        self._phase_index = {phase: i for i, phase in enumerate(PHASES)}
-        self._kind_index = {kind: i for i, kind in enumerate(KINDS)}
         self._hall_cols = layout.hall_cols
         self._stack = 1 + len(STACK_LABELS) + 1 + layout.buildings
         self._hall_size = layout.section("town_hall").stop - at["town_hall"]
