@@ -8,8 +8,9 @@ next seed of one sequence (equal seeds deal equal games wherever a target deals 
 - ``engine+observe``: the same, plus the acting seat's observation (through an
   :class:`~kutnahora.engine.Observer`, as the adapters make it): the floor of any adapter that observes,
   and the figure the adapters are compared with.
-- ``vector``: the same, plus the acting seat's observation vector and action mask
-  (:mod:`kutnahora.envs.encoding`, :mod:`kutnahora.envs.actions`): the numeric work of the adapters.
+- ``vector``: the bare engine plus the acting seat's observation vector, written straight from the
+  engine's state as the adapters write it (:class:`~kutnahora.envs.state_encoding.StateEncoder`, no
+  observation made), and its action mask (:mod:`kutnahora.envs.actions`): the numeric work of the adapters.
 - ``pettingzoo``: the AEC environment's ``agent_iter`` loop: ``last`` (observation and mask) and ``step``.
 - ``gymnasium``: the single-agent environment's ``step`` with ``random`` opponents, counted in engine
   decisions (the agent's and the opponents'); only the agent's decisions are observed.
@@ -72,12 +73,14 @@ def timed(play: Game, seed: int, clock: Callable[[], float] = time.process_time)
 
 
 def engine_game(players: int, work: str) -> Game:
-    """The bare engine; ``work`` adds ``observe`` or the observation vector and mask of the acting seat."""
+    """The bare engine; ``work`` adds ``observe``, or the observation vector and mask of the acting seat."""
     from kutnahora.envs.actions import ActionSpace
     from kutnahora.envs.encoding import ObservationLayout
+    from kutnahora.envs.state_encoding import StateEncoder
 
     layout = ObservationLayout()
     space = ActionSpace(layout.components)
+    encoder = StateEncoder(layout)
     options = GameOptions(players=players)
     observer = Observer()
 
@@ -91,7 +94,7 @@ def engine_game(players: int, work: str) -> Game:
             if work == "observe":
                 observer.observe(state, pending.seat)
             elif work == "vector":
-                layout.encode(observer.observe(state, pending.seat))
+                encoder.encode(state, pending.seat)
                 space.mask(pending.options)
             apply(state, rng.choice(legal(state)))
             decisions += 1
@@ -169,7 +172,7 @@ def openspiel_game(players: int, tensor: bool, seed: int) -> Game:
 TARGETS: dict[str, str] = {
     "engine": "legal + apply",
     "engine+observe": "… + the acting seat's observation",
-    "vector": "… + its vector and action mask",
+    "vector": "legal + apply + vector and action mask",
     "pettingzoo": "agent_iter: last + step",
     "gymnasium": "step, random opponents (all decisions)",
     "openspiel": "legal_actions + apply_action",

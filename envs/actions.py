@@ -37,8 +37,10 @@ Most ids are illegal at any one moment: :meth:`ActionSpace.mask` marks the legal
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import permutations
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -115,6 +117,7 @@ class ActionSpace:
         self._start = {r.name: r.start for r in ranges}
         self._triple_index = {triple: i for i, triple in enumerate(GUILD_TRIPLES)}
         self._ids: dict[Option, int] = {}
+        self._by_kind = self._lookups()
 
     def range(self, name: str) -> IdRange:
         """The id range of one kind of option, by its name in the module's table."""
@@ -131,9 +134,51 @@ class ActionSpace:
         return found
 
     def ids(self, options: tuple[Option, ...]) -> list[int]:
-        """The ids of a decision's options, in the decision's order."""
-        cache = self._ids
-        return [cache[o] if o in cache else self.id_of(o) for o in options]
+        """The ids of a decision's options, in the decision's order.
+
+        Each option is looked up by its kind and its fields (plain values that hash in C), not by the option
+        itself, whose generated ``__hash__`` and ``__eq__`` run in Python; a value no decision of this
+        component set can list falls through to :meth:`id_of`, which says what is wrong with it.
+        """
+        by_kind = self._by_kind
+        try:
+            return [by_kind[type(o)](o) for o in options]
+        except (KeyError, AttributeError, TypeError):
+            return [self.id_of(o) for o in options]
+
+    def _lookups(self) -> dict[type, Callable[[Any], int]]:
+        """Per kind of option, a function from the option to its id, through a table of every valid value."""
+        start = self._start
+        play = {
+            (card.number, action): start["play_card"] + 3 * i + half
+            for i, card in enumerate(self._cards)
+            for half, action in enumerate((card.top, card.bottom, None))
+        }
+        joker = {a: start["joker"] + i for i, a in enumerate(ACTIONS)}
+        sets = {k: start["guild_set"] + k for k in range(self.guild_sets)}
+        triples = {t: start["guild_rows"] + i for t, i in self._triple_index.items()}
+        tiles = {k: start["tile"] + k for k in range(self.tiles)}
+        squares = {
+            (r, c): start["square"] + r * self.square_cols + c
+            for r in range(self.square_rows)
+            for c in range(self.square_cols)
+        }
+        guilds = {g: start["guild"] + i for i, g in enumerate(GUILDS)}
+        colors = {c: start["patrician"] + i for i, c in enumerate(COLORS)}
+        confirm = {False: start["confirm"], True: start["confirm"] + 1}
+        skip = start["skip"]
+        return {
+            PlayCard: lambda o: play[(o.card, o.action)],
+            ChooseAction: lambda o: joker[o.action],
+            ChooseGuildSet: lambda o: sets[o.index],
+            ArrangeGuilds: lambda o: triples[o.guilds],
+            ChooseTile: lambda o: tiles[o.tile],
+            ChooseSquare: lambda o: squares[(o.row, o.col)],
+            ChooseGuild: lambda o: guilds[o.guild],
+            ChoosePatrician: lambda o: colors[o.color],
+            Confirm: lambda o: confirm[o.yes],
+            Skip: lambda o: skip,
+        }
 
     def mask(self, options: tuple[Option, ...]) -> npt.NDArray[np.int8]:
         """The legal-action mask of a decision: 1 at the id of each listed option, 0 elsewhere."""

@@ -43,12 +43,13 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from kutnahora.engine import GameOptions, GameState, Observer, apply, new_game
+from kutnahora.engine import GameOptions, GameState, apply, new_game
 from kutnahora.engine.components import ComponentSet
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.opponents import Opponent, OpponentSpec, make_opponent
 from kutnahora.envs.outcome import position_text, returns
+from kutnahora.envs.state_encoding import StateEncoder
 
 Observation = dict[str, npt.NDArray[Any]]
 
@@ -98,7 +99,7 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         )
         self.action_space = spaces.Discrete(self.space.size)
         self._seeds = random.Random()
-        self._observer = Observer()
+        self._encoder = StateEncoder(self.layout, normalized)
         self._ids: list[int] = []
         self._ended = False
 
@@ -192,9 +193,7 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
 
     def _observation(self) -> Observation:
         return {
-            "observation": self.layout.encode(
-                self._observer.observe(self._game(), self.seat), self.normalized
-            ),
+            "observation": self._encoder.encode(self._game(), self.seat),
             "action_mask": self.action_masks(),
         }
 

@@ -13,8 +13,12 @@ in [0, 1] or [−1, 1]; default false, the game's own numbers). An initial state
 next seed of the sequence, when it is first used; a clone never deals. The game's shape and size queries
 (``observation_tensor_shape``, ``observation_tensor_size``, ``information_state_tensor_shape``,
 ``information_state_tensor_size``) are answered from the layout, without making a state, so asking them
-never changes which games are dealt. (pyspiel's own C++ versions of them make and observe an initial
-state; only C++ code that asks them itself still does that.)
+never changes which games are dealt. pyspiel's own C++ versions of them, which C++ code calls, make a new
+state and observe it through the observer: observing a state that has not been used yet does not deal it
+either, but shows the game it will deal (the next seed's, dealt ahead and kept while the seed stays in the
+sequence), and the state plays that very game once used. So no shape query, from Python or C++, changes
+the deal; a state observed before its first use plays the game it showed, even if another state took that
+seed from the sequence in between.
 
 **Sampled stochastic.** The engine draws its own randomness (the setup, the mine tiles, the town hall's
 refills, the events) from a seeded generator inside the state while it applies a decision; it never poses
@@ -57,7 +61,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pyspiel
 
 from kutnahora.engine import (
@@ -77,8 +80,10 @@ from kutnahora.engine.options import DecisionKind
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.outcome import observation_text, position_text, returns
+from kutnahora.envs.state_encoding import ListEncoder, StateEncoder
 
 SHORT_NAME = "python_kutna_hora"
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 DECISIONS_PER_CARD = 16
 CARDS_PER_ROUND = 5
 
@@ -118,11 +123,15 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         players = int(params.get("players", 4))
         self.layout = ObservationLayout()
         self.space = ActionSpace(self.layout.components)
+        self.players = players
+        """The number of seats (what ``num_players()`` says, read without a call into pyspiel)."""
         self.options = GameOptions(players=players, events=bool(params.get("events", False)))
         self._seeds = random.Random(int(params.get("seed", 0)))
         self.normalized = bool(params.get("normalized", False))
         self.observer = Observer()
-        """Observes this game's states, rebuilding only the parts of a view that changed."""
+        """Observes this game's states for the strings, rebuilding only the parts of a view that changed."""
+        self.tensors = ListEncoder(self.layout, self.normalized)
+        """Writes the observation tensors of this game's states, as lists, straight from the engine."""
         info = pyspiel.GameInfo(
             num_distinct_actions=self.space.size,
             max_chance_outcomes=0,
@@ -162,6 +171,21 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         """The engine's state of a new game, from the next seed of this game's sequence."""
         return new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
 
+    def deal_ahead(self) -> GameState:
+        """The game :meth:`deal` would deal next, without taking its seed from the sequence."""
+        return new_game(self.options, self._next_seed(), self.layout.components)
+
+    def take(self, dealt: GameState) -> GameState:
+        """A game :meth:`deal_ahead` dealt, now in use: its seed leaves the sequence if still the next."""
+        if self._next_seed() == dealt.seed:
+            self._seeds.getrandbits(63)
+        return dealt
+
+    def _next_seed(self) -> int:
+        ahead = random.Random()
+        ahead.setstate(self._seeds.getstate())
+        return ahead.getrandbits(63)
+
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
     ) -> KutnaHoraObserver:
@@ -178,7 +202,7 @@ class Play:
     to receive a clone never deals a game, nor takes a seed from the game's sequence.
     """
 
-    __slots__ = ("_engine", "actions", "game", "legal", "shown", "views")
+    __slots__ = ("_engine", "_preview", "actions", "game", "legal", "shown", "views")
 
     def __init__(
         self,
@@ -189,14 +213,16 @@ class Play:
     ) -> None:
         self.game = game
         self._engine = engine
+        self._preview: GameState | None = None
+        """The game this state will deal, dealt ahead to be observed without taking a seed (see position)."""
         self.actions: list[int] = actions if actions is not None else []
         """Every action taken so far, in order (the options chosen are public)."""
         self.shown: list[set[int]] = (
             shown if shown is not None else [set() for _ in range(game.num_players())]
         )
         """Per seat, the mine tiles it has been shown to choose from."""
-        self.legal: dict[int, int] | None = None
-        """The pending decision's legal action ids with their options' indexes, once worked out."""
+        self.legal: list[int] | None = None
+        """The action ids of the pending decision's options, in their order, once worked out."""
         self.views: dict[int | None, Observation] = {}
         """Observations made of the current position, by seat (None: public), for the tensors and strings."""
 
@@ -204,15 +230,33 @@ class Play:
         """The observation of the current position for a seat (None: the public one)."""
         found = self.views.get(seat)
         if found is None:
-            found = self.views[seat] = self.game.observer.observe(self.engine, seat)
+            found = self.views[seat] = self.game.observer.observe(self.position, seat)
         return found
 
     @property
     def engine(self) -> GameState:
         """The engine's state, dealt from the game's next seed on first use."""
         if self._engine is None:
-            self._engine = self.game.deal()
+            preview = self._preview
+            self._engine = self.game.deal() if preview is None else self.game.take(preview)
         return self._engine
+
+    @property
+    def position(self) -> GameState:
+        """The engine's state to observe, without dealing a game that has not been dealt.
+
+        A state not used yet is observed as the game it will deal: the next seed's, dealt ahead and kept,
+        the seed left in the game's sequence. pyspiel's C++ shape queries make a new state and observe it
+        through the observer to learn the tensor's size, so observing must not take a seed; should the state
+        be used later, it deals that very game (taking the seed if it is still the next).
+        """
+        engine = self._engine
+        if engine is not None:
+            return engine
+        preview = self._preview
+        if preview is None:
+            preview = self._preview = self.game.deal_ahead()
+        return preview
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the game's string, the engine's state and the records (for pyspiel's serialize)."""
@@ -248,20 +292,22 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
 
     def current_player(self) -> int:
         """The seat owing the pending decision, or TERMINAL."""
-        pending = self.engine.pending
-        return int(pyspiel.PlayerId.TERMINAL) if pending is None else pending.seat
-
-    def _ids(self) -> dict[int, int]:
-        """The legal action ids of the pending decision, each with its option's index."""
         play = self.play
-        if play.legal is None:
+        pending = (play._engine or play.engine).pending
+        return _TERMINAL if pending is None else pending.seat
+
+    def _ids(self) -> list[int]:
+        """The action ids of the pending decision's options, in the options' order."""
+        play = self.play
+        legal = play.legal
+        if legal is None:
             pending = play.engine.pending
-            ids = play.game.space.ids(pending.options) if pending is not None else []
-            play.legal = {action: index for index, action in enumerate(ids)}
-        return play.legal
+            legal = play.legal = play.game.space.ids(pending.options) if pending is not None else []
+        return legal
 
     def _legal_actions(self, player: int) -> list[int]:
-        pending = self.engine.pending
+        play = self.play
+        pending = (play._engine or play.engine).pending
         if pending is None or player != pending.seat:
             return []
         return sorted(self._ids())
@@ -271,9 +317,10 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         pending = engine.pending
         if pending is None:
             raise ValueError("the game is over; no action is accepted")
-        index = self._ids().get(int(action))
-        if index is None:
-            raise ValueError(self.game.space.refusal(action, pending))
+        try:
+            index = self._ids().index(int(action))
+        except ValueError:
+            raise ValueError(self.game.space.refusal(action, pending)) from None
         if pending.kind is DecisionKind.MINE_TILE:
             self.play.shown[pending.seat].update(engine.drawn)
         apply(engine, pending.options[index])
@@ -285,7 +332,8 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         return f"seat {player}: {option_text(self.game.space.option_of(action))}"
 
     def is_terminal(self) -> bool:
-        return self.engine.over
+        play = self.play
+        return (play._engine or play.engine).over
 
     def returns(self) -> list[float]:
         return returns(self.engine)
@@ -310,20 +358,27 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         """The seat's observation vector (default: the current player's), as pyspiel gives it: a list.
 
         Written here rather than inherited: pyspiel's own works out the tensor's size from a fresh initial
-        state on every call, which costs a whole game setup each time.
+        state on every call, which costs a whole game setup each time. The list is written straight from
+        the engine's state (:class:`~kutnahora.envs.state_encoding.ListEncoder`), no observation made.
         """
-        return self._tensor(self.game.observation_observer, player)
+        play = self.play
+        game = play.game
+        if player is None:
+            player = self.current_player()
+        if not 0 <= player < game.players:
+            raise ValueError(f"player must be 0..{game.players - 1}, not {player}")
+        return game.tensors.encode(play._engine or play.position, player)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
-        """The seat's information-state vector (default: the current player's), as a list."""
-        return self._tensor(self.game.information_observer, player)
-
-    def _tensor(self, observer: KutnaHoraObserver, player: int | None) -> list[float]:
+        """The seat's information-state vector (default: the current player's), as a list: the observation
+        vector, then flags of the mine tiles the seat has been shown."""
+        tensor = self.observation_tensor(player)
         seat = self.current_player() if player is None else player
-        if not 0 <= seat < self.game.num_players():
-            raise ValueError(f"player must be 0..{self.game.num_players() - 1}, not {seat}")
-        observer.set_from(self, seat)
-        return _as_list(observer.tensor)
+        shown = [0.0] * self.game.layout.mine_tiles
+        for tile in self.play.shown[seat]:
+            shown[tile] = 1.0
+        tensor.extend(shown)
+        return tensor
 
     def __str__(self) -> str:
         return position_text(self.engine)
@@ -351,6 +406,7 @@ class KutnaHoraObserver:
         self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.layout = game.layout
         self.normalized = game.normalized
+        self.encoder = StateEncoder(game.layout, game.normalized)
         tiles = game.layout.mine_tiles
         size = self.layout.size + (tiles if self.perfect_recall else 0)
         self.tensor = np.zeros(size, np.float32)
@@ -360,8 +416,7 @@ class KutnaHoraObserver:
 
     def set_from(self, state: KutnaHoraState, player: int) -> None:
         """Write ``player``'s view of ``state`` into :attr:`tensor`."""
-        observation = state.play.view(player if self.private else None)
-        self.layout.encode(observation, self.normalized, self.dict["observation"])
+        self.encoder.encode(state.play.position, player if self.private else None, self.dict["observation"])
         if self.perfect_recall:
             shown = self.dict["shown"]
             shown.fill(0.0)
@@ -375,19 +430,6 @@ class KutnaHoraObserver:
             return observation
         shown = sorted(state.play.shown[player]) if self.private else []
         return f"{observation}\nshown {shown}\nactions {state.play.actions}"
-
-
-def _as_list(tensor: npt.NDArray[np.float32]) -> list[float]:
-    """The tensor as a list of floats, as pyspiel gives tensors.
-
-    Built from its nonzero entries: most of an observation is zeros, and ``tolist`` makes a float object for
-    every entry, which costs more than the observation itself.
-    """
-    values = [0.0] * tensor.size
-    nonzero = np.flatnonzero(tensor)
-    for index, value in zip(nonzero.tolist(), tensor[nonzero].tolist(), strict=True):
-        values[index] = value
-    return values
 
 
 def make_game(params: dict[str, Any] | None = None) -> KutnaHoraGame:

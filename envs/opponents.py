@@ -31,10 +31,11 @@ import numpy.typing as npt
 
 from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, GameInfo, to_answer
-from kutnahora.engine import RULES_VERSION, GameState, Observer, Option, legal, observe
+from kutnahora.engine import RULES_VERSION, GameState, Option, legal, observe
 from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
+from kutnahora.envs.state_encoding import StateEncoder
 from kutnahora.v1 import components_pb2, game_pb2
 from kutnahora.wire import components_to_wire, observation_to_wire
 
@@ -76,7 +77,7 @@ class PolicyOpponent:
         self.layout = layout
         self.space = space
         self.normalized = normalized
-        self._observer = Observer()
+        self._encoder = StateEncoder(layout, normalized)
 
     def start(self, state: GameState, seat: int) -> None:
         """Nothing to prepare: a policy sees each position afresh."""
@@ -86,7 +87,7 @@ class PolicyOpponent:
         pending = state.pending
         if pending is None or pending.seat != seat:
             raise ValueError(f"seat {seat} owes no decision")
-        vector = self.layout.encode(self._observer.observe(state, seat), self.normalized)
+        vector = self._encoder.encode(state, seat)
         ids = self.space.ids(pending.options)
         mask = np.zeros(self.space.size, dtype=np.int8)
         mask[ids] = 1

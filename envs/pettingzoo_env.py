@@ -43,11 +43,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from kutnahora.engine import GameOptions, GameState, Observer, apply, new_game
+from kutnahora.engine import GameOptions, GameState, apply, new_game
 from kutnahora.engine.components import ComponentSet
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.outcome import position_text, returns
+from kutnahora.envs.state_encoding import StateEncoder
 
 
 class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[misc]
@@ -92,7 +93,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         self.action_spaces = {agent: spaces.Discrete(self.space.size) for agent in self.possible_agents}
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._seeds = random.Random()
-        self._observer = Observer()
+        self._encoder = StateEncoder(self.layout, normalized)
         self.engine: GameState | None = None
         """The engine's state of the game being played (None before the first reset)."""
         self._ids: list[int] = []
@@ -129,14 +130,17 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         return self.engine
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        state = self._game()
+        state = self.engine or self._game()
         seat = self._seat_of[agent]
-        mask = np.zeros(self.space.size, dtype=np.int8)
+        mask = bytearray(self.space.size)
         pending = state.pending
         if pending is not None and pending.seat == seat:
-            mask[self._ids] = 1
-        vector = self.layout.encode(self._observer.observe(state, seat), self.normalized)
-        return {"observation": vector, "action_mask": mask}
+            for action in self._ids:
+                mask[action] = 1
+        return {
+            "observation": self._encoder.encode(state, seat),
+            "action_mask": np.frombuffer(mask, dtype=np.int8),
+        }
 
     def state(self) -> npt.NDArray[np.float32]:
         """Every seat's observation vector, seat 0 first: a global state holding hidden information.
@@ -148,8 +152,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         size = self.layout.size
         vector = np.empty(size * len(self.possible_agents), dtype=np.float32)
         for seat in range(len(self.possible_agents)):
-            view = self._observer.observe(state, seat)
-            self.layout.encode(view, self.normalized, vector[seat * size : (seat + 1) * size])
+            self._encoder.encode(state, seat, vector[seat * size : (seat + 1) * size])
         return vector
 
     def step(self, action: int | None) -> None:
@@ -157,25 +160,29 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._game()
-        assert state.pending is not None
+        state = self.engine or self._game()
+        pending = state.pending
+        assert pending is not None
         if action is None:
-            raise ValueError(f"{agent} owes a decision ({state.pending.kind.value}); None is not an action")
+            raise ValueError(f"{agent} owes a decision ({pending.kind.value}); None is not an action")
         try:
             index = self._ids.index(int(action))
         except ValueError:
-            raise ValueError(self.space.refusal(action, state.pending)) from None
+            raise ValueError(self.space.refusal(action, pending)) from None
         self._cumulative_rewards[agent] = 0.0
-        apply(state, state.pending.options[index])
-        if state.over:
+        apply(state, pending.options[index])
+        if not state.over:  # the next decision: its seat is selected, its ids listed
+            pending = state.pending
+            assert pending is not None
+            self._ids = self.space.ids(pending.options)
+            self.agent_selection = self.possible_agents[pending.seat]
+        else:
             for agent_name, value in zip(self.agents, returns(state), strict=True):
                 self.rewards[agent_name] = value
                 self.terminations[agent_name] = True
             self._ids = []
             self._accumulate_rewards()
             self.agent_selection = self.agents[0]
-        else:
-            self._pose()
 
     def render(self) -> str | None:
         if self.render_mode is None:

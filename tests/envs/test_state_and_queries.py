@@ -1,5 +1,5 @@
-"""PettingZoo's global ``state()``; OpenSpiel's shape queries deal nothing and its observation string reads
-as text."""
+"""PettingZoo's global ``state()``; OpenSpiel's shape queries, from Python or from pyspiel's C++, deal nothing
+and its observation string reads as text."""
 
 from __future__ import annotations
 
@@ -71,6 +71,38 @@ def deal(query: bool) -> list[int]:
 
 def test_openspiel_shape_queries_before_the_first_state_do_not_change_the_deal() -> None:
     assert deal(query=True) == deal(query=False)
+
+
+def dealt_seeds(cpp_queries: bool) -> list[int]:
+    game = pyspiel.load_game("python_kutna_hora(players=3,seed=11)")
+    if cpp_queries:
+        # pyspiel's own C++ methods, as C++ code calls them: each makes a new state and observes it
+        assert pyspiel.Game.observation_tensor_shape(game) == [ObservationLayout().size]
+        assert pyspiel.Game.observation_tensor_size(game) == ObservationLayout().size
+        assert pyspiel.Game.information_state_tensor_shape(game) == [game.information_state_tensor_size()]
+        assert pyspiel.Game.information_state_tensor_size(game) == game.information_state_tensor_size()
+    return [game.new_initial_state().engine.seed for _ in range(3)]
+
+
+def test_openspiel_cpp_shape_queries_do_not_change_the_deal() -> None:
+    assert dealt_seeds(cpp_queries=True) == dealt_seeds(cpp_queries=False)
+
+
+def test_a_state_observed_before_its_first_use_deals_the_game_it_showed() -> None:
+    game = pyspiel.load_game("python_kutna_hora(players=3,seed=5)")
+    fresh = game.new_initial_state()
+    shown = fresh.observation_tensor(0)
+    text = fresh.observation_string(0)
+    assert pyspiel.load_game("python_kutna_hora(players=3,seed=5)").new_initial_state().observation_tensor(
+        0
+    ) == (shown)
+    other = game.new_initial_state()
+    other.apply_action(other.legal_actions()[0])  # deals the next game of the sequence first
+    assert fresh.observation_tensor(0) == shown and fresh.observation_string(0) == text
+    fresh.apply_action(fresh.legal_actions()[0])
+    # the fresh state plays the game it showed, which the sequence had not given away when it was shown
+    assert fresh.engine.seed == other.engine.seed
+    assert game.new_initial_state().engine.seed != other.engine.seed
 
 
 def test_openspiel_observation_string_is_readable_text_without_hidden_parts() -> None:
