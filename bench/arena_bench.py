@@ -32,10 +32,8 @@ import asyncio
 import contextlib
 import heapq
 import random
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +41,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kutnahora.arena.matchmaker import Ticket, Window, make_matches
+from kutnahora.bench.processes import start_serving, stop_process
 
 POOLS = {"2": 2, "3": 3, "4": 4}
 
@@ -102,29 +101,6 @@ def simulate(bots: int, seconds: float, tick: float, seed: int) -> tuple[list[fl
     return waits, matches
 
 
-def _start(module: str, *args: str) -> tuple[subprocess.Popen[str], str]:
-    """Start ``python -m module args`` and return it with the address it prints once it serves."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", module, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    found = re.search(r"listening on grpcs?://(\S+)", line)
-    if found is None:
-        process.kill()
-        raise SystemExit(f"{module} did not start: {line!r}")
-    return process, found.group(1)
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 async def over_grpc(
     bots: int, seconds: float, game_seconds: tuple[float, float], seed: int
 ) -> tuple[list[float], set[str]]:
@@ -133,15 +109,20 @@ async def over_grpc(
     from kutnahora.clients.sdk import ArenaClient, Client, ClientError
 
     folder = Path(tempfile.mkdtemp(prefix="kutnahora-arena-bench-"))
-    server, server_address = _start(
-        "kutnahora.server.main",
-        *("--port", "0", "--db", ":memory:", "--metrics-port", "off", "--log-level", "warning"),
-        *("--max-games", "100000"),
+    server, server_address = start_serving(
+        [
+            *(sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--db", ":memory:"),
+            *("--metrics-port", "off", "--log-level", "warning", "--max-games", "100000"),
+        ],
+        folder / "server.log",
     )
-    arena, arena_address = _start(
-        "kutnahora.arena.main",
-        *("--port", "0", "--db", str(folder / "arena.db"), "--server", server_address),
-        *("--pools", ",".join(POOLS), "--metrics-port", "off", "--log-level", "warning"),
+    arena, arena_address = start_serving(
+        [
+            *(sys.executable, "-m", "kutnahora.arena.main", "--port", "0", "--db", str(folder / "arena.db")),
+            *("--server", server_address, "--pools", ",".join(POOLS), "--metrics-port", "off"),
+            *("--log-level", "warning"),
+        ],
+        folder / "arena.log",
     )
     waits: list[float] = []
     games: set[str] = set()
@@ -175,8 +156,8 @@ async def over_grpc(
         finally:
             await game_server.close()
     finally:
-        _stop(arena)
-        _stop(server)
+        stop_process(arena, grace=15)
+        stop_process(server, grace=15)
         shutil.rmtree(folder, ignore_errors=True)
     return waits, games
 

@@ -14,7 +14,6 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +22,8 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from kutnahora.bench.processes import start_serving, stop_process
 
 
 class Web:
@@ -56,31 +57,6 @@ class Web:
         )
         with urllib.request.urlopen(request, timeout=30) as answer:
             return json.loads(answer.read())
-
-
-def start(command: list[str], pattern: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """Start a process whose output goes to ``log`` and wait for the line that names its address."""
-    handle = log.open("wb")
-    process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT)
-    for _ in range(300):
-        found = re.search(pattern, log.read_text(errors="replace"))
-        if found:
-            return process, found.group(1)
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    process.kill()
-    raise SystemExit(f"{command[2]} did not start: {log.read_text(errors='replace')[-2000:]}")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM, then SIGKILL after 10 s."""
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def timed(web: Web, paths: list[str], count: int) -> list[float]:
@@ -117,9 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="kutnahora-measure-"))
     server_command = [sys.executable, "-m", "kutnahora.server.main", "--host", "127.0.0.1", "--port", "0"]
     server_command += ["--db", ":memory:", "--metrics-port", "off", "--log-level", "warning"]
-    game_server, address = start(server_command, r"listening on grpc://(\S+)", folder / "server.log")
+    game_server, address = start_serving(server_command, folder / "server.log")
     web_command = [sys.executable, "-m", "kutnahora.web.cli", "--server", address, "--port", "0"]
-    web_server, url = start([*web_command, "--no-access-log"], r"serving (http://\S+)", folder / "web.log")
+    web_server, url = start_serving(
+        [*web_command, "--no-access-log"], folder / "web.log", r"serving (http://\S+)"
+    )
     try:
         web = Web(url)
         while web.get("/api/games")[0] != 200:
@@ -140,8 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("the web server's log shows a failure:", (folder / "web.log").read_text()[-2000:])
             return 1
     finally:
-        stop(web_server)
-        stop(game_server)
+        stop_process(web_server)
+        stop_process(game_server)
     return 0
 
 
