@@ -384,8 +384,9 @@ function followEvents(arena, key) {
   };
 }
 
-// Codes of a Seek the bot sends again: the arena restarts, or the connection dropped.
-const SEEK_AGAIN = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED]);
+// Codes of a Seek the bot sends again: the arena restarts, or the connection dropped (a server that stops
+// mid-call resets its streams, which grpc-js reports as INTERNAL).
+const SEEK_AGAIN = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.INTERNAL]);
 
 // Rated games in an arena: seek in the pool, play the matched seat on the game server it names, repeat.
 // Beside it the arena's event stream stays open: when the arena reports the game abandoned (its game

@@ -1,5 +1,6 @@
 """The Node.js starter bot plays rated games in the arena (``node bot.js --arena``), and leaves a game the
-arena reports abandoned (its game server killed mid-game) to play a rated one on the server still alive.
+arena reports abandoned (its game server killed mid-game) to play a rated one on the server still alive; an
+arena that restarts while the bot seeks costs it nothing (it seeks and follows its events again).
 
 Runs when ``node`` is installed and ``npm ci`` has been run in ``clients/node``; skipped otherwise."""
 
@@ -152,3 +153,65 @@ async def test_the_node_bot_leaves_a_game_the_arena_abandons_and_plays_a_rated_o
         stop_process(steady)
         if arena is not None:
             await arena.stop(0)
+
+
+async def test_the_node_bot_seeks_and_follows_its_events_again_after_the_arena_restarts(
+    tmp_path: Path, game_server: str
+) -> None:
+    """The arena stops while the Node bot seeks and starts again on the same port: the bot seeks again and
+    opens its event stream again (the rated line comes from it), without crashing."""
+    assert NODE is not None
+    config = arena_config(tmp_path / "restart.db", game_server)
+    arena, port = await create_arena("127.0.0.1:0", config)
+    await arena.start()
+    address = f"127.0.0.1:{port}"
+    node: asyncio.subprocess.Process | None = None
+    try:
+        async with await ArenaClient.connect(address) as client:
+            node_key = await client.register_bot("node-bot")
+            python_key = await client.register_bot("py-bot")
+        key_file = tmp_path / "node.key"
+        key_file.write_text(node_key + "\n")
+        flags = ["--arena", address, "--key-file", str(key_file), "--pool", "2", "--games", "1"]
+        node = await asyncio.create_subprocess_exec(
+            NODE,
+            "bot.js",
+            *flags,
+            cwd=NODE_DIR,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for _ in range(300):
+            if arena.lobby.tickets:
+                break
+            await asyncio.sleep(0.05)
+        assert arena.lobby.tickets, "the Node bot seeks"
+        await arena.stop(0)
+        await asyncio.sleep(1.0)
+        arena, _ = await create_arena(address, config)
+        await arena.start()
+        outcomes = await asyncio.wait_for(
+            play_rated(
+                address,
+                python_key,
+                ["2"],
+                1,
+                lambda: make_bot("random", None),
+                Console(quiet=True),
+                quiet=True,
+            ),
+            60,
+        )
+        assert len(outcomes) == 1
+        stdout, stderr = await asyncio.wait_for(node.communicate(), 60)
+        output = stdout.decode()
+        assert node.returncode == 0, output + stderr.decode()
+        counted = [line for line in output.splitlines() if line.startswith("pool 2 game 1/1: ")]
+        assert len(counted) == 1 and "vs py-bot" in counted[0], output
+        game_id = counted[0].split()[4]
+        assert f"pool 2: {game_id} rated, place " in output, output
+    finally:
+        if node is not None and node.returncode is None:
+            node.kill()
+            await node.wait()
+        await arena.stop(0)
