@@ -7,9 +7,12 @@
 //   node bot.js --server localhost:50051 --create --players 2     # create a game, play seat 0
 //   node bot.js --server localhost:50051 --game ID [--seat N]     # join a waiting game
 //   node bot.js --arena localhost:50061 --key-file my.key --pool 2 --games 5   # rated games in an arena
+//                                                       # (it follows the arena's event stream: a game the arena
+//                                                       # abandons is left at once; only rated games count)
 //   KUTNAHORA_SERVER=… KUTNAHORA_GAME_ID=… KUTNAHORA_SEAT=… KUTNAHORA_TOKEN=… node bot.js
 //                                                       # play a seat a runner already joined
 //
+// A Play stream that drops is opened again for up to --retry-for seconds.
 // Exit status: 0 when the game ended, 1 when it could not be played, 2 for a usage error.
 "use strict";
 
@@ -27,7 +30,10 @@ function usage(message) {
   console.error(
     "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]" +
       " [--retry-for SECONDS]\n" +
-      "       node bot.js --arena HOST:PORT [--key-file FILE] [--pool POOL] [--games N] [--seed N]"
+      "       node bot.js --arena HOST:PORT [--key-file FILE] [--pool POOL] [--games N] [--seed N] [--retry-for SECONDS]\n" +
+      "  --arena: rated games; the arena's event stream stays open, a game it reports abandoned is left at once\n" +
+      "  and the bot seeks again; --games counts rated (finished) games only, 0 plays on.\n" +
+      "  --retry-for: seconds to keep retrying a dropped connection (create, join, the Play stream); default 30."
   );
   process.exit(2);
 }
@@ -184,13 +190,22 @@ function chooseOption(observation, random) {
   return options[Math.floor(random() * options.length)];
 }
 
-function play(kutnahora, address, credentials, seat, random) {
-  const client = new kutnahora.PlayService(address, credentials);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// One Play stream of a seat: resolves with the GameEnded message, or with null when `stopped` (a promise,
+// or null) settles first, which ends the stream at once (the arena abandoned the game).
+function playStream(client, seat, random, stopped) {
   const metadata = new grpc.Metadata();
   metadata.add("authorization", `Bearer ${seat.token}`);
   return new Promise((resolve, reject) => {
     const call = client.Play(metadata);
     let answered = -1;
+    let over = false;
+    const finish = (settle, value) => {
+      if (over) return;
+      over = true;
+      settle(value);
+    };
     call.on("data", (message) => {
       if (message.message === "your_turn") {
         const observation = message.your_turn.observation;
@@ -204,13 +219,45 @@ function play(kutnahora, address, credentials, seat, random) {
         if (message.rejected.reason === "REJECT_REASON_STALE_VERSION") answered = -1;
       } else if (message.message === "game_ended") {
         call.end();
-        resolve(message.game_ended);
+        finish(resolve, message.game_ended);
       }
     });
-    call.on("error", reject);
-    call.on("end", () => reject(new Error("the server closed the stream before the game ended")));
+    call.on("error", (error) => finish(reject, error));
+    call.on("end", () => finish(reject, new Error("the server closed the stream before the game ended")));
+    if (stopped) {
+      stopped.then(() => {
+        if (over) return;
+        finish(resolve, null);
+        call.cancel(); // its CANCELLED error comes after the promise settled, and is ignored
+      });
+    }
     call.write({ start: { game_id: seat.gameId, seat: seat.seat } });
   });
+}
+
+// Plays a seat to the game's end over the PlayService.Play stream. A stream that drops (UNAVAILABLE,
+// DEADLINE_EXCEEDED) is opened again, with backoff, for up to retryFor seconds; the server sends the
+// current turn again. Resolves with the GameEnded message, or with null when `stopped` settles first.
+async function play(kutnahora, address, credentials, seat, random, retryFor = 0, stopped = null) {
+  const client = new kutnahora.PlayService(address, credentials);
+  const giveUp = Date.now() + retryFor * 1000;
+  let delay = 200;
+  let stop = false;
+  if (stopped) stopped.then(() => (stop = true));
+  try {
+    for (;;) {
+      try {
+        return await playStream(client, seat, random, stopped);
+      } catch (error) {
+        if (!TRANSIENT.has(error.code) || Date.now() + delay > giveUp) throw error;
+      }
+      await Promise.race([sleep(delay * (0.5 + Math.random() / 2)), stopped || new Promise(() => {})]);
+      if (stop) return null;
+      delay = Math.min(delay * 2, 5000);
+    }
+  } finally {
+    client.close();
+  }
 }
 
 let serverAddress = "";
@@ -230,26 +277,178 @@ function seek(arena, key, pool) {
   });
 }
 
+// Codes that end the arena's event stream for good (a revoked key, an arena without StreamEvents); after
+// any other the stream is opened again.
+const EVENTS_REFUSED = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.UNIMPLEMENTED]);
+
+// One line saying what a finished (rated) or abandoned event means; null for the others.
+function describeEvent(message) {
+  if (message.event === "finished") {
+    const done = message.finished;
+    const before = done.rating_before || {};
+    const after = done.rating_after || {};
+    const change = (name, a, b, sign) => {
+      const show = (x) => (sign && x >= 0 ? "+" : "") + Number(x || 0).toFixed(2);
+      return `${name} ${show(a)} → ${show(b)}`;
+    };
+    return (
+      `pool ${done.pool}: ${done.game_id} rated, place ${done.place}: ` +
+      `${change("μ", before.mu, after.mu)}, ${change("σ", before.sigma, after.sigma)}, ` +
+      `${change("conservative", before.conservative, after.conservative, true)}`
+    );
+  }
+  if (message.event === "abandoned") {
+    const lost = message.abandoned;
+    return `pool ${lost.pool}: ${lost.game_id} abandoned, not rated: ${lost.message}`;
+  }
+  return null;
+}
+
+// Follows ArenaService.StreamEvents for the bot whose key it carries, printing each rated or abandoned
+// game. A dropped stream is opened again with backoff (0.5 s doubling to 5 s); a refusal ends the
+// following, and the bot then learns of a lost game through its Play stream only.
+//   opened           settles once the arena listens (or refused the stream): no event after is missed
+//   abandoned(id)    a promise that the arena's abandoned message for that game resolves
+//   forget(id)       stop following a game
+//   waitRuled(ids, ms)  waits until every game was rated or abandoned (at most ms milliseconds)
+//   stop()           closes the stream
+function followEvents(arena, key) {
+  const told = new Map(); // game id -> { promise, resolve }
+  const ruled = new Set(); // games the arena rated or abandoned
+  let ruling = () => {};
+  let markOpened;
+  const opened = new Promise((resolve) => (markOpened = resolve));
+  let call = null;
+  let timer = null;
+  let stopped = false;
+  let working = true;
+  let delay = 500;
+
+  const verdict = (gameId) => {
+    if (!told.has(gameId)) {
+      let resolve;
+      const promise = new Promise((r) => (resolve = r));
+      told.set(gameId, { promise, resolve });
+    }
+    return told.get(gameId);
+  };
+
+  const open = () => {
+    timer = null;
+    if (stopped) return;
+    const metadata = new grpc.Metadata();
+    metadata.add("authorization", `Bearer ${key}`);
+    call = arena.StreamEvents({}, metadata);
+    call.on("metadata", () => markOpened());
+    call.on("data", (message) => {
+      delay = 500;
+      const line = describeEvent(message);
+      if (line) console.log(line);
+      if (message.event === "finished" || message.event === "abandoned") {
+        ruled.add(message[message.event].game_id);
+        ruling();
+      }
+      if (message.event === "abandoned") verdict(message.abandoned.game_id).resolve(message.abandoned);
+    });
+    call.on("error", () => {}); // the status below says what happened
+    call.on("status", (status) => {
+      if (stopped) return;
+      if (EVENTS_REFUSED.has(status.code)) {
+        console.error(`kutnahora-node-bot: the arena refused its event stream: ${status.details}`);
+        working = false;
+        markOpened();
+        ruling();
+        return;
+      }
+      timer = setTimeout(open, delay);
+      delay = Math.min(delay * 2, 5000);
+    });
+  };
+  open();
+
+  return {
+    opened,
+    abandoned: (gameId) => verdict(gameId).promise,
+    forget: (gameId) => told.delete(gameId),
+    async waitRuled(gameIds, ms) {
+      const giveUp = Date.now() + ms;
+      while (working && !gameIds.every((id) => ruled.has(id)) && Date.now() < giveUp) {
+        await Promise.race([new Promise((resolve) => (ruling = resolve)), sleep(giveUp - Date.now())]);
+      }
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      if (call) call.cancel();
+    },
+  };
+}
+
+// Codes of a Seek the bot sends again: the arena restarts, or the connection dropped (a server that stops
+// mid-call resets its streams, which grpc-js reports as INTERNAL).
+const SEEK_AGAIN = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.INTERNAL]);
+
 // Rated games in an arena: seek in the pool, play the matched seat on the game server it names, repeat.
+// Beside it the arena's event stream stays open: when the arena reports the game abandoned (its game
+// server lost), the bot ends its Play stream at once and seeks again. Only finished games count toward
+// --games; each rated result is printed with the rating change.
 async function playInArena(kutnahora, args, credentials) {
   serverAddress = args.arena;
   const key = args.keyFile ? fs.readFileSync(args.keyFile, "utf8").trim() : process.env.KUTNAHORA_ARENA_KEY;
   if (!key) usage("no arena API key: give --key-file FILE or set KUTNAHORA_ARENA_KEY");
   const arena = new kutnahora.ArenaService(args.arena, credentials);
   const random = makeRandom(args.seed);
-  for (let played = 0; args.games === 0 || played < args.games; played++) {
-    const matched = await seek(arena, key, args.pool);
+  const events = followEvents(arena, key);
+  await Promise.race([events.opened, sleep(5000)]);
+  const finished = [];
+  const total = args.games ? `/${args.games}` : "";
+  let seekFailing = null; // when the seeks began to fail
+  let seekDelay = 500;
+  while (args.games === 0 || finished.length < args.games) {
+    let matched;
+    try {
+      matched = await seek(arena, key, args.pool);
+    } catch (error) {
+      // The arena restarts, or the connection dropped: seek again, for up to --retry-for seconds.
+      if (!SEEK_AGAIN.has(error.code)) throw error;
+      if (seekFailing === null) seekFailing = Date.now();
+      if (Date.now() + seekDelay > seekFailing + args.retryFor * 1000) throw error;
+      await sleep(seekDelay);
+      seekDelay = Math.min(seekDelay * 2, 5000);
+      continue;
+    }
+    seekFailing = null;
+    seekDelay = 500;
     const seat = { gameId: matched.game_id, seat: matched.seat, token: matched.seat_token };
     serverAddress = matched.server_address;
-    const ended = await play(kutnahora, matched.server_address, credentials, seat, random);
-    serverAddress = args.arena;
+    let ended;
+    try {
+      const told = events.abandoned(seat.gameId);
+      ended = await play(kutnahora, matched.server_address, credentials, seat, random, args.retryFor, told);
+    } catch (error) {
+      if (!TRANSIENT.has(error.code) && error.code !== grpc.status.NOT_FOUND) throw error;
+      // The arena rules on the game (not rated) before it matches the bot again in this pool.
+      console.log(`pool ${args.pool}: ${seat.gameId} given up: ${error.details || error.message}. Seeking again.`);
+      continue;
+    } finally {
+      events.forget(seat.gameId);
+      serverAddress = args.arena;
+    }
+    if (ended === null) continue; // the arena abandoned the game (its event was printed): seek again
+    const status = ended.status.replace("GAME_STATUS_", "").toLowerCase();
+    if (ended.status !== "GAME_STATUS_FINISHED") {
+      console.log(`pool ${args.pool}: ${seat.gameId} ${status} on the game server, not rated. Seeking again.`);
+      continue;
+    }
+    finished.push(seat.gameId);
     const won = ended.result && ended.result.winners.includes(seat.seat);
     console.log(
-      `pool ${args.pool} game ${played + 1}: ${seat.gameId} seat ${seat.seat} vs ` +
-        `${matched.seat_names.filter((_, i) => i !== seat.seat).join(", ")}: ` +
-        `${ended.status.replace("GAME_STATUS_", "").toLowerCase()}${won ? ", won" : ""}`
+      `pool ${args.pool} game ${finished.length}${total}: ${seat.gameId} seat ${seat.seat} vs ` +
+        `${matched.seat_names.filter((_, i) => i !== seat.seat).join(", ")}: ${status}${won ? ", won" : ""}`
     );
   }
+  await events.waitRuled(finished, 10000); // hear the last games' rating changes before leaving
+  events.stop();
   process.exit(0);
 }
 
@@ -287,7 +486,7 @@ async function main() {
     seat = { gameId, seat: joined.seat, token: joined.seat_token };
     console.log(`joined game ${gameId} as seat ${seat.seat}`);
   }
-  const ended = await play(kutnahora, args.server, credentials, seat, makeRandom(args.seed));
+  const ended = await play(kutnahora, args.server, credentials, seat, makeRandom(args.seed), args.retryFor);
   const result = ended.result || { seats: [], winners: [] };
   const mine = result.seats.find((s) => s.seat === seat.seat);
   const won = result.winners.includes(seat.seat);
