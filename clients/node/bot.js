@@ -171,15 +171,33 @@ const TRANSIENT = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDE
 
 async function retrying(client, method, request, retryFor) {
   const attempt = { ...request, request_id: crypto.randomUUID() };
-  const giveUp = Date.now() + retryFor * 1000;
-  let delay = 200;
+  return withBackoff(() => unary(client, method, attempt), { retryFor, again: (error) => TRANSIENT.has(error.code) });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Calls attempt(progress) until it resolves. After an error that again(error) accepts it waits (jittered,
+// from `first` ms doubling to 5 s) and calls it again, for up to retryFor seconds of failing in a row: an
+// attempt that calls progress() (it got an answer, so the connection worked) starts the count afresh.
+// Resolves with null if `stopped` (a promise, or null) settles while it waits.
+async function withBackoff(attempt, { retryFor, again, first = 200, stopped = null }) {
+  let failingSince = null;
+  let delay = first;
+  let stop = false;
+  if (stopped) stopped.then(() => (stop = true));
+  const progress = () => {
+    failingSince = null;
+    delay = first;
+  };
   for (;;) {
     try {
-      return await unary(client, method, attempt);
+      return await attempt(progress);
     } catch (error) {
-      if (!TRANSIENT.has(error.code) || Date.now() + delay > giveUp) throw error;
+      if (failingSince === null) failingSince = Date.now();
+      if (!again(error) || Date.now() + delay > failingSince + retryFor * 1000) throw error;
     }
-    await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
+    await Promise.race([sleep(delay * (0.5 + Math.random() / 2)), stopped || new Promise(() => {})]);
+    if (stop) return null;
     delay = Math.min(delay * 2, 5000);
   }
 }
@@ -190,11 +208,9 @@ function chooseOption(observation, random) {
   return options[Math.floor(random() * options.length)];
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 // One Play stream of a seat: resolves with the GameEnded message, or with null when `stopped` (a promise,
 // or null) settles first, which ends the stream at once (the arena abandoned the game).
-function playStream(client, seat, random, stopped) {
+function playStream(client, seat, random, stopped, progress = () => {}) {
   const metadata = new grpc.Metadata();
   metadata.add("authorization", `Bearer ${seat.token}`);
   return new Promise((resolve, reject) => {
@@ -207,6 +223,7 @@ function playStream(client, seat, random, stopped) {
       settle(value);
     };
     call.on("data", (message) => {
+      progress();
       if (message.message === "your_turn") {
         const observation = message.your_turn.observation;
         const version = Number(observation.version);
@@ -240,21 +257,12 @@ function playStream(client, seat, random, stopped) {
 // current turn again. Resolves with the GameEnded message, or with null when `stopped` settles first.
 async function play(kutnahora, address, credentials, seat, random, retryFor = 0, stopped = null) {
   const client = new kutnahora.PlayService(address, credentials);
-  const giveUp = Date.now() + retryFor * 1000;
-  let delay = 200;
-  let stop = false;
-  if (stopped) stopped.then(() => (stop = true));
   try {
-    for (;;) {
-      try {
-        return await playStream(client, seat, random, stopped);
-      } catch (error) {
-        if (!TRANSIENT.has(error.code) || Date.now() + delay > giveUp) throw error;
-      }
-      await Promise.race([sleep(delay * (0.5 + Math.random() / 2)), stopped || new Promise(() => {})]);
-      if (stop) return null;
-      delay = Math.min(delay * 2, 5000);
-    }
+    return await withBackoff((progress) => playStream(client, seat, random, stopped, progress), {
+      retryFor,
+      again: (error) => TRANSIENT.has(error.code),
+      stopped,
+    });
   } finally {
     client.close();
   }
@@ -263,13 +271,14 @@ async function play(kutnahora, address, credentials, seat, random, retryFor = 0,
 let serverAddress = "";
 
 // One Seek in the arena: resolves with the SeekMatched message (game server, game, seat, seat token).
-function seek(arena, key, pool) {
+function seek(arena, key, pool, progress = () => {}) {
   const metadata = new grpc.Metadata();
   metadata.add("authorization", `Bearer ${key}`);
   return new Promise((resolve, reject) => {
     const call = arena.Seek({ pool }, metadata);
     let matched = null;
     call.on("data", (message) => {
+      progress();
       if (message.event === "matched") matched = message.matched;
     });
     call.on("error", reject);
@@ -402,23 +411,13 @@ async function playInArena(kutnahora, args, credentials) {
   await Promise.race([events.opened, sleep(5000)]);
   const finished = [];
   const total = args.games ? `/${args.games}` : "";
-  let seekFailing = null; // when the seeks began to fail
-  let seekDelay = 500;
   while (args.games === 0 || finished.length < args.games) {
-    let matched;
-    try {
-      matched = await seek(arena, key, args.pool);
-    } catch (error) {
-      // The arena restarts, or the connection dropped: seek again, for up to --retry-for seconds.
-      if (!SEEK_AGAIN.has(error.code)) throw error;
-      if (seekFailing === null) seekFailing = Date.now();
-      if (Date.now() + seekDelay > seekFailing + args.retryFor * 1000) throw error;
-      await sleep(seekDelay);
-      seekDelay = Math.min(seekDelay * 2, 5000);
-      continue;
-    }
-    seekFailing = null;
-    seekDelay = 500;
+    // The arena restarts, or the connection dropped: seek again, for up to --retry-for seconds.
+    const matched = await withBackoff((progress) => seek(arena, key, args.pool, progress), {
+      retryFor: args.retryFor,
+      again: (error) => SEEK_AGAIN.has(error.code),
+      first: 500,
+    });
     const seat = { gameId: matched.game_id, seat: matched.seat, token: matched.seat_token };
     serverAddress = matched.server_address;
     let ended;

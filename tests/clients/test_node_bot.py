@@ -9,13 +9,17 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
+import socket
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from kutnahora.clients.bots import RandomBot
-from kutnahora.clients.sdk import Client
+from kutnahora.clients.sdk import Bot, Choice, Client
 from kutnahora.v1 import game_pb2
+from kutnahora.v1.game_pb2 import Observation
 from tests.clients.helpers import ROOT
 
 NODE_DIR = ROOT / "clients" / "node"
@@ -110,3 +114,64 @@ async def test_the_node_bot_reads_the_refusal_reason_and_acts_on_it(server_addre
         check=False,
     )
     assert full.returncode == 1 and "(GAME_NOT_ACTIVE)" in full.stderr, full.stderr
+
+
+async def test_the_node_bot_reconnects_after_a_drop_later_in_the_game_than_its_retry_window(
+    tmp_path: Path,
+) -> None:
+    """--retry-for bounds a run of failed reconnects, not the game: a bot that has played for longer than
+    its window still reconnects when its server dies and comes back on the same address."""
+    assert NODE is not None
+    from tests.server.test_restart import server_process
+
+    class Slow(Bot):
+        answered = 0
+
+        async def choose(self, observation: Observation) -> Choice:
+            await asyncio.sleep(0.6)
+            Slow.answered += 1
+            return 0
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address, db = f"127.0.0.1:{port}", tmp_path / "games.db"
+    with server_process(db, "--port", str(port)) as (process, _):
+        client = await Client.connect(address)
+        created, seats = await client.create_seated_game(["node", "slow"], seed=8)
+        game_id = created.game.game_id
+        env = {
+            **os.environ,
+            "KUTNAHORA_SERVER": address,
+            "KUTNAHORA_GAME_ID": game_id,
+            "KUTNAHORA_SEAT": "0",
+            "KUTNAHORA_TOKEN": seats[0].token,
+            "KUTNAHORA_RETRY_FOR": "6",
+        }
+        node = await asyncio.create_subprocess_exec(
+            NODE, "bot.js", cwd=NODE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        playing = asyncio.create_task(client.play(Slow(), seats[1], reconnect_for=30))
+        await asyncio.sleep(8.0)  # longer than the Node bot's retry window
+        assert node.returncode is None
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    await asyncio.sleep(0.5)
+    with server_process(db, "--port", str(port)):
+        async with await Client.connect(address) as other:
+            # Every version after the restart is one decision (no clock): more of them than the slow seat
+            # made means the Node bot answered too.
+            restarted_at, slow_before = (await other.get_game(game_id)).version, Slow.answered
+            node_answered = False
+            for _ in range(150):
+                await asyncio.sleep(0.1)
+                made = (await other.get_game(game_id)).version - restarted_at
+                if made > Slow.answered - slow_before:
+                    node_answered = True
+                    break
+            assert node_answered, f"the Node bot did not answer after the restart (exit {node.returncode})"
+            await other.abandon(game_id, created.game_token, "done")
+        stdout, stderr = await asyncio.wait_for(node.communicate(), 30)
+        await asyncio.wait_for(playing, 30)
+        await client.close()
+    assert f"game {game_id} abandoned" in stdout.decode(), stderr.decode()
