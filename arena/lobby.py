@@ -35,6 +35,10 @@ from kutnahora.arena.store import Account, ArenaStore, GameEvent, MatchmakerLock
 from kutnahora.plumbing.errors import conflict
 from kutnahora.v1 import game_pb2
 
+HANDOVER_GRACE = 1.0
+"""Seconds a Seek waits for the account's ticket in the pool, held on another replica, to go before it is
+refused with ALREADY_EXISTS."""
+
 
 @dataclass(frozen=True, slots=True)
 class Seat:
@@ -97,6 +101,7 @@ class Lobby:
         self.leading = False
         self._following: set[str] = set()
         self._placing: set[str] = set()  # shared tickets being placed by this (leading) replica
+        self._removing: dict[tuple[int, str], asyncio.Task[None]] = {}  # withdrawn rows not yet deleted
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop_task: asyncio.Task[None] | None = None
         self._watchers: dict[int, set[asyncio.Queue[GameEvent | None]]] = {}
@@ -158,7 +163,11 @@ class Lobby:
                 rating = (await self.store.ratings(pool.name, ids)).get(account.account_id, Rating())
                 state.ratings[account.account_id] = rating  # an unrated account starts at the default
                 state.seat_counts.update(await self.store.seat_counts(pool.name, ids))
-            if self.shared and not await self.store.add_ticket(ticket_id, account.account_id, pool.name):
+            removing = self._removing.get(key)
+            if removing is not None:  # the account's previous ticket here: its row goes first
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(removing)
+            if self.shared and not await self._add_shared(ticket_id, account.account_id, pool.name):
                 raise conflict(
                     f"bot {account.name!r} already seeks in pool {pool.name!r} (on another arena replica)",
                     "ticket_exists",
@@ -173,15 +182,42 @@ class Lobby:
         self._count(pool.name)
         return ticket
 
-    def withdraw(self, ticket: OpenTicket) -> None:
-        """Close a ticket (its stream ended). A ticket being placed is given up: its game goes ahead, and
-        the server's clock plays the seat nobody takes."""
+    async def _add_shared(self, ticket_id: str, account_id: int, pool: str) -> bool:
+        """Store a shared ticket; False when the account's ticket in the pool stays held on another
+        replica for ``HANDOVER_GRACE`` seconds (a Seek closed there a moment ago has its row deleted within
+        that time, so a bot that drops one replica for another is not refused)."""
+        deadline = time.monotonic() + HANDOVER_GRACE
+        while True:
+            if await self.store.add_ticket(ticket_id, account_id, pool):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(min(self.tick, HANDOVER_GRACE / 5))
+
+    def withdraw(self, ticket: OpenTicket, *, row_gone: bool = False) -> None:
+        """Close a ticket (its stream ended, or it was matched). A ticket being placed is given up: its game
+        goes ahead, and the server's clock plays the seat nobody takes. ``row_gone``: its shared row was
+        deleted already (taken with its match by :meth:`ArenaStore.heartbeat`)."""
         ticket.withdrawn = True
         if self.tickets.pop(ticket.ticket_id, None) is not None:
             self._held.pop((ticket.account.account_id, ticket.pool.name), None)
             self._count(ticket.pool.name)
-            if self.shared:
-                self._spawn(self.store.remove_ticket(ticket.ticket_id))
+            if self.shared and not row_gone:
+                self._remove_row(ticket)
+
+    def _remove_row(self, ticket: OpenTicket) -> None:
+        """Delete a withdrawn ticket's shared row; a new Seek of the account in the pool waits for it."""
+        key = (ticket.account.account_id, ticket.pool.name)
+        task = asyncio.ensure_future(self.store.remove_ticket(ticket.ticket_id))
+        self._removing[key] = task
+        self._tasks.add(task)
+
+        def done(finished: asyncio.Task[None]) -> None:
+            self._tasks.discard(finished)
+            if self._removing.get(key) is finished:
+                del self._removing[key]
+
+        task.add_done_callback(done)
 
     def withdraw_account(self, account_id: int) -> None:
         """Close every ticket and event stream of an account (its key was revoked)."""
@@ -258,7 +294,7 @@ class Lobby:
             ticket = self.tickets.get(ticket_id)
             if ticket is None:
                 continue
-            self.withdraw(ticket)
+            self.withdraw(ticket, row_gone=True)
             if not ticket.matched.done():
                 self.metrics.time_to_match.labels(pool=ticket.pool.name).observe(
                     time.monotonic() - ticket.opened

@@ -90,12 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--window", "WINDOW", window.base, float, "rating spread a fresh ticket accepts (conservative rating)"
     )
     add("--widen", "WIDEN", window.per_second, float, "how much the spread widens per second waited")
-    add(
+    parser.add_argument(
+        "--max-wait",
         "--open-after",
-        "OPEN_AFTER",
-        window.open_after,
-        float,
-        "seconds after which a ticket accepts any spread",
+        dest="max_wait",
+        type=float,
+        default=_env("MAX_WAIT", _env("OPEN_AFTER", window.max_wait, float), float),
+        help="the bound on waiting: a ticket that has waited this many seconds is matched first, with the "
+        "bots nearest in rating whatever their ratings, whenever its pool holds enough tickets "
+        f"(--open-after is its older name) [env {ENV_PREFIX}MAX_WAIT]",
     )
     add("--tick", "TICK", 0.2, float, "seconds between matchmaker passes")
     add(
@@ -134,9 +137,9 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         house = parse_house_bots(args.house_bots, max(p.players for p in pools.values()))
     except ValueError as error:
         raise SystemExit(f"kutnahora-arena: {error}") from None
-    if args.tick <= 0 or args.window < 0 or args.widen < 0 or args.open_after < 0:
+    if args.tick <= 0 or args.window < 0 or args.widen < 0 or args.max_wait < 0:
         raise SystemExit(
-            "kutnahora-arena: --tick must be positive, --window, --widen and --open-after not negative"
+            "kutnahora-arena: --tick must be positive, --window, --widen and --max-wait not negative"
         )
     return ArenaConfig(
         servers=servers,
@@ -145,7 +148,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         registration=args.registration,
         admin_token=args.admin_token,
         house_bots=house,
-        window=Window(args.window, args.widen, args.open_after),
+        window=Window(args.window, args.widen, args.max_wait),
         tick_seconds=args.tick,
         lost_after_seconds=args.lost_after,
         metrics_host=args.metrics_host,

@@ -38,15 +38,16 @@ class Ticket:
 @dataclass(frozen=True, slots=True)
 class Window:
     """How far apart ratings in one match may be: ``base`` at once, ``per_second`` more for every second
-    waited, and any spread once a ticket has waited ``open_after`` seconds."""
+    waited, and any spread once a ticket has waited ``max_wait`` seconds, the bound on waiting: such a
+    ticket is served first, with the tickets nearest to it in rating."""
 
     base: float = 5.0
     per_second: float = 2.0
-    open_after: float = 8.0
+    max_wait: float = 8.0
 
     def width(self, waited: float) -> float:
         """The spread a ticket that has waited ``waited`` seconds accepts."""
-        if waited >= self.open_after:
+        if waited >= self.max_wait:
             return float("inf")
         return self.base + self.per_second * max(0.0, waited)
 
@@ -92,12 +93,16 @@ def _spread(group: Sequence[Ticket]) -> float:
 
 
 def _match_pool(tickets: list[Ticket], window: Window) -> list[list[Ticket]]:
-    """Groups of one pool, closest spread first, in passes until a pass makes none."""
+    """Groups of one pool: the overdue tickets' first (oldest first), then closest spread first, in passes
+    until a pass makes none."""
     if not tickets:
         return []
     players = tickets[0].players
     remaining = sorted(tickets, key=lambda t: (t.rating, t.ticket_id))
-    groups: list[list[Ticket]] = []
+    groups = _serve_overdue(remaining, players, window.max_wait)
+    if groups:
+        used = {t.ticket_id for group in groups for t in group}
+        remaining = [t for t in remaining if t.ticket_id not in used]
     while len(remaining) >= players:
         widths = [window.width(t.waited) for t in remaining]
         candidates: list[tuple[float, int]] = []
@@ -122,6 +127,48 @@ def _match_pool(tickets: list[Ticket], window: Window) -> list[list[Ticket]]:
         if made == 0:
             break
         remaining = [t for t, used in zip(remaining, taken, strict=True) if not used]
+    return groups
+
+
+def _serve_overdue(ordered: list[Ticket], players: int, max_wait: float) -> list[list[Ticket]]:
+    """Groups for the tickets (not house bots') that have waited ``max_wait``, oldest first: each with the
+    ``players - 1`` free tickets nearest to it in rating (the lower one on a tie). ``ordered`` is sorted by
+    rating; free tickets are kept in a linked list over it, so each group costs ``players`` steps."""
+    overdue = sorted(
+        (index for index, t in enumerate(ordered) if not t.house and t.waited >= max_wait),
+        key=lambda index: (-ordered[index].waited, ordered[index].ticket_id),
+    )
+    if not overdue:
+        return []
+    count = len(ordered)
+    below = list(range(-1, count - 1))  # the next free ticket below (-1: none)
+    above = list(range(1, count + 1))  # the next free ticket above (count: none)
+    free = [True] * count
+    left = count
+    groups: list[list[Ticket]] = []
+    for index in overdue:
+        if left < players:
+            break
+        if not free[index]:
+            continue  # matched already, as a neighbour of an older ticket
+        members = [index]
+        low, high = below[index], above[index]
+        rating = ordered[index].rating
+        while len(members) < players:
+            if high == count or (low != -1 and rating - ordered[low].rating <= ordered[high].rating - rating):
+                members.append(low)
+                low = below[low]
+            else:
+                members.append(high)
+                high = above[high]
+        for member in members:
+            free[member] = False
+            if below[member] != -1:
+                above[below[member]] = above[member]
+            if above[member] != count:
+                below[above[member]] = below[member]
+        left -= players
+        groups.append(sorted((ordered[member] for member in members), key=lambda t: (t.rating, t.ticket_id)))
     return groups
 
 

@@ -720,7 +720,12 @@ class ArenaStore:
         )
 
     async def heartbeat(self, ticket_ids: Sequence[str]) -> list[tuple[str, str, str, int, str, str]]:
-        """Mark these tickets alive and return those matched: (ticket, server, game, seat, token, names)."""
+        """Mark these tickets alive, and take those matched: (ticket, server, game, seat, token, names).
+
+        A matched ticket's row is deleted in the same transaction that reads its match (``DELETE …
+        RETURNING``), before the replica hands the seat to its bot: once a bot holds its seat, no row of
+        that ticket is left to refuse the bot's next Seek, on this replica or any other. A match written
+        by the matchmaker between two heartbeats is taken whole by the next one."""
         if not ticket_ids:
             return []
 
@@ -733,8 +738,8 @@ class ArenaStore:
             )
             rows = self._execute(
                 conn,
-                f"SELECT ticket_id, server, game_id, seat, seat_token, seat_names FROM arena_tickets "
-                f"WHERE game_id IS NOT NULL AND ticket_id IN ({marks})",
+                f"DELETE FROM arena_tickets WHERE game_id IS NOT NULL AND ticket_id IN ({marks}) "
+                "RETURNING ticket_id, server, game_id, seat, seat_token, seat_names",
                 tuple(ticket_ids),
             ).fetchall()
             return [(str(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4]), str(r[5])) for r in rows]

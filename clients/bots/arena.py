@@ -5,8 +5,9 @@ matched seat on the game server the arena names (``Client.play``), and seek agai
 of each pool are played (0: until stopped). Beside the seeking it keeps the arena's ``StreamEvents`` stream
 open (:class:`Verdicts`): when the arena reports a game abandoned (its game server lost), the bot leaves
 that game at once and seeks again, and each rated result is printed with the rating change. A dropped
-arena connection is retried with a growing pause; a refusal (a revoked key, an unknown pool) ends the loop
-with its message.
+arena connection is retried with a growing pause, and so is a pool where another process of the same account
+holds the ticket (``ALREADY_EXISTS``: said once, in one sentence; the games in play go on); any other refusal
+(a revoked key, an unknown pool) ends the loop with its message.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ GAME_LOST_CODES = (
     grpc.StatusCode.CANCELLED,
 )
 """Codes of a game server that went away (or restarted without the game) while the bot played on it."""
+HELD_ELSEWHERE_BACKOFF = (1.0, 30.0)
+"""The first and the longest pause before seeking again in a pool where another process of the same
+account holds the ticket (the arena refuses with ALREADY_EXISTS)."""
 RULING_WAIT = 10.0
 """Seconds ``play_rated`` waits at its end for the arena to rate the games it played (it rates a game
 within about a second of its end)."""
@@ -188,16 +192,34 @@ async def play_rated(
     async def one_pool(arena: ArenaClient, verdicts: Verdicts, pool: str) -> None:
         played = 0
         delay = 0.5
+        held_elsewhere = 0.0  # seconds to wait before seeking again while another process holds the ticket
         while games == 0 or played < games:
             try:
                 seat = await arena.seek(key, pool)
             except ClientError as error:
+                if error.code == grpc.StatusCode.ALREADY_EXISTS:
+                    # Another process of this account seeks in the pool: not this bot's fault, nor a
+                    # reason to drop the games it plays in other pools. Wait, longer each time, and seek
+                    # again.
+                    if not held_elsewhere and not quiet:
+                        first, longest = HELD_ELSEWHERE_BACKOFF
+                        console.print(
+                            f"pool {pool}: another process of this bot already seeks here "
+                            f"({error.reason or error.code.name}), so this one seeks again every {first:g} "
+                            f"to {longest:g} s until that ticket is gone, and plays on meanwhile."
+                        )
+                    held_elsewhere = min(
+                        max(held_elsewhere * 2, HELD_ELSEWHERE_BACKOFF[0]), HELD_ELSEWHERE_BACKOFF[1]
+                    )
+                    await asyncio.sleep(held_elsewhere)
+                    continue
                 if error.code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, None):
                     raise
                 await asyncio.sleep(delay)  # the arena restarts, or the connection dropped: seek again
                 delay = min(delay * 2, 5.0)
                 continue
             delay = 0.5
+            held_elsewhere = 0.0
             game_id = seat.seat.game_id
             client = await client_for(seat.server_address)
             play = asyncio.ensure_future(client.play(make_bot(), seat.seat))

@@ -79,7 +79,7 @@ def arena_config(db: Path | str, server: str, **changes: object) -> ArenaConfig:
     config = ArenaConfig(
         servers=[server],
         db=str(db),
-        window=Window(base=5.0, per_second=5.0, open_after=1.0),
+        window=Window(base=5.0, per_second=5.0, max_wait=1.0),
         tick_seconds=0.05,
         status_seconds=0.2,
         lost_after_seconds=5.0,

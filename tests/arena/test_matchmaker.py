@@ -65,7 +65,8 @@ def test_matches_keep_every_rule(tickets: list[Ticket], counts: dict[tuple[str, 
         assert len(set(accounts)) == players, "an account holds two seats of one game"
         assert not all(t.house for t in match.tickets), "house bots matched only with each other"
         ratings = [t.rating for t in match.tickets]
-        assert max(ratings) - min(ratings) <= min(window.width(t.waited) for t in match.tickets)
+        overdue = any(not t.house and t.waited >= window.max_wait for t in match.tickets)
+        assert overdue or max(ratings) - min(ratings) <= min(window.width(t.waited) for t in match.tickets)
         ids = {t.ticket_id for t in match.tickets}
         assert not ids & used, "a ticket in two matches"
         used |= ids
@@ -87,7 +88,7 @@ def test_the_order_of_the_queue_does_not_matter(
 def test_with_open_windows_nobody_waits_who_could_play(tickets: list[Ticket]) -> None:
     """Once every window is open, what is left in a pool cannot make a game: too few distinct accounts,
     or only house bots."""
-    open_window = Window(open_after=0.0)
+    open_window = Window(max_wait=0.0)
     matches = make_matches(tickets, None, open_window)
     matched = {t.ticket_id for m in matches for t in m.tickets}
     for pool, players in POOLS.items():
@@ -130,8 +131,98 @@ def test_the_window_widens_with_waiting() -> None:
     assert make_matches(far) == []
     waited = [_ticket(0, 0.0, waited=9.0), _ticket(1, 20.0, waited=9.0)]
     assert len(make_matches(waited)) == 1
-    one_waited = [_ticket(0, 0.0, waited=9.0), _ticket(1, 20.0, waited=0.0)]
+    one_waited = [_ticket(0, 0.0, waited=5.0), _ticket(1, 20.0, waited=0.0)]
     assert make_matches(one_waited) == [], "the fresh ticket's window is still narrow"
+    overdue = [_ticket(0, 0.0, waited=8.0), _ticket(1, 20.0, waited=0.0)]
+    assert len(make_matches(overdue)) == 1, "a ticket that waited the bound is matched, windows or not"
+
+
+def test_a_low_rated_bot_is_not_starved_by_two_that_rematch() -> None:
+    """Two strong bots that seek again at once would meet each other forever under the windows alone;
+    once the weak bot has waited the bound it is served first, with the nearest of them."""
+    fresh = [_ticket(1, 30.0, waited=0.1), _ticket(2, 31.0, waited=0.0)]
+    assert {
+        t.ticket_id for m in make_matches([_ticket(0, -10.0, waited=7.9), *fresh]) for t in m.tickets
+    } == {
+        "t1",
+        "t2",
+    }
+    matches = make_matches([_ticket(0, -10.0, waited=8.0), *fresh])
+    assert [sorted(t.ticket_id for t in m.tickets) for m in matches] == [["t0", "t1"]]
+
+
+def _ratings_with_outliers() -> st.SearchStrategy[float]:
+    return st.one_of(
+        st.floats(min_value=-20, max_value=60, allow_nan=False),
+        st.floats(min_value=-1e9, max_value=1e9, allow_nan=False),
+        st.sampled_from([-1e12, -500.0, 500.0, 1e12]),
+    )
+
+
+@st.composite
+def crowded_queues(draw: st.DrawFn) -> tuple[list[Ticket], Window]:
+    """Tickets with arbitrary ratings (outliers among them) and waits around the bound, in several
+    pools, some accounts seeking twice in a pool, some house bots; and a window."""
+    window = Window(
+        base=draw(st.floats(min_value=0, max_value=10)),
+        per_second=draw(st.floats(min_value=0, max_value=5)),
+        max_wait=draw(st.floats(min_value=0.5, max_value=60)),
+    )
+    accounts = draw(st.integers(min_value=1, max_value=40))
+    tickets = []
+    for number in range(draw(st.integers(min_value=0, max_value=60))):
+        pool = draw(st.sampled_from(sorted(POOLS)))
+        account = f"a{draw(st.integers(min_value=0, max_value=accounts - 1))}"
+        waited = draw(
+            st.one_of(
+                st.floats(min_value=0, max_value=2 * window.max_wait),
+                st.just(window.max_wait),
+                st.floats(min_value=0, max_value=1e6),
+            )
+        )
+        tickets.append(
+            Ticket(
+                f"t{number}",
+                account,
+                pool,
+                POOLS[pool],
+                draw(_ratings_with_outliers()),
+                waited,
+                house=account in ("a0", "a1", "a2"),
+            )
+        )
+    return tickets, window
+
+
+@settings(max_examples=500, deadline=None)
+@given(crowded_queues(), seat_histories())
+def test_a_ticket_older_than_the_bound_is_matched_whenever_the_pool_holds_enough(
+    queue: tuple[list[Ticket], Window], counts: dict[tuple[str, str], list[int]]
+) -> None:
+    """The bound on waiting, whatever the ratings: in each pool, the k-th oldest ticket (not a house
+    bot's) that has waited ``max_wait`` is in a match whenever the pool holds tickets of at least
+    ``k * players`` accounts; so the oldest is whenever a game can be made at all."""
+    tickets, window = queue
+    matches = make_matches(tickets, counts, window)
+    matched = {t.ticket_id for m in matches for t in m.tickets}
+    assert len(matched) == sum(len(m.tickets) for m in matches)
+    for pool, players in POOLS.items():
+        held: dict[str, Ticket] = {}  # an account's ticket in the pool: its longest waiting one
+        for ticket in tickets:
+            if ticket.pool == pool:
+                other = held.get(ticket.account)
+                if other is None or (ticket.waited, ticket.ticket_id) > (other.waited, other.ticket_id):
+                    held[ticket.account] = ticket
+        overdue = sorted(
+            (t for t in held.values() if not t.house and t.waited >= window.max_wait),
+            key=lambda t: (-t.waited, t.ticket_id),
+        )
+        for rank, ticket in enumerate(overdue, start=1):
+            if len(held) >= rank * players:
+                assert ticket.ticket_id in matched, (
+                    f"ticket {ticket.ticket_id} waited {ticket.waited} s (bound {window.max_wait} s), "
+                    f"oldest but {rank - 1}, and the pool holds {len(held)} accounts, yet it was not matched"
+                )
 
 
 def test_one_account_never_sits_twice_in_a_game() -> None:

@@ -60,3 +60,26 @@ async def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
         conn.execute("INSERT INTO arena_schema_version VALUES (?, 0)", (SCHEMA_VERSION + 1,))
     with pytest.raises(StoreError, match="newer than this arena knows"):
         await ArenaStore(str(path)).open()
+
+
+async def test_a_ticket_handed_over_leaves_no_row_to_refuse_the_next_seek(db: str) -> None:
+    """The heartbeat that reads a ticket's match deletes its row in the same transaction: the account
+    may seek again in the pool the moment its bot holds the seat, on any replica; a ticket still waiting
+    (not matched) keeps refusing a second one, and the next heartbeat no longer lists the one taken."""
+    store = ArenaStore(db)
+    await store.open()
+    try:
+        alice = await store.register("alice", "hash-a")
+        bob = await store.register("bob", "hash-b")
+        assert await store.add_ticket("t-a", alice.account_id, "2")
+        assert await store.add_ticket("t-b", bob.account_id, "2")
+        assert not await store.add_ticket("t-a2", alice.account_id, "2"), "one waiting ticket per pool"
+        await store.match_ticket("t-a", "s:1", "g1", 0, "token-a", "alice\nbob")
+        taken = await store.heartbeat(["t-a", "t-b"])
+        assert taken == [("t-a", "s:1", "g1", 0, "token-a", "alice\nbob")]
+        assert await store.add_ticket("t-a2", alice.account_id, "2"), "the matched row refused a rematch"
+        assert await store.heartbeat(["t-a", "t-b"]) == []
+        assert {row[0] for row in await store.open_tickets()} == {"t-a2", "t-b"}
+        assert not await store.add_ticket("t-b2", bob.account_id, "2")
+    finally:
+        await store.close()
