@@ -31,13 +31,14 @@ from kutnahora.arena.metrics import ArenaMetrics
 from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating, SeatOutcome, places, rate
 from kutnahora.arena.servers import GameServers, PlacementFailed
-from kutnahora.arena.store import Account, ArenaStore, GameEvent, MatchmakerLock
+from kutnahora.arena.store import TICKET_STALE_SECONDS, Account, ArenaStore, GameEvent, MatchmakerLock
 from kutnahora.plumbing.errors import conflict
 from kutnahora.v1 import game_pb2
 
-HANDOVER_GRACE = 1.0
+HANDOVER_GRACE = TICKET_STALE_SECONDS + 1.0
 """Seconds a Seek waits for the account's ticket in the pool, held on another replica, to go before it is
-refused with ALREADY_EXISTS."""
+refused with ALREADY_EXISTS: long enough for a Seek closed there a moment ago to have its row deleted, and
+for the row of a replica that died (a bot moving to a surviving replica) to go stale."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +185,8 @@ class Lobby:
 
     async def _add_shared(self, ticket_id: str, account_id: int, pool: str) -> bool:
         """Store a shared ticket; False when the account's ticket in the pool stays held on another
-        replica for ``HANDOVER_GRACE`` seconds (a Seek closed there a moment ago has its row deleted within
-        that time, so a bot that drops one replica for another is not refused)."""
+        replica for ``HANDOVER_GRACE`` seconds (so a bot that leaves one replica for another, or whose
+        replica died, is not refused)."""
         deadline = time.monotonic() + HANDOVER_GRACE
         while True:
             if await self.store.add_ticket(ticket_id, account_id, pool):

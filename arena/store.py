@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import sqlite3
 import threading
@@ -858,6 +859,14 @@ class ArenaStore:
         return await self._run(work)
 
 
+def matchmaker_lock_key(schema: str) -> int:
+    """The advisory lock key of the matchmaker of the arena whose tables are in ``schema``. Advisory locks
+    belong to the whole database, so arenas on different schemas of one database (separate deployments,
+    or tests) each get their own key, and one arena never waits for another's matchmaker."""
+    digest = hashlib.blake2b(schema.encode(), digest_size=4).digest()
+    return MATCHMAKER_LOCK_KEY ^ int.from_bytes(digest, "big")
+
+
 class MatchmakerLock:
     """Which replica runs the matchmaker: the one holding a PostgreSQL session advisory lock on its own
     connection. The lock goes with the connection, so a replica that dies (or loses the database) frees
@@ -867,6 +876,7 @@ class MatchmakerLock:
         self.store = store
         self._conn: Any = None
         self._held = False
+        self._key = MATCHMAKER_LOCK_KEY
 
     async def held(self) -> bool:
         """Whether this replica holds the lock now (taking it when free)."""
@@ -881,10 +891,12 @@ class MatchmakerLock:
             if self._conn is None:
                 self._conn = psycopg.connect(self.store.db, autocommit=True)
                 self._held = False
+                schema = self._conn.execute("SELECT current_schema()").fetchone()
+                self._key = matchmaker_lock_key(str(schema[0]) if schema else "")
             if self._held:
                 self._conn.execute("SELECT 1")
             else:
-                row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", (MATCHMAKER_LOCK_KEY,)).fetchone()
+                row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,)).fetchone()
                 self._held = bool(row[0])
             return self._held
         except psycopg.Error:

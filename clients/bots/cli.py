@@ -6,14 +6,15 @@ Examples::
     kutnahora-bot random --server localhost:50051 --create --players 3          # seat 0; prints the game id
     kutnahora-bot greedy --server localhost:50051 --game 5f0c2a9e --seat 1      # join a waiting game
     kutnahora-bot mcts --iterations 200 --server localhost:50051 --game 5f0c2a9e   # search 200 iterations
-    kutnahora-bot greedy --arena localhost:50061 --register my-bot --key-file my-bot.key  # once
+    kutnahora-bot register my-bot --key-file my-bot.key --arena localhost:50061   # once; plays no game
     kutnahora-bot greedy --arena localhost:50061 --key-file my-bot.key --pool 4 --games 20  # rated games
 
 A runner (such as ``kutnahora-tournament --bot-cmd``) may hand over a seat it has already joined through
 the environment: ``KUTNAHORA_SERVER``, ``KUTNAHORA_GAME_ID``, ``KUTNAHORA_SEAT`` and ``KUTNAHORA_TOKEN``.
 
 Exit status: 0 when the game ended, 1 when it could not be played, 2 for a usage error or when the server
-cannot be reached.
+cannot be reached. ``kutnahora-bot register`` exits 0 when registered, 1 when the arena refuses the name,
+2 for a usage error or an unreachable arena.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ from kutnahora.clients.sdk import (
 from kutnahora.v1 import game_pb2
 from kutnahora.v1.game_pb2 import Observation
 
+ENV_ARENA = "KUTNAHORA_ARENA"
+ENV_ARENA_ADMIN_TOKEN = "KUTNAHORA_ARENA_ADMIN_TOKEN"
+
 
 class SlowBot(Bot):
     """Wraps a bot and waits before each decision, so that people can watch a game unfold."""
@@ -80,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play a Kutná Hora seat with a reference bot, over gRPC.",
         epilog=(
             "Without --game or --create, the seat named by KUTNAHORA_GAME_ID, KUTNAHORA_SEAT and "
-            "KUTNAHORA_TOKEN is played (this is how kutnahora-tournament --bot-cmd starts bots)."
+            "KUTNAHORA_TOKEN is played (this is how kutnahora-tournament --bot-cmd starts bots). "
+            "'kutnahora-bot register NAME --key-file FILE' registers a bot with an arena and plays no game "
+            "(see 'kutnahora-bot register --help')."
         ),
     )
     parser.add_argument("bot", choices=sorted(BOTS), help="which bot plays")
@@ -132,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument(
         "--register",
         metavar="NAME",
-        help="register NAME with the arena first and write its key to --key-file",
+        help="register NAME with the arena first, write its key to --key-file, then play "
+        "('kutnahora-bot register' only registers)",
     )
     arena.add_argument(
         "--pool", default="2", help="pools to seek in, comma-separated, such as 2 or 2,4 (default 2)"
@@ -144,6 +151,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="rated games to play in each pool (an abandoned one does not count); 0 plays until stopped",
     )
     return parser
+
+
+def build_register_parser() -> argparse.ArgumentParser:
+    """The parser of ``kutnahora-bot register``: register a bot with an arena, and play no game."""
+    parser = argparse.ArgumentParser(
+        prog="kutnahora-bot register",
+        description="Register a bot with a Kutná Hora arena and write its API key to a file (readable only "
+        "by you). No game is played; then play rated games with "
+        "'kutnahora-bot BOT --arena ADDRESS --key-file FILE --pool 2 --games N'.",
+    )
+    parser.add_argument("name", help="the bot's name in the arena (ASCII letters, digits, - _ .; 40 at most)")
+    parser.add_argument("--key-file", required=True, help="file to write the new API key to (must not exist)")
+    parser.add_argument(
+        "--arena",
+        default=os.environ.get(ENV_ARENA, "localhost:50061"),
+        help=f"the arena's address host:port (default: ${ENV_ARENA} or localhost:50061)",
+    )
+    parser.add_argument(
+        "--admin-token",
+        default=os.environ.get(ENV_ARENA_ADMIN_TOKEN) or None,
+        help="the arena's admin token, for an arena that registers only with it "
+        f"(default: ${ENV_ARENA_ADMIN_TOKEN})",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    return parser
+
+
+async def run_register(args: argparse.Namespace, console: Console) -> int:
+    """Register ``args.name`` and write its key; the exit status."""
+    if os.path.exists(args.key_file):
+        print(
+            f"kutnahora-bot: {args.key_file} exists (it may hold a key); name a new file, or delete it first",
+            file=sys.stderr,
+        )
+        return 2
+    await register(args.arena, args.name, args.key_file, admin_token=args.admin_token)
+    if not args.quiet:
+        console.print(
+            f"Registered [bold]{args.name}[/] with the arena at {args.arena}; its key is in "
+            f"{args.key_file}. Play with: kutnahora-bot greedy --arena {args.arena} "
+            f"--key-file {args.key_file} --pool 2 --games 5"
+        )
+    return 0
 
 
 async def run_arena(args: argparse.Namespace, console: Console) -> int:
@@ -262,11 +312,22 @@ def _print_outcome(console: Console, outcome: GameOutcome, seats: Sequence[SeatC
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kutnahora-bot``."""
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
     console = Console(highlight=False, soft_wrap=True)
 
     def error(message: str) -> None:
         print(f"kutnahora-bot: {message}", file=sys.stderr)
+
+    if arguments[:1] == ["register"]:
+        try:
+            return asyncio.run(run_register(build_register_parser().parse_args(arguments[1:]), console))
+        except ConnectError as failure:
+            error(str(failure))
+            return 2
+        except ClientError as failure:
+            error(str(failure))
+            return 1
+    args = build_parser().parse_args(arguments)
 
     if args.games < 0:
         error("--games must be 0 (play on) or more.")

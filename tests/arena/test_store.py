@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,3 +84,28 @@ async def test_a_ticket_handed_over_leaves_no_row_to_refuse_the_next_seek(db: st
         assert not await store.add_ticket("t-b2", bob.account_id, "2")
     finally:
         await store.close()
+
+
+async def test_arenas_on_two_schemas_of_one_database_each_run_their_matchmaker() -> None:
+    """The matchmaker's advisory lock is per schema: an arena on one schema never waits for another's."""
+    from kutnahora.arena.store import MatchmakerLock, matchmaker_lock_key
+
+    assert matchmaker_lock_key("a") != matchmaker_lock_key("b")
+    with fresh_schema("kh_arena_lock_a") as first_url, fresh_schema("kh_arena_lock_b") as second_url:
+        stores = [ArenaStore(first_url), ArenaStore(second_url), ArenaStore(first_url)]
+        locks = [MatchmakerLock(store) for store in stores]
+        try:
+            for store in stores:
+                await store.open()
+            assert [await lock.held() for lock in locks] == [True, True, False]
+            await locks[0].close()
+            for _ in range(50):  # the server frees it as the closed connection's backend ends
+                if await locks[2].held():
+                    break
+                await asyncio.sleep(0.1)
+            assert await locks[2].held(), "the lock of a replica that stops passes to the next"
+        finally:
+            for lock in locks:
+                await lock.close()
+            for store in stores:
+                await store.close()
