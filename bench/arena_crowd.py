@@ -161,6 +161,15 @@ def worker(spec_file: str) -> int:
 # --- the conductor ------------------------------------------------------------------------------------
 
 
+def cpu_seconds(pid: int) -> float:
+    """Processor seconds (user and system) a running process has used so far; 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def metrics(url: str) -> str:
     try:
         return str(urllib.request.urlopen(url, timeout=5).read().decode())
@@ -282,15 +291,20 @@ def conduct(args: argparse.Namespace) -> int:
             flush=True,
         )
         killed_at: float | None = None
+        killed_cpu = 0.0
+        worker_cpu: dict[int, float] = {}
         killed: tuple[subprocess.Popen[bytes], str, str] | None = None
         next_report = args.progress
         while any(w.poll() is None for w in workers):
             time.sleep(0.5)
+            for process in workers:
+                worker_cpu[process.pid] = cpu_seconds(process.pid) or worker_cpu.get(process.pid, 0.0)
             elapsed = time.monotonic() - started
             if killed is None and elapsed >= args.kill_at * args.seconds:
                 leaders = [r for r in replicas if "kutnahora_arena_matchmaker_leader 1.0" in metrics(r[2])]
                 if leaders:
                     killed = leaders[0]
+                    killed_cpu = cpu_seconds(killed[0].pid)
                     killed[0].send_signal(signal.SIGKILL)
                     killed[0].wait()
                     killed_at = elapsed
@@ -324,6 +338,8 @@ def conduct(args: argparse.Namespace) -> int:
             games.update(report["games"])
         survivor = next(r for r in replicas if r is not killed)
         survivor_metrics = metrics(survivor[2])
+        server_cpu = [cpu_seconds(process.pid) for process in processes[: args.game_servers]]
+        survivor_cpu = cpu_seconds(survivor[0].pid)
         total, doubles = double_bookings(db)
         print(f"load average at the end: {load()}")
         print(
@@ -352,6 +368,12 @@ def conduct(args: argparse.Namespace) -> int:
         print(f"  refusals counted by the surviving replica: {arena_refusals or 'none'}")
         print(f"  bot crashes: {len(crashes)}" + "".join(f"\n    {c}" for c in crashes[:10]))
         print(f"  double bookings (from the store): {doubles}")
+        print(
+            "  processor seconds: game servers "
+            + " + ".join(f"{c:.0f}" for c in server_cpu)
+            + f", arena replicas {killed_cpu:.0f} (killed, until then) + {survivor_cpu:.0f}, "
+            f"bot processes {sum(worker_cpu.values()):.0f}"
+        )
         return 0 if not crashes and not doubles else 1
     finally:
         for process in processes:

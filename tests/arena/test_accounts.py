@@ -3,6 +3,8 @@ and nothing stored half-way."""
 
 from __future__ import annotations
 
+import asyncio
+import stat
 from pathlib import Path
 
 import grpc
@@ -10,7 +12,9 @@ import pytest
 
 from kutnahora.arena.app import Arena, create_arena
 from kutnahora.clients.sdk import ArenaClient, ClientError
+from kutnahora.plumbing import auth
 from tests.arena.conftest import arena_config
+from tests.clients.helpers import run_module
 
 
 async def refused(call: object, code: grpc.StatusCode, reason: str) -> ClientError:
@@ -107,3 +111,33 @@ async def test_keys_never_reach_the_log(
     assert "quiet-one" in captured.out + captured.err, "the lines were logged where this test looks"
     for secret in (key, new_key):
         assert secret not in captured.out + captured.err
+
+
+async def test_kutnahora_bot_register_registers_and_plays_no_game(arena: Arena, tmp_path: Path) -> None:
+    """``kutnahora-bot register NAME --key-file F``: the key in F (mode 0600), exit 0, no game; a file
+    that exists is never overwritten (exit 2), a name taken is refused (exit 1), an arena that is not
+    there is said so (exit 2)."""
+
+    address = f"127.0.0.1:{arena.port}"
+    key_file = tmp_path / "reg.key"
+
+    def register(name: str, file: Path, where: str = address) -> tuple[int, str]:
+        done = run_module(
+            "kutnahora.clients.bots.cli", "register", name, "--key-file", str(file), "--arena", where
+        )
+        return done.returncode, done.stdout + done.stderr
+
+    code, output = await asyncio.to_thread(register, "reg-bot", key_file)
+    assert code == 0, output
+    assert "Registered reg-bot" in output
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    account = await arena.store.account_by_key_hash(auth.token_hash(key_file.read_text().strip()))
+    assert account is not None and account.name == "reg-bot"
+    assert await arena.store.active_games() == [] and arena.lobby.tickets == {}
+    kept = key_file.read_text()
+    code, output = await asyncio.to_thread(register, "reg-other", key_file)
+    assert code == 2 and "exists" in output and key_file.read_text() == kept
+    code, output = await asyncio.to_thread(register, "reg-bot", tmp_path / "second.key")
+    assert code == 1 and "exists already" in output, output
+    code, output = await asyncio.to_thread(register, "reg-x", tmp_path / "third.key", "127.0.0.1:1")
+    assert code == 2, output

@@ -2,10 +2,11 @@
 register with ``kutnahora-bot register`` and play 25 rated games each in pool 2 of an arena on PostgreSQL,
 seeking again the moment each game ends. Every bot exits 0; the word TICKET_EXISTS (or ALREADY_EXISTS)
 appears nowhere, neither in the bots' output nor in the arena's log, and the arena counted no such refusal;
-the low-rated bots are not starved: no ticket waited much longer than the bound on waiting (the arena's
-time-to-match histogram says so), and when the first bot had played its 25 games every other had played
-at least half as many (read from the store). A random house bot keeps the pool playable for the last bots,
-whose opponents have played their 25 and left (it is matched with them within the bound on waiting)."""
+the low-rated bots are not starved: 95% of the tickets were matched within the bound on waiting (2 s)
+plus a few seconds, none waited over 30 s (the arena's time-to-match histogram says so), and when the
+first bot had played its 25 games every other had played at least half as many (read from the store).
+A random house bot keeps the pool playable for the last bots, whose opponents have played their 25 and
+left."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ from tests.store.pg import fresh_schema
 BOTS = 8
 GAMES = 25
 MAX_WAIT = 2.0
-WAIT_LIMIT = 10.0  # seconds: the bound, plus a tick, the game's creation and noticing the last game's end
+WAIT_LIMIT = 30.0  # seconds no ticket waits over (the bound holds while enough others wait; at the end the
+# last bots wait for the house bot's game to end too)
+WAIT_USUAL = 5.0  # seconds that 95% of the tickets wait at most: the bound, a tick and the game's creation
 LAG_LIMIT = GAMES // 2  # games a bot may be behind the first to finish, at that moment
 
 
@@ -144,5 +147,7 @@ async def test_eight_bots_play_25_games_each_in_one_pool(tmp_path: Path, game_se
         assert buckets[float("inf")] >= BOTS * GAMES
         within = max(le for le in buckets if le <= WAIT_LIMIT)
         assert buckets[within] == buckets[float("inf")], f"tickets waited over {within} s: {buckets}"
+        usual = max(le for le in buckets if le <= WAIT_USUAL)
+        assert buckets[usual] >= 0.95 * buckets[float("inf")], f"over 5% waited over {usual} s: {buckets}"
         assert behind_at_first_finish is not None
         assert min(behind_at_first_finish.values()) >= GAMES - LAG_LIMIT, behind_at_first_finish
