@@ -48,6 +48,7 @@ class GameServers:
         self.lost_after = lost_after
         self.poll = poll
         self._clients: dict[str, Client] = {address: Client(address) for address in self.addresses}
+        self._in_flight: dict[str, int] = dict.fromkeys(self.addresses, 0)  # games being created on each
 
     async def close(self) -> None:
         """Close every connection."""
@@ -62,9 +63,15 @@ class GameServers:
         return int(sum(count.count for count in info.games if count.status in UNFINISHED))
 
     async def by_load(self) -> list[str]:
-        """The servers that answer, least loaded first (ties in the order given)."""
+        """The servers that answer, least loaded first (ties in the order given). A server's load counts
+        the games this arena is creating on it now, so that a burst of placements, which all ask for the
+        loads at the same moment, is spread over the servers instead of landing on one."""
         loads = await asyncio.gather(*(self.load(address) for address in self.addresses))
-        answering = [(load, index) for index, load in enumerate(loads) if load is not None]
+        answering = [
+            (load + self._in_flight[self.addresses[index]], index)
+            for index, load in enumerate(loads)
+            if load is not None
+        ]
         return [self.addresses[index] for _, index in sorted(answering)]
 
     async def place(self, pool: Pool, names: Sequence[str], label: str) -> Placed:
@@ -85,6 +92,7 @@ class GameServers:
                 ),
             )
         for address in order:
+            self._in_flight[address] += 1
             try:
                 created, seats = await self._clients[address].create_seated_game(
                     names, clock=clock, label=label
@@ -92,6 +100,8 @@ class GameServers:
             except ClientError as error:
                 failures[address] = str(error)
                 continue
+            finally:
+                self._in_flight[address] -= 1
             return Placed(address, created.game.game_id, tuple(seat.token for seat in seats))
         raise PlacementFailed(failures)
 
