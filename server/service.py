@@ -50,6 +50,7 @@ from kutnahora.server.hub import GameHub
 from kutnahora.server.limits import RateLimiter
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.presenter import GameFeed
+from kutnahora.server.quotas import Caller
 from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.requests import Sealer
 from kutnahora.server.store import StoreError
@@ -237,6 +238,10 @@ class KutnaHoraService:
         else:
             self.log.info("request refused", **fields)
 
+    def _caller(self, context: grpc.aio.ServicerContext[Any, Any]) -> Caller:
+        """Who makes this call, as the per-caller quotas count it."""
+        return self.hub.quotas.caller(context.peer(), _token(context))
+
     async def _game(self, game_id: str) -> LiveGame:
         if not game_id:
             raise invalid("game_id must be set")
@@ -313,6 +318,8 @@ class KutnaHoraService:
         self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.CreateGameResponse:
         """Create a game."""
+        caller = self._caller(context)
+        self.hub.quotas.check_rate(caller, "CreateGame")
         if not request.HasField("options"):
             raise invalid("options must be set (at least options.players)")
         try:
@@ -330,7 +337,7 @@ class KutnaHoraService:
 
         async def create(sealer: Sealer | None) -> game_service_pb2.CreateGameResponse:
             game, token, seat_tokens = await self.hub.create(
-                options, seed, clock, request.label, request.seat_names, sealer
+                options, seed, clock, request.label, request.seat_names, sealer, caller
             )
             return game_service_pb2.CreateGameResponse(
                 game=presenter.summary(game), game_token=token, seat_tokens=seat_tokens
@@ -350,6 +357,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.JoinGameResponse:
         """Join a seat."""
+        self.hub.quotas.check_rate(self._caller(context), "JoinGame")
         _check_name("name", request.name)
         game = await self._game(request.game_id)
 

@@ -249,6 +249,12 @@ OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--event-loop": ("asyncio", "asyncio"),
     "--ended-games-in-memory": ("12", 12),
     "--idle-timeout": ("90", 90.0),
+    "--waiting-timeout": ("45", 45.0),
+    "--caller-games": ("6", 6),
+    "--caller-rate": ("0.25", 0.25),
+    "--caller-burst": ("4", 4),
+    "--quota-exempt": ("unix,10.0.0.0/8", ("unix", "10.0.0.0/8")),
+    "--quota-token": ("quota-secret", "quota-secret"),
     "--components": ("", ""),  # a file is read when set: test_component_sets covers it
 }
 
