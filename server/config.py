@@ -172,6 +172,25 @@ class Limits:
     rate_burst: int = setting(
         4000, "--burst", "BURST", "burst a connection may send above --rate", parse=int, metavar="N"
     )
+    overload_lag_ms: float = setting(
+        250.0,
+        "--overload-lag-ms",
+        "OVERLOAD_LAG_MS",
+        "event-loop lag, in milliseconds, past which new games and joins are refused OVERLOADED once most "
+        "samples of the last --overload-for seconds are past it (0: never refused)",
+        doc="games under way go on; see docs/operations.md#overload",
+        parse=float,
+        metavar="MS",
+    )
+    overload_seconds: float = setting(
+        10.0,
+        "--overload-for",
+        "OVERLOAD_FOR",
+        "seconds of event-loop lag samples --overload-lag-ms looks at (and the RetryInfo delay of its "
+        "refusals)",
+        parse=float,
+        metavar="SECONDS",
+    )
 
 
 @dataclass(frozen=True, slots=True)
