@@ -11,13 +11,14 @@ only writes to the database file itself in WAL mode, so its modification time ch
     python -m kutnahora.bench.sqlite_writes                    # 1,000 games, 60,000 decisions
     python -m kutnahora.bench.sqlite_writes --decisions 20000 --folder /var/tmp
 
-It runs the store as it is (SQLite's own checkpoints, in the write that fills the log), then with a
-thread of its own also running a passive checkpoint every ``--checkpoint-every`` writes (the copying
-and syncing off the event loop, which would leave SQLite's own little to do), alternately ``--rounds``
-times, and prints for each every write's p50, p99, p99.9 and the longest, and the same for the writes
-during which the database file changed (a checkpoint ran) and the others. A ``wal_autocheckpoint=0`` on
-the loop's connection, checkpoints on a thread alone, is not an option: with writes arriving during every
-checkpoint, none completes to the log's end, so the log never starts over and grows without bound.
+It runs the store with SQLite's own checkpoints alone (in the write that fills the log: the store before),
+then as the server runs it, its worker thread also running a passive checkpoint every ``--checkpoint-
+every`` writes (:data:`kutnahora.server.store.sqlite.CHECKPOINT_EVERY`: the copying and syncing off the
+event loop, leaving SQLite's own little to do), alternately ``--rounds`` times, and prints for each every
+write's p50, p99, p99.9 and the longest, and the same for the writes during which the database file
+changed (a checkpoint ran) and the others. (Checkpoints on the worker alone, ``wal_autocheckpoint=0`` on
+the loop's connection, are no option: with writes arriving during each of them, none reaches the log's
+end, so the log never starts over and grows without bound.)
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sqlite3
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,45 +35,15 @@ from pathlib import Path
 from kutnahora.bench.windows import millis, spread
 from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.server.store.base import DecisionRow, GameRow, SeatRow
-from kutnahora.server.store.sqlite import SqliteStore
+from kutnahora.server.store.sqlite import CHECKPOINT_EVERY, SqliteStore
 
 OPTION = "mine 3 4 pay 2"  # an option's canonical text, about as long as most
 
 
-class Checkpointer:
-    """A thread of its own, on a connection of its own, running a passive checkpoint when asked: the
-    copying and syncing off the event loop, SQLite's own checkpoints in the writes still bounding the log
-    (a passive checkpoint never blocks a writer, and sqlite3 releases the GIL while SQLite works)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.asked = threading.Event()
-        self.stopping = False
-        self.thread = threading.Thread(target=self.run, name="checkpointer", daemon=True)
-        self.thread.start()
-
-    def run(self) -> None:
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        try:
-            while True:
-                self.asked.wait()
-                self.asked.clear()
-                if self.stopping:
-                    return
-                db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        finally:
-            db.close()
-
-    def stop(self) -> None:
-        self.stopping = True
-        self.asked.set()
-        self.thread.join()
-
-
 async def measure(path: Path, games: int, decisions: int, every: int) -> dict[str, list[float]]:
-    """Write ``decisions`` decisions over ``games`` games, with a passive checkpoint on a thread of its own
-    every ``every`` writes (0: none, SQLite's own alone); the seconds of each write, by kind."""
-    store = SqliteStore(path)
+    """Write ``decisions`` decisions over ``games`` games, the store's worker checkpointing every ``every``
+    writes (0: never, SQLite's own checkpoints alone); the seconds of each write, by kind."""
+    store = SqliteStore(path, checkpoint_every=every)
     await store.open()
     times: dict[str, list[float]] = {"checkpoint": [], "plain": []}
     try:
@@ -86,8 +55,6 @@ async def measure(path: Path, games: int, decisions: int, every: int) -> dict[st
             )  # fmt: skip
             await store.create_game(row, [SeatRow(seat, f"bot{seat}", "cd" * 32) for seat in range(4)])
         database = path.stat().st_mtime_ns
-        checkpointer = Checkpointer(path) if every else None
-        written = 0
         for seq in range(decisions // games + 1):
             for number in range(games):
                 if seq * games + number >= decisions:
@@ -97,14 +64,9 @@ async def measure(path: Path, games: int, decisions: int, every: int) -> dict[st
                 await store.append_decision(f"g{number:06d}", decision)
                 took = time.perf_counter() - started
                 await asyncio.sleep(0)  # the loop turns between writes, as in the server
-                written += 1
-                if checkpointer is not None and written % every == 0:
-                    checkpointer.asked.set()
                 changed = path.stat().st_mtime_ns
                 times["checkpoint" if changed != database else "plain"].append(took)
                 database = changed
-        if checkpointer is not None:
-            checkpointer.stop()
     finally:
         await store.close()
     return times
@@ -124,7 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--rounds", type=int, default=1, help="alternate the two ways this many times (SQLite's own first)"
     )
     parser.add_argument(
-        "--checkpoint-every", type=int, default=250, help="writes between the thread's passive checkpoints"
+        "--checkpoint-every",
+        type=int,
+        default=CHECKPOINT_EVERY,
+        help="writes between the worker's passive checkpoints, the second way",
     )
     parser.add_argument(
         "--folder", type=Path, default=None, help="where the database file goes (default: /tmp)"
@@ -146,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         every = [value for values in times.values() for value in values]
         where = (
-            f"also on a thread every {checkpoint_every} writes" if checkpoint_every else "SQLite's own only"
+            f"also on the worker every {checkpoint_every} writes" if checkpoint_every else "SQLite's own only"
         )
         print(f"  checkpoints {where}: every write {millis(spread(every))}, total {sum(every):.2f} s")
         for kind, values in times.items():

@@ -86,9 +86,9 @@ def test_the_store_write_benchmark_tells_checkpoints_from_plain_writes(tmp_path:
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    own = done.stdout.split("checkpoints also on a thread")[0]
+    own = done.stdout.split("checkpoints also on the worker")[0]
     # 3,000 decisions fill SQLite's 1,000-page log a few times: some writes ran a checkpoint.
     found = re.search(r"checkpoint +(\d+) writes.*\n +plain +(\d+) writes", own)
     assert found is not None, done.stdout
     assert int(found.group(1)) >= 1 and int(found.group(1)) + int(found.group(2)) == 3000
-    assert "checkpoints also on a thread every 100 writes" in done.stdout
+    assert "checkpoints also on the worker every 100 writes" in done.stdout
