@@ -59,6 +59,7 @@ from kutnahora.bench.windows import (
 )
 from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.server import event_loop
+from kutnahora.server.app import PENDING_REQUESTS, PENDING_REQUESTS_HARD_LIMIT
 from kutnahora.v1 import admin_service_pb2, game_pb2, play_service_pb2
 
 SERVICE = "bench.Floor"
@@ -199,7 +200,13 @@ async def serve(sizes: Sizes) -> None:
             {"GetServerInfo": grpc.unary_unary_rpc_method_handler(server_info, _identity, _identity)},
         ),
     ]
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server = grpc.aio.server(
+        options=[  # as the game server's (kutnahora.server.app): a burst of 4,000 streams is taken up whole
+            ("grpc.so_reuseport", 0),
+            ("grpc.server.max_pending_requests", PENDING_REQUESTS),
+            ("grpc.server.max_pending_requests_hard_limit", PENDING_REQUESTS_HARD_LIMIT),
+        ]
+    )
     server.add_generic_rpc_handlers(handlers)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
@@ -225,8 +232,7 @@ async def clients(
     stopping = asyncio.Event()
 
     async def seat(slot: int, game_id: str, number: int, answered: list[float | None]) -> None:
-        """Play a seat; a stream that fails is opened again after a short wait, as the SDK's Play does
-        (grpc.aio cancels calls beyond its pending limit when thousands of streams open at once)."""
+        """Play a seat; a stream that fails is opened again after a short wait, as the SDK's Play does."""
         for attempt in range(1, 11):
             try:
                 await seat_once(slot, game_id, number, answered)
