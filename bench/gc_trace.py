@@ -2,7 +2,8 @@
 
     python -m kutnahora.bench.gc_trace pauses.json -- -m kutnahora.server.main --port 0 ...
 
-installs a ``gc.callbacks`` hook that times each collection from its start to its stop, runs the module as
+installs a ``gc.callbacks`` hook that times each collection from its start to its stop (wall time, and the
+thread's CPU time: on a loaded machine the difference is the scheduler's), runs the module as
 ``python -m`` would, and when it exits (SIGTERM included: the server stops cleanly on it) writes to the
 file, as JSON, for each generation the number of collections, their total and longest pause, the
 objects the collector tracks at the end and when the last long pauses (10 ms and more) happened, in
@@ -31,18 +32,23 @@ class Pauses:
     def __init__(self) -> None:
         self.started = time.perf_counter()
         self.began = 0.0
+        self.began_cpu = 0.0
         self.count = [0, 0, 0]
         self.total = [0.0, 0.0, 0.0]
         self.longest = [0.0, 0.0, 0.0]
+        self.cpu_total = [0.0, 0.0, 0.0]
+        self.cpu_longest = [0.0, 0.0, 0.0]
         self.long: list[tuple[float, int, float, int]] = []  # at, generation, seconds, collected
 
     def callback(self, phase: str, info: dict[str, int]) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if phase == "start":
-            self.began = now
+            self.began, self.began_cpu = now, cpu
             return
         generation = info["generation"]
         took = now - self.began
+        self.cpu_total[generation] += cpu - self.began_cpu
+        self.cpu_longest[generation] = max(self.cpu_longest[generation], cpu - self.began_cpu)
         self.count[generation] += 1
         self.total[generation] += took
         self.longest[generation] = max(self.longest[generation], took)
@@ -62,6 +68,10 @@ class Pauses:
                     "total_s": round(self.total[generation], 4),
                     "longest_ms": round(self.longest[generation] * 1000, 2),
                     "mean_ms": round(self.total[generation] / max(1, self.count[generation]) * 1000, 3),
+                    "cpu_longest_ms": round(self.cpu_longest[generation] * 1000, 2),
+                    "cpu_mean_ms": round(
+                        self.cpu_total[generation] / max(1, self.count[generation]) * 1000, 3
+                    ),
                 }
                 for generation in range(3)
             ],

@@ -68,6 +68,7 @@ def test_the_collector_trace_times_every_collection_of_the_module_it_runs(tmp_pa
     by_generation = {entry["generation"]: entry for entry in summary["generations"]}
     assert by_generation[2]["collections"] >= 3 and by_generation[0]["collections"] >= 3
     assert by_generation[2]["longest_ms"] > 0 and by_generation[2]["total_s"] > 0
+    assert 0 < by_generation[2]["cpu_longest_ms"] <= by_generation[2]["longest_ms"] * 1.1 + 1
     wrong = subprocess.run(
         [sys.executable, "-m", "kutnahora.bench.gc_trace", str(output)],
         capture_output=True,
