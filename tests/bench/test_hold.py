@@ -164,3 +164,27 @@ def test_a_result_other_than_the_engines_does_not_verify() -> None:
     assert "a player was told another result" in (check_replay(replay, confirmed, [told]) or "")
     replay.game.result.CopyFrom(told)
     assert "the record's result differs" in (check_replay(replay, confirmed) or "")
+
+
+def test_new_games_a_full_server_refuses_are_counted_as_refused_not_failed(tmp_path: Path) -> None:
+    """A server refusing new games with RESOURCE_EXHAUSTED (here its game limit; an overloaded server
+    the same way) makes the hold count the refusals by reason and ask again, not fail."""
+    import asyncio
+
+    from kutnahora.bench.server_bench import server_command, start_process
+
+    started = start_process(server_command(str(tmp_path / "games.db"), 2))  # at most 2 games at once
+    try:
+        settings = hold.Settings(
+            games=4, players=2, connections=1, think=(0.0, 0.005), duration=2.5, report_every=1.0,
+            kill_replica_at=None, restart_database_at=None, restart_database_command="", drain=False,
+        )  # fmt: skip
+        windows: list[hold.Window] = []
+        tally = asyncio.run(hold.hold(f"127.0.0.1:{started.port}", settings, windows.append))
+    finally:
+        started.process.terminate()
+        started.process.wait(30)
+    assert tally.failed == 0, tally.errors
+    assert sum(tally.games_refused.values()) > 0 and tally.decisions > 0
+    assert [window.index for window in windows] == [1, 2, 3]
+    assert any(name.startswith("games_refused:") for name in windows[-1].counters)
