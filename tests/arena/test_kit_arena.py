@@ -1,0 +1,119 @@
+"""Every starter kit (Go, C++, Java, Node.js) plays rated games in a real arena: it registers with its own
+step (which plays no game), meets a ticket of its account that another process holds (ALREADY_EXISTS) and
+waits instead of dying, then plays two rated games against a Python bot, keeping the arena's event stream
+open (it prints each rating change), and exits 0.
+
+The kits are the ones tests/clients/kit_builds.py builds once per session from their READMEs; a kit whose
+toolchain is missing is skipped, saying what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from kutnahora.arena.app import Arena
+from kutnahora.clients.bots import make_bot
+from kutnahora.clients.bots.arena import play_rated
+from kutnahora.clients.sdk import ArenaClient
+from tests.clients.kit_builds import build_kit
+
+# The flags differ only in spelling: Go's flag package takes -flag (and --flag too).
+KITS = ["go", "cpp", "java", "node"]
+
+
+@pytest.fixture(scope="module", params=KITS)
+def kit_name(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    return name
+
+
+async def test_the_kit_registers_and_plays_rated_games(
+    kit_name: str, arena: Arena, arena_client: ArenaClient, tmp_path: Path
+) -> None:
+    kit = await asyncio.to_thread(build_kit, kit_name)
+    address = f"127.0.0.1:{arena.port}"
+    key_file = tmp_path / "kit.key"
+    name = f"{kit_name}-kit"
+
+    registered = await asyncio.to_thread(
+        subprocess.run,
+        [*kit.command, "--arena", address, "--register", name, "--key-file", str(key_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert registered.returncode == 0, registered.stdout + registered.stderr
+    assert f"registered {name}; its key is in {key_file}" in registered.stdout
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    key = key_file.read_text().strip()
+    profile = await arena_client.bot_profile(name)
+    assert not profile.recent_games and not profile.ratings  # registering played no game
+
+    taken = await asyncio.to_thread(
+        subprocess.run,
+        [*kit.command, "--arena", address, "--register", name, "--key-file", str(tmp_path / "again.key")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert taken.returncode == 1 and "(NAME_TAKEN)" in taken.stderr, taken.stdout + taken.stderr
+    assert not (tmp_path / "again.key").exists()
+
+    # Another process of the same account holds a ticket in pool 2: the kit says so and waits.
+    holder_waiting = asyncio.Event()
+    holder = asyncio.ensure_future(_hold_ticket(arena_client, key, holder_waiting))
+    await asyncio.wait_for(holder_waiting.wait(), 30)
+    opponent_key = await arena_client.register_bot("py-opponent")
+    process = await asyncio.create_subprocess_exec(
+        *kit.command,
+        *("--arena", address, "--key-file", str(key_file), "--pool", "2", "--games", "2"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        first = await asyncio.wait_for(process.stdout.readline(), 60)
+        told = first.decode()
+        assert "another process of this bot already seeks in this pool (TICKET_EXISTS)" in told, told
+        holder.cancel()  # the other process leaves: the kit's next Seek goes through
+        with contextlib.suppress(asyncio.CancelledError):
+            await holder
+        outcomes = await play_rated(
+            address, opponent_key, ["2"], 2, lambda: make_bot("random", None), Console(quiet=True), quiet=True
+        )
+        stdout, stderr = await asyncio.wait_for(process.communicate(), 120)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    output = told + stdout.decode()
+    assert process.returncode == 0, output + stderr.decode()
+    assert len(outcomes) == 2
+    counted = [line for line in output.splitlines() if line.startswith("pool 2 game ")]
+    assert [line.split(":")[0] for line in counted] == ["pool 2 game 1/2", "pool 2 game 2/2"], output
+    assert all("vs py-opponent: finished" in line for line in counted), output
+    rated = [line for line in output.splitlines() if " rated, place " in line]
+    assert len(rated) == 2 and rated[0].startswith("pool 2: ") and "μ 25.00 → " in rated[0], output
+    assert output.count("already seeks in this pool") == 1  # one sentence, not one per retry
+    for _ in range(100):
+        profile = await arena_client.bot_profile(name)
+        if profile.ratings and profile.ratings[0].games == 2:
+            break
+        await asyncio.sleep(0.1)
+    assert profile.ratings[0].games == 2
+    assert [g.status for g in profile.recent_games] == ["finished", "finished"]
+
+
+async def _hold_ticket(client: ArenaClient, key: str, waiting: asyncio.Event) -> None:
+    async for message in client.seek_updates(key, "2"):
+        if message.HasField("waiting"):
+            waiting.set()
