@@ -8,6 +8,7 @@ which NodeSource's nodejs package carries).
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -64,6 +65,9 @@ def test_the_kit_readme_runs_as_written(kit: str, server_address: str, arena_add
     for block in blocks:
         if block.kind in ("run", "server", "arena"):
             output = run_block(block, built.folder, timeout=300, replace=places)
+            if block.kind == "server":
+                # The tournament exits 0 even when a bot loses its seats: every game must have finished.
+                assert re.search(r"(\d+) games \(\1 finished\)", output), output
             if block.kind == "arena":
                 assert "rated, place " in output, output
                 assert "game 2/2" in output, output
