@@ -285,7 +285,7 @@ final class Arena {
     delay[0] = Math.min(delay[0] * 2, 5000);
   }
 
-  static boolean transient_(Throwable error) {
+  static boolean isTransient(Throwable error) {
     Status.Code code = Status.fromThrowable(error).getCode();
     return code == Status.Code.UNAVAILABLE
         || code == Status.Code.CANCELLED
@@ -328,7 +328,7 @@ final class Arena {
             toldTaken = true;
           }
           failingSince = 0;
-        } else if (transient_(error)) {
+        } else if (isTransient(error)) {
           long now = System.currentTimeMillis();
           if (failingSince == 0) {
             failingSince = now;
