@@ -221,7 +221,8 @@ def server_label_names() -> dict[str, set[str]]:
 
     labels: dict[str, set[str]] = {}
     metrics = Metrics()
-    for value in [*vars(metrics).values(), *vars(ArenaMetrics()).values()]:
+    signals = [*vars(metrics.signals.lag).values(), *vars(metrics.signals.gc).values()]
+    for value in [*vars(metrics).values(), *vars(ArenaMetrics()).values(), *signals]:
         if isinstance(value, MetricWrapperBase):
             described: list[Metric] = list(value.describe())
             for family in described:
