@@ -75,6 +75,7 @@ async def prepare(
     folder = work / entry.name
     if folder.exists():
         shutil.rmtree(folder)
+    work.mkdir(parents=True, exist_ok=True)
     ready = Submission(submission.name, submission.language, submission.run, folder, submission.build)
     try:
         try:
