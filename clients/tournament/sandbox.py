@@ -161,13 +161,13 @@ class Sandbox:
     def setup(self, runtime: Path | None = None) -> None:
         """Check the walls, then find the per-bot limits this machine allows and lease user ids from
         ``runtime`` (when root); a clear :class:`SandboxError` when something is missing."""
-        self.check()
         if self.as_root:
             self.leases = UidLeases(self.uid_base, folder=runtime)
             try:
                 self.leases.prepare()
             except LeaseError as error:
                 raise SandboxError(str(error)) from None
+        self.check()
         self.cgroups = cgroups_detect()
 
     def close(self) -> None:
@@ -200,10 +200,16 @@ class Sandbox:
                 "run the bots unwalled with --sandbox none"
             )
         self.bwrap = found
-        probe = [*self._walls(None, writable=False), "--", "true"]
-        if self.as_root:
-            probe = [*self._walls(None, writable=False), "--", "setpriv", *self._drop(self.uid_base), "true"]
-        result = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
+        lease = self.lease()  # the probe's user is leased too: it is never another bot's
+        try:
+            probe = [*self._walls(None, writable=False), "--", "true"]
+            if self.as_root:
+                uid = lease.uid if lease is not None else self.uid_base
+                probe = [*self._walls(None, writable=False), "--", "setpriv", *self._drop(uid), "true"]
+            result = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
+        finally:
+            if lease is not None:
+                lease.release()
         if result.returncode != 0:
             detail = result.stderr.strip().splitlines()
             hint = "" if self.as_root else " (are unprivileged user namespaces enabled? see sysctl "

@@ -37,10 +37,15 @@ def start_times(sandbox: Sandbox, folder: Path, command: str, count: int) -> tup
     plain: list[float] = []
     env = {"PATH": bot_path(), "HOME": "/tmp"}
     for _ in range(count):
-        argv = sandbox.command(folder, command, env, uid=sandbox.uid_base, socket=None)
-        started = time.perf_counter()
-        subprocess.run(argv, check=True, capture_output=True)
-        walled.append(time.perf_counter() - started)
+        lease = sandbox.lease()
+        try:
+            argv = sandbox.command(folder, command, env, uid=lease.uid if lease else None, socket=None)
+            started = time.perf_counter()
+            subprocess.run(argv, check=True, capture_output=True)
+            walled.append(time.perf_counter() - started)
+        finally:
+            if lease is not None:
+                lease.release()
         started = time.perf_counter()
         subprocess.run(["/bin/sh", "-c", command], check=True, capture_output=True, cwd=folder)
         plain.append(time.perf_counter() - started)

@@ -69,7 +69,7 @@ def load(folder: Path) -> Submission:
         raise SubmissionError(f"{label}: {MANIFEST} is not valid TOML: {error}") from None
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        shown = ", ".join(repr(key[:40]) for key in unknown[:5]) + (" and more" if len(unknown) > 5 else "")
+        shown = ", ".join(key[:40] for key in unknown[:5]) + (" and more" if len(unknown) > 5 else "")
         raise SubmissionError(
             f"{label}: {MANIFEST} has unknown field(s) {shown} (known: {', '.join(FIELDS)})"
         )
