@@ -187,7 +187,8 @@ class SeatGateway:
         """Why a call about ``game_id`` is refused, or None when it is the bot's game."""
         if game_id in self.games:
             return None
-        return f"game {game_id!r} is not the game it plays" if game_id else "the request names no game"
+        shown = game_id if len(game_id) <= 100 else game_id[:100] + "…"
+        return f"game {shown!r} is not the game it plays" if game_id else "the request names no game"
 
 
 class _Handler(grpc.GenericRpcHandler):  # type: ignore[type-arg]

@@ -32,6 +32,7 @@ MANIFEST = "kutnahora-bot.toml"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 FIELDS = {"name": str, "language": str, "build": str, "run": str}
 REQUIRED = ("name", "language", "run")
+FIELD_CAPS = {"name": 64, "language": 64, "build": 4096, "run": 4096}  # commands reach an argv
 
 
 class SubmissionError(Exception):
@@ -76,6 +77,9 @@ def load(folder: Path) -> Submission:
     for key, kind in FIELDS.items():
         if key in data and not isinstance(data[key], kind):
             raise SubmissionError(f"{label}: {MANIFEST} field {key!r} must be a string")
+    for key, cap in FIELD_CAPS.items():
+        if len(data.get(key, "")) > cap:
+            raise SubmissionError(f"{label}: {MANIFEST} field {key!r} is longer than {cap} characters")
     missing = [key for key in REQUIRED if not str(data.get(key, "")).strip()]
     if missing:
         raise SubmissionError(f"{label}: {MANIFEST} lacks {', '.join(missing)}")

@@ -168,3 +168,13 @@ def test_a_tournament_refuses_them_before_anything_runs_and_the_secret_appears_n
     assert SECRET not in everything and "/etc/shadow" not in everything
     results = json.loads(out.read_text())
     assert all(g["scores"] is not None for g in results["games"])  # their seats lost, every game played
+
+
+def test_an_argv_bomb_in_the_manifest_is_refused(tmp_path: Path) -> None:
+    folder = submission(tmp_path, "bomb")
+    (folder / MANIFEST).write_text(f'name = "bomb"\nlanguage = "sh"\nrun = "echo {"x" * 200_000}"\n')
+    with pytest.raises(SubmissionError, match="field 'run' is longer than 4096 characters"):
+        load(folder)
+    (folder / MANIFEST).write_text('name = "bomb"\nlanguage = "sh"\nrun = "true"\n' + "#" * (2 << 20) + "\n")
+    with pytest.raises(SubmissionError, match="larger than"):
+        load(folder)

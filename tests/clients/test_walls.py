@@ -8,7 +8,8 @@ counted afterwards): a well-behaved submission and the built-in greedy bot play
   reflection through its socket, then keeps a child calling ``CreateGame`` while it plays its seat;
 * ``hog``, whose four children each take 96 MiB (each alone fits the 256 MiB limit, together they do not);
 * ``explorer``, which lists and reads the runner's checkout, its home, ``/work``, and says where its
-  ``kutnahora`` package comes from, then plays.
+  ``kutnahora`` package comes from, then plays;
+* ``daemon``, which leaves a daemon (double fork, a session of its own) behind, then plays.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         pytest.skip("no writable cgroup hierarchy with the memory and pids controllers on this machine")
     folder = tmp_path_factory.mktemp("walls")
     submissions = folder / "submissions"
-    for name in ("filler", "hog", "explorer"):
+    for name in ("filler", "hog", "explorer", "daemon"):
         shutil.copytree(WALLS / name, submissions / name)
     shutil.copytree(ROOT / "tests" / "clients" / "hostile" / "good", submissions / "good")
     home = Path.home()
@@ -143,7 +144,7 @@ def test_every_game_ends_and_the_runner_exits_0(run: Run) -> None:
     assert run.code == 0, run.output
     assert len(run.results["games"]) == GAMES
     assert all(g["scores"] is not None for g in run.results["games"])
-    for bot in ("good", "filler", "hog", "explorer"):
+    for bot in ("good", "filler", "hog", "explorer", "daemon"):
         assert run.games_of(bot), f"{bot} played no game"
     assert run.failures_of("good") == [] and run.failures_of("greedy") == []
 
@@ -190,3 +191,17 @@ def test_the_runners_checkout_home_and_files_are_not_in_view(run: Run) -> None:
         assert set(ast.literal_eval(line.split(": ", 1)[1])) <= shown, line
     assert f"BLOCKED read {home / '.bashrc'}: No such file or directory" in log
     assert run.failures_of("explorer") == []
+
+
+def test_no_daemon_outlives_its_game(run: Run) -> None:
+    assert "left a daemon behind" in run.log_of("daemon")
+    assert run.failures_of("daemon") == []
+    mark = b"kutnahora-daemon-mark-5d1f"
+    alive = []
+    for process in Path("/proc").iterdir():
+        try:
+            if process.name.isdigit() and mark in (process / "cmdline").read_bytes():
+                alive.append(process.name)
+        except OSError:
+            continue
+    assert alive == [], f"daemons still running: {alive}"
