@@ -139,7 +139,7 @@ class Cgroups:
         """Remove the groups of runners that are no longer running, beside ``parents``."""
         for parent in parents:
             for other in parent.parent.glob(RUNNER_PREFIX + "*"):
-                pid = other.name.removeprefix(RUNNER_PREFIX)
+                pid = other.name.removeprefix(RUNNER_PREFIX).removesuffix(".self")
                 if pid.isdigit() and not _alive(int(pid)):
                     _remove_tree(other)
 
@@ -179,18 +179,35 @@ def detect(runner: str | None = None) -> Cgroups:
 
 def _make_v2(parent: Path, name: str) -> Path | None:
     """The runner's group under its own cgroup2 group, with memory and pids enabled for the bots'
-    groups below it; None when the subtree is not delegated to the runner."""
+    groups below it; None when the subtree is not delegated to the runner.
+
+    cgroup v2 lets a group hand controllers to its children only when no process sits in it, and a
+    delegated group (systemd's ``Delegate=yes``) holds the runner itself: the runner then moves into a
+    leaf of its own (``NAME.self``) first, and back if the controllers still cannot be enabled."""
     if not {"memory", "pids"} <= set(_read(parent / "cgroup.controllers").split()):
         return None
     folder = parent / name
+    leaf = parent / f"{name}.self"
+    moved = False
     try:
+        if not {"memory", "pids"} <= set(_read(parent / "cgroup.subtree_control").split()):
+            try:
+                _write(parent / "cgroup.subtree_control", "+memory +pids")
+            except OSError as error:
+                if error.errno != errno.EBUSY:
+                    raise
+                leaf.mkdir(exist_ok=True)
+                _write(leaf / "cgroup.procs", str(os.getpid()))
+                moved = True
+                _write(parent / "cgroup.subtree_control", "+memory +pids")
         folder.mkdir(exist_ok=True)
-        enabled = set(_read(parent / "cgroup.subtree_control").split())
-        if not {"memory", "pids"} <= enabled:
-            _write(parent / "cgroup.subtree_control", "+memory +pids")
         _write(folder / "cgroup.subtree_control", "+memory +pids")
     except OSError:
+        if moved:
+            with contextlib.suppress(OSError):
+                _write(parent / "cgroup.procs", str(os.getpid()))
         _rmdir(folder)
+        _rmdir(leaf)
         return None
     return folder
 

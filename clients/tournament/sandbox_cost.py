@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig
-from kutnahora.clients.tournament.sandbox import Sandbox, bot_path
+from kutnahora.clients.tournament.sandbox import Sandbox, bot_env
 from kutnahora.clients.tournament.schedule import schedule
 from kutnahora.clients.tournament.submission import Submission
 
@@ -35,7 +35,7 @@ def start_times(sandbox: Sandbox, folder: Path, command: str, count: int) -> tup
     """Median seconds to run ``command`` to its end, walled and unwalled (interleaved)."""
     walled: list[float] = []
     plain: list[float] = []
-    env = {"PATH": bot_path(), "HOME": "/tmp"}
+    env = bot_env()
     for _ in range(count):
         lease = sandbox.lease()
         try:

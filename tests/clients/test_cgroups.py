@@ -48,11 +48,20 @@ def run_in(command: str, enter: str) -> subprocess.CompletedProcess[str]:
 def test_a_group_bounds_the_memory_of_all_its_processes_together(cgroups: Cgroups) -> None:
     group = cgroups.create(96 * MIB, 64)
     assert group is not None
-    # Three processes of 40 MiB each: each alone fits in 96 MiB, all three do not.
+    # Three processes of 40 MiB each (forked together, each holding for 5 s): each alone fits in 96 MiB,
+    # all three do not.
     hold = (
-        "import os, time; b = bytearray(os.urandom(1)) * (40 << 20); print('held', flush=True); time.sleep(3)"
+        "import os, time\n"
+        "for _ in range(3):\n"
+        "    if os.fork() == 0:\n"
+        "        b = bytearray(os.urandom(1)) * (40 << 20)\n"
+        "        print('held', flush=True)\n"
+        "        time.sleep(5)\n"
+        "        os._exit(0)\n"
+        "for _ in range(3):\n"
+        "    os.wait()\n"
     )
-    done = run_in(f'for i in 1 2 3; do {sys.executable} -c "{hold}" & done; wait', group.enter())
+    done = run_in(f"{sys.executable} -c '{hold}'", group.enter())
     assert done.stdout.count("held") < 3, done.stdout
     assert group.oom_killed() >= 1
     peak = group.peak_bytes()
