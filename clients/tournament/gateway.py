@@ -16,8 +16,9 @@ of its own to the server, for these methods only:
 Everything else (creating, joining, listing, resigning or abandoning games, watching, replays, other
 games, the arena, reflection, health, unknown methods) is answered ``PERMISSION_DENIED`` with the
 ``google.rpc.ErrorInfo`` reason ``OUTSIDE_SEAT`` and a sentence naming what was refused, without a byte
-reaching the server. Requests are decoded only to read their game id; what the server receives is what
-the bot sent.
+reaching the server. After the first 100 refusals, refusals are answered one at a time, 20 ms apart,
+so that a bot hammering calls it may not make cannot keep the runner (and the other bots' gateways) busy.
+Requests are decoded only to read their game id; what the server receives is what the bot sent.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ GAME_METHODS: dict[str, type[Message]] = {
 ALLOWED = (*GAME_METHODS, PLAY, COMPONENTS, SERVER_INFO)
 MAX_MESSAGE = 16 << 20
 MAX_STREAMS = 16  # calls at once on the bot's connection
+FREE_REFUSALS = 100  # refusals answered at once; after them, one at a time, REFUSAL_PACE apart
+REFUSAL_PACE = 0.02  # seconds: a bot hammering calls it may not make costs the runner at most 50 a second
 DROPPED_METADATA = ("grpc-", ":")  # gRPC's own keys; everything else (the seat token) goes through
 
 
@@ -112,6 +115,7 @@ class SeatGateway:
         self.forwarded = 0  # calls sent on to the server
         self._server: grpc.aio.Server | None = None
         self._channel: grpc.aio.Channel | None = None
+        self._pacing = asyncio.Lock()
 
     async def start(self) -> None:
         """Connect to the server and listen on :attr:`socket` (removed first if a stale one is there;
@@ -163,6 +167,9 @@ class SeatGateway:
 
     async def deny(self, context: grpc.aio.ServicerContext[Any, Any], method: str, why: str) -> None:
         self.refused += 1
+        if self.refused > FREE_REFUSALS:  # paced, so that no bot can keep the runner busy refusing it
+            async with self._pacing:
+                await asyncio.sleep(REFUSAL_PACE)
         sentence = (
             f"a hosted bot may only play its own seat: {why}; the calls it may make are Play, "
             "GetObservation, SubmitDecision and GetGame of its own game, GetComponents and GetServerInfo."
