@@ -62,8 +62,9 @@ def test_a_group_bounds_the_memory_of_all_its_processes_together(cgroups: Cgroup
         "    os.wait()\n"
     )
     done = run_in(f"{sys.executable} -c '{hold}'", group.enter())
-    assert done.stdout.count("held") < 3, done.stdout
-    assert group.oom_killed() >= 1
+    assert done.stdout.count("held") < 3, done.stdout + done.stderr
+    # the kernel killed one (or, short of killing, refused it memory)
+    assert group.oom_killed() >= 1 or "MemoryError" in done.stderr, done.stdout + done.stderr
     peak = group.peak_bytes()
     assert peak is None or peak <= 96 * MIB
     folders = list(group.folders)
@@ -74,22 +75,35 @@ def test_a_group_bounds_the_memory_of_all_its_processes_together(cgroups: Cgroup
 def test_a_group_bounds_the_processes_of_all_its_processes_together(cgroups: Cgroups) -> None:
     group = cgroups.create(256 * MIB, 10)
     assert group is not None
+    # Two branches of one bot fork as many sleeping children as they can (the children hold on until the
+    # group is removed): together they share the one limit of 10, the bot's own three processes included.
     forker = (
         "import os, time\n"
-        "n = 0\n"
-        "try:\n"
-        "    while n < 100:\n"
-        "        if os.fork() == 0:\n"
-        "            time.sleep(5); os._exit(0)\n"
-        "        n += 1\n"
-        "except OSError:\n"
-        "    pass\n"
-        "print(n, flush=True)\n"
+        "branches = []\n"
+        "for _ in range(2):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        n = 0\n"
+        "        try:\n"
+        "            while n < 100:\n"
+        "                if os.fork() == 0:\n"
+        "                    os.closerange(0, 3)\n"
+        "                    time.sleep(120)\n"
+        "                    os._exit(0)\n"
+        "                n += 1\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "        os.write(1, str(n).encode() + bytes([10]))  # one write: the branches share the pipe\n"
+        "        os._exit(0)\n"
+        "    branches.append(pid)\n"
+        "for pid in branches:\n"
+        "    os.waitpid(pid, 0)\n"
     )
-    # Two forkers at once share the one limit of 10 (the shells count too).
-    done = run_in(f"{sys.executable} -c '{forker}' & {sys.executable} -c '{forker}' & wait", group.enter())
+    done = run_in(f"exec {sys.executable} -c '{forker}'", group.enter())
     counts = [int(n) for n in done.stdout.split()]
-    assert len(counts) == 2 and sum(counts) < 10, done.stdout
+    # At most 10 at once: the bot's process and its two branches, 7 children; one more when a branch that
+    # is done leaves its place to the other.
+    assert len(counts) == 2 and 7 <= sum(counts) <= 8, done.stdout
     group.remove()  # the sleeping children are killed with it
     assert not any(folder.exists() for folder in group.folders)
 
