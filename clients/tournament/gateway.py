@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -264,10 +264,8 @@ def _unary(gateway: SeatGateway, method: str) -> Callable[..., Any]:
     return handler
 
 
-def _play(gateway: SeatGateway) -> Callable[..., AsyncIterator[bytes]]:
-    async def handler(
-        requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[bytes]:
+def _play(gateway: SeatGateway) -> Callable[..., Awaitable[None]]:
+    async def handler(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]) -> None:
         try:
             first = await anext(requests)
         except StopAsyncIteration:
@@ -286,24 +284,30 @@ def _play(gateway: SeatGateway) -> Callable[..., AsyncIterator[bytes]]:
             await gateway.deny(context, PLAY, why)
             return
 
-        async def upward() -> AsyncIterator[bytes]:
-            yield first
-            async for request in requests:
-                yield request
-
         gateway.forwarded += 1
         call = gateway.channel.stream_stream(
             PLAY, request_serializer=_identity, response_deserializer=_identity
-        )(upward(), metadata=_outgoing(context), timeout=_timeout(context))
+        )(metadata=_outgoing(context), timeout=_timeout(context))  # type: ignore[call-arg]
+
+        async def upward() -> None:
+            # An upstream that ends, or a bot that goes, ends this too; the loop below says how.
+            with contextlib.suppress(Exception):
+                await call.write(first)
+                async for request in requests:
+                    await call.write(request)
+                await call.done_writing()
+
+        sending = asyncio.create_task(upward())
         try:
-            async for response in call:
-                yield response
+            while (response := await call.read()) is not grpc.aio.EOF:  # type: ignore[attr-defined]
+                await context.write(response)
             trailing = await call.trailing_metadata()
             if trailing:
                 context.set_trailing_metadata(tuple(trailing))
         except grpc.aio.AioRpcError as error:
             await gateway.relay_error(context, error)
         finally:
+            sending.cancel()
             call.cancel()  # the bot went away (or the stream ended): nothing is left open upstream
 
     return handler
