@@ -90,14 +90,14 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
                 "-c",
                 "import sys; from kutnahora.clients.tournament.cli import main; sys.exit(main())",
                 *("--submissions", str(submissions), "--bots", "greedy", "--players", "2"),
-                *("--games", "14", "--seed", "1", "--concurrency", "4", "--move-timeout", "20"),
+                *("--games", "14", "--seed", "1", "--concurrency", "4", "--move-timeout", "45"),
                 *("--bot-cpu", "3", "--bot-processes", str(PROCESSES), "--bot-log", str(LOG_KIB)),
                 *("--bot-memory", str(MEMORY_MIB), "--sandbox-runtime", str(folder / "leases")),
                 *("--server", address, "--server-socket", str(socket), "--out", str(out), "--quiet"),
             ],
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=600,
             check=False,
         )
         results = json.loads(out.read_text())
