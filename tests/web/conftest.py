@@ -141,6 +141,17 @@ def context(browser: Any) -> Iterator[Any]:
         ctx.close()
 
 
+@pytest.fixture
+def strict_context(browser: Any) -> Iterator[Any]:
+    """A fresh browser profile whose pages run under their own Content-Security-Policy, as a visitor's do."""
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1200})
+    ctx.set_default_timeout(20_000)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
 @pytest.fixture(scope="session")
 def screenshots() -> Path:
     """Where the tests save their screenshots (``KUTNAHORA_SCREENSHOTS``, else a temporary folder)."""
