@@ -165,10 +165,8 @@ def rows(page: Any, table: str) -> list[str]:
     return [cells.nth(i).get_attribute("data-game-id") for i in range(cells.count())]
 
 
-def test_the_lobby_page_shows_every_live_game_and_pages_the_finished_ones(
-    crowd: Crowd, strict_context: Any
-) -> None:
-    page = strict_context.new_page()
+def test_the_lobby_page_shows_every_live_game_and_pages_the_finished_ones(crowd: Crowd, context: Any) -> None:
+    page = context.new_page()
     page.goto(crowd.web)
     page.wait_for_selector("#lobby-status:has-text('updated')")
     assert rows(page, "waiting") == crowd.ids["waiting"]
