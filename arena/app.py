@@ -24,9 +24,9 @@ from kutnahora.arena.pools import DEFAULT_POOLS, Pool, parse_pools
 from kutnahora.arena.servers import GameServers
 from kutnahora.arena.service import ArenaServicer
 from kutnahora.arena.store import ArenaStore
-from kutnahora.server import logs
-from kutnahora.server.app import StartupError, add_reflection
-from kutnahora.server.store import StoreError
+from kutnahora.plumbing import logs
+from kutnahora.plumbing.errors import StartupError, StoreError
+from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
 
 SERVICE_NAME = arena_service_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name

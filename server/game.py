@@ -33,20 +33,19 @@ from kutnahora import engine
 from kutnahora.engine import Event, GameOptions, GameResult, GameState, IllegalDecision, Option, parse_option
 from kutnahora.engine.components import ComponentSet
 from kutnahora.engine.options import PendingDecision, PlayCard, Skip
-from kutnahora.server import auth
-from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.errors import (
+from kutnahora.plumbing import auth
+from kutnahora.plumbing.errors import (
     ServiceError,
     conflict,
     denied,
     engine_failed,
-    engine_refusal,
     invalid,
     precondition,
     stale,
     store_unavailable,
     unauthenticated,
 )
+from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import (
@@ -59,6 +58,7 @@ from kutnahora.server.records import (
     SeatState,
     canonical_text,
 )
+from kutnahora.server.refusals import engine_refusal
 from kutnahora.server.replication import ReplicationMetrics
 from kutnahora.server.requests import Sealer
 from kutnahora.server.store import (

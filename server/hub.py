@@ -20,9 +20,9 @@ import grpc
 from kutnahora import engine
 from kutnahora.engine import GameOptions
 from kutnahora.engine.components import ComponentSet
-from kutnahora.server import auth
+from kutnahora.plumbing import auth
+from kutnahora.plumbing.errors import ServiceError, clip, exhausted, invalid, not_found
 from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.errors import ServiceError, clip, exhausted, invalid, not_found
 from kutnahora.server.game import (
     GameServices,
     LiveGame,

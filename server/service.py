@@ -7,7 +7,7 @@ the presenter builds. Answers that carry observations are sent as bytes assemble
 handlers are registered here from the service descriptors with serialisers that accept either a message
 or ready bytes. Every call is wrapped once: it binds ``rpc``, ``request_id``, ``game_id`` and ``seat`` to
 the log context, applies the per-connection rate limit, counts the call, and turns a
-:class:`kutnahora.server.errors.ServiceError` into the call's status.
+:class:`kutnahora.plumbing.errors.ServiceError` into the call's status.
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ from google.protobuf.message import Message
 
 import kutnahora
 from kutnahora import engine, wire
-from kutnahora.server import auth, presenter, requests
-from kutnahora.server.config import ServerConfig
-from kutnahora.server.errors import (
+from kutnahora.plumbing import auth
+from kutnahora.plumbing.errors import (
     ServiceError,
     clip,
     exhausted,
@@ -41,10 +40,14 @@ from kutnahora.server.errors import (
     server_fault,
     store_unavailable,
 )
+from kutnahora.plumbing.logs import LineBudget
+from kutnahora.plumbing.messages import decode, serialize
+from kutnahora.plumbing.status import status_details
+from kutnahora.server import presenter, requests
+from kutnahora.server.config import ServerConfig
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.limits import RateLimiter
-from kutnahora.server.logs import LineBudget
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.presenter import GameFeed
 from kutnahora.server.records import Answer, GameStatus
@@ -69,13 +72,6 @@ R = TypeVar("R")
 FAULT_EXIT_STATUS = 75  # the exit status of the fault hook (KUTNAHORA_FAULT_EXIT_AFTER_COMMIT)
 PURGE_EVERY = 3600.0  # seconds between deletions of request ids past their window
 Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
-
-
-def serialize(value: Message | bytes) -> bytes:
-    """Serialise a response that may already be bytes."""
-    if isinstance(value, bytes):
-        return value
-    return value.SerializeToString()
 
 
 def _request_id(context: grpc.aio.ServicerContext[Any, Any]) -> str:
@@ -223,7 +219,7 @@ class KutnaHoraService:
     @staticmethod
     async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> None:
         """End the call with the refusal's status, its sentence, and its ``google.rpc.Status`` details."""
-        await context.abort(error.code, error.message, trailing_metadata=presenter.status_details(error))
+        await context.abort(error.code, error.message, trailing_metadata=status_details(error))
 
     def _log_refusal(self, rpc: str, error: ServiceError) -> None:
         """Count a refusal, and log it unless this kind of refusal was logged often just now."""
@@ -618,17 +614,6 @@ def _check_name(field: str, name: str) -> None:
     """INVALID_ARGUMENT when a player's name (the request's ``field``) is longer than :data:`MAX_NAME`."""
     if len(name) > MAX_NAME:
         raise invalid(f"{field} must be at most {MAX_NAME} characters")
-
-
-def decode(request_class: type[M], body: bytes) -> M:
-    """A request decoded from the bytes received; INVALID_ARGUMENT when they are not one."""
-    try:
-        return request_class.FromString(body)
-    except Exception:  # protobuf's DecodeError, or whatever else a hostile body provokes while parsing
-        name = request_class.DESCRIPTOR.full_name
-        raise invalid(
-            f"the request ({len(body)} bytes) is not a {name} message: it cannot be decoded"
-        ) from None
 
 
 def _answer(answer: game_pb2.Answer) -> Answer:

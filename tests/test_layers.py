@@ -164,3 +164,39 @@ def test_nothing_below_the_web_front_end_imports_it() -> None:
     for folder in ("engine", "wire", "server", "clients", "bench"):
         for path, names in imported_roots(folder).items():
             assert "kutnahora.web" not in names, f"{path} imports the web front end"
+
+
+PLUMBING_ALLOWED = {
+    "kutnahora.plumbing",
+    "kutnahora.v1",
+    "grpc",
+    "grpc_health",
+    "grpc_reflection",
+    "grpc_status",
+}
+"""What the shared service layer may import besides the standard library and third-party libraries: nothing of
+either service, nor the engine."""
+
+
+def test_the_services_meet_only_through_the_wire_contract_and_the_shared_layer() -> None:
+    """The arena and the game server are two services: neither imports the other; what both need (logs,
+    refusals and their details, credentials, health, reflection, the migration runner) is the shared layer
+    kutnahora.plumbing, which imports neither of them nor the engine (docs/architecture.md#layers)."""
+    for path, names in imported_roots("arena").items():
+        assert "kutnahora.server" not in names, f"{path} imports the game server"
+    for path, names in imported_roots("server").items():
+        assert "kutnahora.arena" not in names, f"{path} imports the arena"
+    found = imported_roots("plumbing")
+    assert "plumbing/errors.py" in found
+    ours = {
+        "kutnahora.server",
+        "kutnahora.arena",
+        "kutnahora.engine",
+        "kutnahora.clients",
+        "kutnahora.web",
+        "kutnahora.envs",
+        "kutnahora.bench",
+        "kutnahora.wire",
+    }
+    for path, names in found.items():
+        assert not names & ours, f"{path} imports {sorted(names & ours)}"

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kutnahora.plumbing.errors import StoreError
 from kutnahora.server.records import UNFINISHED
 from kutnahora.server.requests import RequestRecord
 from kutnahora.server.store.base import (
@@ -37,7 +38,6 @@ from kutnahora.server.store.base import (
     GameRow,
     SeatRow,
     StoredGame,
-    StoreError,
     decode_json,
     encode_json,
     game_filter,

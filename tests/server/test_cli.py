@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.server import collector, logs
+from kutnahora.plumbing import logs
+from kutnahora.server import collector
 from kutnahora.server.config import ClockConfig, Limits, ServerConfig
 from kutnahora.server.main import build_parser, config_from_args, main
 from kutnahora.server.settings import declared, markdown_table, show_value

@@ -17,7 +17,7 @@ import pytest
 
 from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game
-from kutnahora.server import logs
+from kutnahora.plumbing import logs
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics

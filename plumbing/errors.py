@@ -1,10 +1,10 @@
 """The errors the service answers with: a gRPC status code, a sentence, and a short reason.
 
-Domain code raises :class:`ServiceError`; the servicers turn it into the call's status (unary calls) or a
-``DecisionRejected`` message (the Play stream), both built by :mod:`kutnahora.server.presenter`. ``reason``
-(a :class:`Reason`) labels the refusal in metrics and logs, and the presenter maps it to the wire's
-``RejectReason``, which a client reads from the ``DecisionRejected`` or from the ``google.rpc.ErrorInfo``
-in the call status's details.
+Shared by the game server and the arena. Domain code raises :class:`ServiceError`; the servicers turn it
+into the call's status (unary calls, with the details of :mod:`kutnahora.plumbing.status`) or, on the game
+server's Play stream, a ``DecisionRejected`` message. ``reason`` (a :class:`Reason`) labels the refusal in
+metrics and logs and maps to the wire's ``RejectReason``, which a client reads from the
+``DecisionRejected`` or from the ``google.rpc.ErrorInfo`` in the call status's details.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from __future__ import annotations
 from enum import StrEnum
 
 import grpc
-
-from kutnahora.engine import GameOver, IllegalDecision, NotAnOption, NotYourTurn
 
 
 class Reason(StrEnum):
@@ -130,21 +128,9 @@ def server_fault(message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.INTERNAL, message, "server_fault")
 
 
-ENGINE_REFUSALS: tuple[tuple[type[IllegalDecision], Reason], ...] = (
-    (GameOver, Reason.GAME_NOT_ACTIVE),
-    (NotYourTurn, Reason.NOT_YOUR_TURN),
-    (NotAnOption, Reason.NOT_AN_OPTION),
-)
-"""The engine's refusals of a decision (:func:`kutnahora.engine.check`), each with the reason it is answered
-with."""
+class StartupError(Exception):
+    """A service could not start; the message says why in a sentence."""
 
 
-def engine_refusal(game_id: str, error: IllegalDecision) -> ServiceError:
-    """The refusal of a decision the engine does not accept now (FAILED_PRECONDITION), in the engine's own
-    words: the game is over, another seat owes the decision, or the option is not listed. Any other
-    :class:`~kutnahora.engine.IllegalDecision` (a refusal the engine may add later) is answered as an option
-    that is not listed: the engine changed nothing either way."""
-    reason = next(
-        (reason for kind, reason in ENGINE_REFUSALS if isinstance(error, kind)), Reason.NOT_AN_OPTION
-    )
-    return precondition(f"game {game_id}: {error}", reason)
+class StoreError(RuntimeError):
+    """A database operation failed; the message says which and why."""
