@@ -332,7 +332,7 @@ async def components(request: Request, web: Web) -> Response:
 async def list_games(request: Request, web: Web) -> Response:
     """Every waiting and active game, and a page of the finished and abandoned ones (:mod:`.lobby`)."""
     try:
-        wanted = lobby.Request.parse(dict(request.query_params))
+        wanted = lobby.Wanted.parse(dict(request.query_params))
         answer = await lobby.listing(web.client, wanted)
     except lobby.ListingError as error:
         raise BadRequest(str(error)) from None

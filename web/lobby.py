@@ -35,7 +35,7 @@ class ListingError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Request:
+class Wanted:
     """What a lobby listing asks for: the page token of each ended status ("" for the newest page) and the
     number of rows on those pages."""
 
@@ -43,7 +43,7 @@ class Request:
     size: int = PAGE_SIZE
 
     @classmethod
-    def parse(cls, query: dict[str, str]) -> Request:
+    def parse(cls, query: dict[str, str]) -> Wanted:
         """The request in a query string: ``finished=TOKEN``, ``abandoned=TOKEN``, ``size=N``."""
         raw = query.get("size", "")
         if raw and (not raw.isdigit() or not 1 <= int(raw) <= PAGE_MOST):
@@ -82,7 +82,7 @@ async def page(client: Client, status: str, token: str, size: int) -> tuple[list
         raise
 
 
-async def listing(client: Client, request: Request) -> dict[str, Any]:
+async def listing(client: Client, wanted: Wanted) -> dict[str, Any]:
     """The lobby's rows: every waiting and active game, and a page of the finished and abandoned ones.
 
     ``games`` holds the rows (each with its ``status``); ``next`` the token of each ended status's next,
@@ -91,8 +91,8 @@ async def listing(client: Client, request: Request) -> dict[str, Any]:
     waiting, active, finished, abandoned = await asyncio.gather(
         every(client, LIVE_STATUSES["waiting"]),
         every(client, LIVE_STATUSES["active"]),
-        page(client, "finished", request.tokens["finished"], request.size),
-        page(client, "abandoned", request.tokens["abandoned"], request.size),
+        page(client, "finished", wanted.tokens["finished"], wanted.size),
+        page(client, "abandoned", wanted.tokens["abandoned"], wanted.size),
     )
     # A game that started between two of the calls may be in two lists; it is shown once.
     games: dict[str, game_pb2.GameSummary] = {}
@@ -101,7 +101,7 @@ async def listing(client: Client, request: Request) -> dict[str, Any]:
     return {
         "games": [wire.summary(game) for game in games.values()],
         "next": {"finished": finished[1], "abandoned": abandoned[1]},
-        "size": request.size,
+        "size": wanted.size,
         "more": {"waiting": waiting[1], "active": active[1]},
         "most": LIVE_MOST,
     }
