@@ -33,6 +33,9 @@ import numpy.typing as npt
 FORMAT = 1
 """The version of the weights file's layout."""
 
+WEIGHTS = Path(__file__).resolve().parent / "weights" / "neural.npz"
+"""The weights file the ``neural`` bot plays with (with ``neural.json`` beside it: how it was made)."""
+
 Floats = npt.NDArray[np.float32]
 
 
@@ -63,8 +66,14 @@ class PolicyValueNet:
             h = h[None, :]
         if h.shape[1] != self.inputs:
             raise ValueError(f"the network reads vectors of {self.inputs} entries, not {h.shape[1]}")
-        for weight, bias in self.trunk:
-            h = h @ weight
+        for depth, (weight, bias) in enumerate(self.trunk):
+            if depth == 0:
+                # An observation has a few hundred non-zero entries out of thousands: multiplying only
+                # those rows of the first weight reads a twentieth of it (ten times faster, measured).
+                used = np.flatnonzero(h.any(axis=0))
+                h = h[:, used] @ weight[used]
+            else:
+                h = h @ weight
             h += bias
             np.maximum(h, 0.0, out=h)
         logits = h @ self.policy[0] + self.policy[1]

@@ -65,8 +65,7 @@ from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.outcome import returns
 from kutnahora.envs.state_encoding import StateEncoder
 
-WEIGHTS = Path(__file__).resolve().parent / "weights" / "neural.npz"
-"""The weights file the ``neural`` bot plays with (with ``neural.json`` beside it: how it was made)."""
+WEIGHTS = network.WEIGHTS
 
 SeatPlayer = Callable[[GameState, int], Option]
 """A player of a seat in process: the option it takes in a state where it owes the decision."""
@@ -110,7 +109,7 @@ def build_model(inputs: int, hidden: Sequence[int], actions: int) -> Any:
     import torch
     from torch import nn
 
-    class Model(nn.Module):  # type: ignore[misc]
+    class Model(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             widths = [inputs, *hidden]
@@ -251,6 +250,9 @@ class Slot:
     others: dict[int, SeatPlayer]
     kind: str
     rows: dict[int, list[int]]
+    encoder: StateEncoder
+    """This game's own encoder: it rewrites only what changed since the seat's last vector, which saves
+    most of the work only while it follows one game."""
 
 
 class Rollouts:
@@ -288,8 +290,9 @@ class Rollouts:
         kinds = [k for k in self.opponents if k != "past" or self.pool]
         kind = rng.choices(kinds, [self.opponents[k] for k in kinds])[0]
         state = new_game(GameOptions(players=count), rng.getrandbits(62))
+        encoder = StateEncoder(self.layout, normalized=True)
         if kind == "self":
-            return Slot(state, set(range(count)), {}, kind, {s: [] for s in range(count)})
+            return Slot(state, set(range(count)), {}, kind, {s: [] for s in range(count)}, encoder)
         learner = rng.randrange(count)
         others: dict[int, SeatPlayer] = {}
         past = rng.choice(self.pool) if kind == "past" else None
@@ -297,10 +300,10 @@ class Rollouts:
             if seat == learner:
                 continue
             if past is not None:
-                others[seat] = NetPlayer(past, self.encoder, self.space, True, rng.getrandbits(32))
+                others[seat] = NetPlayer(past, encoder, self.space, True, rng.getrandbits(32))
             else:
                 others[seat] = bot_player(kind, rng.getrandbits(32))
-        return Slot(state, {learner}, others, kind, {learner: []})
+        return Slot(state, {learner}, others, kind, {learner: []}, encoder)
 
     def collect(self, model: Any, buffer: Buffer) -> None:
         """Fill ``buffer``: start games until it holds enough samples, then play the last ones out."""
@@ -316,7 +319,7 @@ class Rollouts:
                     if pending is None:
                         self._finish(slot, buffer)
                         slot = self._new_slot() if not buffer.full() else None
-                        self.slots[i] = slot  # type: ignore[call-overload]
+                        self.slots[i] = slot
                         continue
                     if len(pending.options) == 1:
                         apply(state, pending.options[0])
@@ -329,7 +332,7 @@ class Rollouts:
             self.slots = [slot for slot in self.slots if slot is not None]
             if not waiting:
                 continue
-            vectors = np.stack([self.encoder.encode(slot.state, seat) for slot, seat in waiting])
+            vectors = np.stack([slot.encoder.encode(slot.state, seat) for slot, seat in waiting])
             masks = np.zeros((len(waiting), self.space.size), dtype=bool)
             id_lists = []
             for row, (slot, _) in enumerate(waiting):
@@ -341,8 +344,8 @@ class Rollouts:
                 logits, values = model(torch.from_numpy(vectors))
                 logits = logits.masked_fill(~torch.from_numpy(masks), -1e9)
                 dist = torch.distributions.Categorical(logits=logits)
-                actions = dist.sample()
-                logps = dist.log_prob(actions)
+                actions = dist.sample()  # type: ignore[no-untyped-call]
+                logps = dist.log_prob(actions)  # type: ignore[no-untyped-call]
             for row, (slot, seat) in enumerate(waiting):
                 action = int(actions[row])
                 index = buffer.add(vectors[row], masks[row], action, float(logps[row]), float(values[row]))
@@ -705,16 +708,18 @@ def run(args: argparse.Namespace, command: str) -> int:
             samples += used
             seconds += time.perf_counter() - started
             by_kind: dict[str, list[float]] = {}
+            mean_returns: dict[str, float] = {}
             for kind, players, value in rollouts.finished:
                 by_kind.setdefault(f"{kind} {players}p" if kind != "self" else "self", []).append(value)
             rollouts.finished = []
+            mean_returns.update({k: round(float(np.mean(v)), 4) for k, v in by_kind.items()})
             entry = {
                 "iteration": iteration,
                 "samples": samples,
                 "seconds": round(seconds, 1),
                 "collect_seconds": round(collected - started, 1),
                 "update_seconds": round(time.perf_counter() - collected, 1),
-                "returns": {k: round(float(np.mean(v)), 4) for k, v in by_kind.items()},
+                "returns": mean_returns,
                 "games": {k: len(v) for k, v in by_kind.items()},
                 **stats,
             }
@@ -723,8 +728,15 @@ def run(args: argparse.Namespace, command: str) -> int:
             progress.update(
                 task,
                 description="training "
-                + " ".join(f"{k}:{v:+.2f}" for k, v in sorted(entry["returns"].items()) if k != "self"),
+                + " ".join(f"{k}:{v:+.2f}" for k, v in sorted(mean_returns.items()) if k != "self"),
             )
+            if not args.progress:
+                log(
+                    f"{samples:,} samples; collect {entry['collect_seconds']} s, update "
+                    f"{entry['update_seconds']} s; returns "
+                    + " ".join(f"{k} {v:+.2f}" for k, v in sorted(mean_returns.items()))
+                    + f"; entropy {stats['entropy']:.2f}"
+                )
             if iteration % config["pool_every"] == 0:
                 rollouts.add_to_pool(to_numpy(model, meta), f"iter-{iteration:05d}")
             if iteration % config["eval_every"] == 0:
@@ -813,12 +825,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument("--players", default="2=7,3=1,4=2", help="weights of the player counts")
     train.add_argument(
         "--opponents",
-        default="self=4,past=2,greedy=3,mcts:10=1",
+        default="self=5,past=3,greedy=3,mcts:10=0.25",
         help="weights of the opponent kinds: self, past, random, greedy, mcts:N",
     )
     train.add_argument("--pool-size", type=int, default=8, help="past copies kept as opponents")
     train.add_argument("--pool-every", type=int, default=5, help="iterations between past copies")
-    train.add_argument("--eval-every", type=int, default=10, help="iterations between evaluations")
+    train.add_argument("--eval-every", type=int, default=20, help="iterations between evaluations")
     train.add_argument("--eval-games", type=int, default=40, help="games per evaluation against greedy")
     train.add_argument("--eval-search", default="mcts:25", help="the search bot evaluated against")
     train.add_argument("--eval-search-games", type=int, default=10, help="games against it (0: none)")
