@@ -693,8 +693,6 @@ def run(args: argparse.Namespace, command: str) -> int:
         transient=False,
     ) as progress:
         task = progress.add_task("training", total=config["samples"], completed=samples)
-        if iteration == 0:
-            evaluate_now()
         while samples < config["samples"]:
             started = time.perf_counter()
             buffer = Buffer(config["batch"], config["gamma"], config["lam"])
@@ -746,6 +744,8 @@ def run(args: argparse.Namespace, command: str) -> int:
                 checkpoint()
                 last_checkpoint = time.monotonic()
                 log(f"checkpoint; {samples:,} samples in {seconds / 60:.0f} min")
+        if not evaluations or evaluations[-1]["iteration"] != iteration:
+            evaluate_now()
         export(f"iter-{iteration:05d}")
         checkpoint()
         log(f"done: {samples:,} samples in {seconds / 60:.1f} min")
@@ -811,10 +811,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument(
         "--samples", type=int, default=20_000_000, help="stop after this many training samples"
     )
-    train.add_argument("--batch", type=int, default=8192, help="samples per iteration")
-    train.add_argument("--games", type=int, default=48, help="games played at once")
-    train.add_argument("--epochs", type=int, default=3, help="PPO epochs per iteration")
-    train.add_argument("--minibatch", type=int, default=512, help="samples per gradient step")
+    train.add_argument("--batch", type=int, default=4096, help="samples per iteration (at least)")
+    train.add_argument("--games", type=int, default=24, help="games played at once")
+    train.add_argument("--epochs", type=int, default=4, help="PPO epochs per iteration")
+    train.add_argument("--minibatch", type=int, default=256, help="samples per gradient step")
     train.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate")
     train.add_argument("--entropy", type=float, default=0.01, help="entropy bonus")
     train.add_argument("--clip", type=float, default=0.2, help="PPO's ratio clip")
@@ -830,7 +830,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     train.add_argument("--pool-size", type=int, default=8, help="past copies kept as opponents")
     train.add_argument("--pool-every", type=int, default=5, help="iterations between past copies")
-    train.add_argument("--eval-every", type=int, default=20, help="iterations between evaluations")
+    train.add_argument("--eval-every", type=int, default=25, help="iterations between evaluations")
     train.add_argument("--eval-games", type=int, default=40, help="games per evaluation against greedy")
     train.add_argument("--eval-search", default="mcts:25", help="the search bot evaluated against")
     train.add_argument("--eval-search-games", type=int, default=10, help="games against it (0: none)")
@@ -855,9 +855,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "kutnahora-train " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     if args.command == "export":
         return export_command(args, command)
-    args.samples_given = "--samples" in (sys.argv if argv is None else list(argv))
-    if args.smoke:
-        args.samples = min(args.samples, 1024)
+    args.samples_given = "--samples" in (sys.argv[1:] if argv is None else list(argv))
+    if args.smoke and not args.samples_given:
+        args.samples = 1024
     return run(args, command)
 
 
