@@ -122,7 +122,13 @@ def build_model(inputs: int, hidden: Sequence[int], actions: int) -> Any:
             nn.init.zeros_(self.value.bias)
 
         def forward(self, x: Any) -> tuple[Any, Any]:
-            for layer in self.trunk:
+            first, *rest = self.trunk
+            # Only the columns of the first layer at inputs that are non-zero somewhere in the batch: an
+            # observation has about 170 non-zero entries of 3,886, so this is most of the work saved, in
+            # the forward pass and the backward one alike (the other columns' gradients are zero anyway).
+            used = x.abs().sum(0).nonzero().squeeze(1)
+            x = torch.relu(x.index_select(1, used) @ first.weight.index_select(1, used).T + first.bias)
+            for layer in rest:
                 x = torch.relu(layer(x))
             return self.policy(x), torch.tanh(self.value(x)).squeeze(-1)
 
@@ -556,6 +562,7 @@ def run(args: argparse.Namespace, command: str) -> int:
         config = json.loads(config_path.read_text())
         config["samples"] = args.samples if args.samples_given else config["samples"]
         config.setdefault("commands", []).append(command)
+        write_json(config_path, config)
     else:
         if folder.exists() and any(folder.iterdir()):
             print(
