@@ -122,7 +122,8 @@ def build_model(inputs: int, hidden: Sequence[int], actions: int) -> Any:
             nn.init.zeros_(self.value.bias)
 
         def forward(self, x: Any) -> tuple[Any, Any]:
-            first, *rest = self.trunk
+            layers: list[Any] = list(self.trunk)
+            first, rest = layers[0], layers[1:]
             # Only the columns of the first layer at inputs that are non-zero somewhere in the batch: an
             # observation has about 170 non-zero entries of 3,886, so this is most of the work saved, in
             # the forward pass and the backward one alike (the other columns' gradients are zero anyway).
