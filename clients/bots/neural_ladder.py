@@ -12,6 +12,7 @@ head-to-head record::
 
     python -m kutnahora.clients.bots.neural_ladder --games 4 --games4 14
     python -m kutnahora.clients.bots.neural_ladder --bots neural:300,mcts:100 --games 100 --players 2
+    python -m kutnahora.clients.bots.neural_ladder --bots neural --field greedy --players 4 --games4 400
 
 ``--json`` writes every game and both tables. Bots are named as everywhere (``mcts:100``,
 ``neural:300``, ``neural:150ms``).
@@ -118,10 +119,21 @@ def play(bots: Sequence[str], seed: int, index: int, clock: Clock) -> GameRecord
     )
 
 
-def schedule(bots: Sequence[str], players: int, games: int, seed: int) -> list[list[str]]:
+def schedule(
+    bots: Sequence[str], players: int, games: int, seed: int, field: str | None = None
+) -> list[list[str]]:
     """The line-ups: at two players every pair ``games`` times, seats alternating; at more, ``games``
-    games of distinct bots cycling through the combinations in a seeded order, seats shuffled."""
+    games of distinct bots cycling through the combinations in a seeded order, seats shuffled. With a
+    ``field`` bot, each of the others plays ``games`` games alone against it in every other seat, its
+    own seat rotating."""
     rng = random.Random(seed)
+    if field is not None:
+        return [
+            [bot if seat == k % players else field for seat in range(players)]
+            for bot in bots
+            if bot != field
+            for k in range(games)
+        ]
     if players == 2:
         return [
             [a, b] if k % 2 == 0 else [b, a] for a, b in itertools.combinations(bots, 2) for k in range(games)
@@ -216,10 +228,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", default="2,4", help="player counts to play, comma-separated")
     parser.add_argument("--games", type=int, default=4, help="games per pair of bots at two players")
     parser.add_argument("--games4", type=int, default=14, help="games at three or four players")
+    parser.add_argument(
+        "--field",
+        help="instead of a round-robin, each bot alone against this bot in every other seat (its seat "
+        "rotating): --bots neural --field greedy --players 4 is one neural seat against three greedy",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the games and line-ups")
     parser.add_argument("--json", type=Path, help="write every game and the tables to this file")
     args = parser.parse_args(argv)
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if args.field:
+        bots = [b for b in bots if b != args.field] + [args.field]
     unknown = [b for b in bots if not is_bot(b)]
     if unknown or len(set(bots)) != len(bots) or len(bots) < 2:
         parser.error(
@@ -235,14 +254,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--games must be at least 1 and --games4 at least 0")
     for name in bots:
         make_bot(name, 0)  # a missing weights file or NumPy fails here, before any game
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 120)
     report: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "bots": bots,
         "seed": args.seed,
         "by_players": {},
     }
-    plans = {p: schedule(bots, p, args.games if p == 2 else args.games4, args.seed + p) for p in counts}
+    plans = {
+        p: schedule(bots, p, args.games if p == 2 else args.games4, args.seed + p, args.field) for p in counts
+    }
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
