@@ -21,6 +21,7 @@ from kutnahora.envs import network
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.wire import observation_to_wire
+from tests.clients.helpers import run_module
 from tests.hidden_information import disguise
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,3 +183,40 @@ def test_the_shipped_policy_beats_greedy_at_two_players() -> None:
         wins += record.winners == [record.bots.index("neural")]
     low, _ = wilson(wins, len(lineups))
     assert low > 0.5, f"neural won {wins} of {len(lineups)} against greedy"
+
+
+def test_neural_is_an_arena_house_bot_kind_with_a_search_budget() -> None:
+    from kutnahora.arena.house import parse_house_bots
+
+    house = parse_house_bots("neural:50,neural", 2)
+    assert [(b.kind, b.iterations) for b in house] == [("neural", 50), ("neural", None)]
+    with pytest.raises(ValueError, match="only mcts and neural take a budget"):
+        parse_house_bots("greedy:5", 2)
+
+
+def test_the_bot_command_plays_a_whole_game_with_a_search(server_address: str) -> None:
+    done = run_module(
+        "kutnahora.clients.bots.cli",
+        "neural",
+        "--search",
+        "3",
+        "--bot-seed",
+        "2",
+        "--server",
+        server_address,
+        "--create",
+        "--players",
+        "2",
+        "--fill",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "as neural" in done.stdout and "finished" in done.stdout
+
+
+def test_the_bot_command_checks_the_search_options() -> None:
+    done = run_module("kutnahora.clients.bots.cli", "greedy", "--search", "10", "--create")
+    assert done.returncode == 2 and "--search sets the neural bot's" in done.stderr
+    done = run_module("kutnahora.clients.bots.cli", "neural", "--search", "0", "--create")
+    assert done.returncode == 2 and "at least 1" in done.stderr
+    done = run_module("kutnahora.clients.bots.cli", "neural", "--iterations", "10", "--create")
+    assert done.returncode == 2 and "--search" in done.stderr
