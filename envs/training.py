@@ -532,7 +532,8 @@ def draw_curve(history: list[dict[str, Any]], evaluations: list[dict[str, Any]],
     bottom.set_ylabel("evaluation win rate")
     bottom.set_xlabel("training samples (decisions of the learning seats)")
     bottom.set_ylim(0, 1)
-    bottom.legend(loc="lower right", fontsize=8)
+    if keys:
+        bottom.legend(loc="lower right", fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=90)
     plt.close(figure)
@@ -544,6 +545,21 @@ def write_json(path: Path, value: Any) -> None:
     partial.write_text(json.dumps(value, indent=1) + "\n")
     os.replace(partial, path)
 
+
+RESUMABLE = (
+    "samples",
+    "players",
+    "opponents",
+    "lr",
+    "entropy",
+    "eval_every",
+    "eval_games",
+    "eval_search_games",
+    "checkpoint_minutes",
+    "pool_every",
+)
+"""The options a resumed run takes from its command line when given there (else from ``config.json``);
+every command is recorded in ``config.json``."""
 
 SMOKE = {"games": 4, "batch": 512, "minibatch": 128, "epochs": 1, "eval_games": 2, "eval_search_games": 0}
 
@@ -561,7 +577,9 @@ def run(args: argparse.Namespace, command: str) -> int:
             print(f"kutnahora-train: {folder} holds no checkpoint.pt to resume from", file=sys.stderr)
             return 2
         config = json.loads(config_path.read_text())
-        config["samples"] = args.samples if args.samples_given else config["samples"]
+        for key in RESUMABLE:
+            if key in args.given:
+                config[key] = getattr(args, key)
         config.setdefault("commands", []).append(command)
         write_json(config_path, config)
     else:
@@ -630,6 +648,8 @@ def run(args: argparse.Namespace, command: str) -> int:
         saved = torch.load(folder / "checkpoint.pt", weights_only=False)
         model.load_state_dict(saved["model"])
         optimiser.load_state_dict(saved["optimiser"])
+        for group in optimiser.param_groups:
+            group["lr"] = config["lr"]
         rng.setstate(saved["rng"])
         np_rng.bit_generator.state = saved["np_rng"]
         torch.set_rng_state(saved["torch_rng"])
@@ -815,7 +835,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument(
         "--run", type=Path, default=Path("kutnahora-runs") / f"neural-{stamp}", help="run folder"
     )
-    train.add_argument("--resume", action="store_true", help="go on from the run folder's checkpoint")
+    train.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from the run folder's checkpoint, with its options, except those given again of "
+        + ", ".join("--" + k.replace("_", "-") for k in RESUMABLE),
+    )
     train.add_argument(
         "--samples", type=int, default=20_000_000, help="stop after this many training samples"
     )
@@ -863,8 +888,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "kutnahora-train " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     if args.command == "export":
         return export_command(args, command)
-    args.samples_given = "--samples" in (sys.argv[1:] if argv is None else list(argv))
-    if args.smoke and not args.samples_given:
+    words = sys.argv[1:] if argv is None else list(argv)
+    args.given = {
+        key for key in RESUMABLE if any(w.split("=")[0] == "--" + key.replace("_", "-") for w in words)
+    }
+    if args.smoke and "samples" not in args.given:
         args.samples = 1024
     return run(args, command)
 

@@ -32,12 +32,15 @@ def test_a_smoke_run_resumes_and_exports(tmp_path: Path, capsys: pytest.CaptureF
     assert (run / "curve.png").read_bytes()[:4] == b"\x89PNG"
     first_iterations = history[-1]["iteration"]
 
-    assert main(["run", "--smoke", "--no-progress", "--run", str(run), "--resume", "--samples", "2048"]) == 0
+    resume = ["run", "--smoke", "--no-progress", "--run", str(run), "--resume", "--samples", "2048"]
+    assert main([*resume, "--opponents=self=1,greedy=1"]) == 0
     history = json.loads((run / "history.json").read_text())
     assert history[-1]["iteration"] > first_iterations and history[-1]["samples"] >= 2048
     assert [h["iteration"] for h in history] == list(range(1, len(history) + 1))
     config = json.loads((run / "config.json").read_text())
     assert len(config["commands"]) == 2 and "--resume" in config["commands"][1]
+    assert config["opponents"] == "self=1,greedy=1" and config["samples"] == 2048  # given again: taken
+    assert config["players"] == "2=7,3=1,4=2"  # not given: kept
 
     target = tmp_path / "shipped" / "neural.npz"
     assert main(["export", str(run), "--to", str(target)]) == 0
