@@ -216,6 +216,23 @@ def head_to_head(bots: Sequence[str], records: Sequence[GameRecord]) -> tuple[Ta
     return table, rows
 
 
+def summary(bots: Sequence[str], players: int, records: Sequence[GameRecord], clock: Clock) -> dict[str, Any]:
+    """The figures of one player count so far: standings, head to head (two players), every game."""
+    part: dict[str, Any] = {"games": len(records), "standings": standings_table(bots, records, clock, "")[1]}
+    if players == 2:
+        part["head_to_head"] = head_to_head(bots, records)[1]
+    part["records"] = [r.to_json() for r in records]
+    part["median_game_seconds"] = round(statistics.median(r.seconds for r in records), 2) if records else 0
+    return part
+
+
+def write_report(path: Path, report: dict[str, Any]) -> None:
+    """Write the report as JSON, atomically."""
+    partial = path.with_suffix(path.suffix + ".part")
+    partial.write_text(json.dumps(report, indent=1) + "\n")
+    partial.replace(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Play the ladder and print its tables."""
     parser = argparse.ArgumentParser(
@@ -273,27 +290,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as progress:
         for players, lineups in plans.items():
             clock = Clock()
-            records = []
+            records: list[GameRecord] = []
             task = progress.add_task(f"{players} players", total=len(lineups))
             for index, lineup in enumerate(lineups):
                 seed = args.seed * 100_000 + players * 10_000 + index
                 records.append(play(lineup, seed, index, clock))
                 progress.advance(task)
+                report["by_players"][str(players)] = summary(bots, players, records, clock)
+                if args.json:  # after every game, so a long ladder can be read while it plays
+                    write_report(args.json, report)
             title = f"{players} players, {len(records)} games"
-            table, rows = standings_table(bots, records, clock, title)
-            progress.console.print(table)
-            part: dict[str, Any] = {"games": len(records), "standings": rows}
+            progress.console.print(standings_table(bots, records, clock, title)[0])
             if players == 2:
-                pairs, pair_rows = head_to_head(bots, records)
-                progress.console.print(pairs)
-                part["head_to_head"] = pair_rows
-            part["records"] = [r.to_json() for r in records]
-            part["median_game_seconds"] = (
-                round(statistics.median(r.seconds for r in records), 2) if records else 0
-            )
-            report["by_players"][str(players)] = part
+                progress.console.print(head_to_head(bots, records)[0])
     if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+        write_report(args.json, report)
         console.print(f"written to {args.json}")
     return 0
 
