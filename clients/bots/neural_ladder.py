@@ -14,7 +14,8 @@ head-to-head record::
     python -m kutnahora.clients.bots.neural_ladder --bots neural:300,mcts:100 --games 100 --players 2
     python -m kutnahora.clients.bots.neural_ladder --bots neural --field greedy --players 4 --games4 400
 
-``--json`` writes every game and both tables. Bots are named as everywhere (``mcts:100``,
+``--json`` writes every game and both tables (after every game); ``--weights`` plays the neural bots with
+another weights file, such as a training run's ``latest.npz``. Bots are named as everywhere (``mcts:100``,
 ``neural:300``, ``neural:150ms``).
 """
 
@@ -39,6 +40,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kutnahora.clients.bots import is_bot, make_bot
+from kutnahora.clients.bots.neural import NeuralBot
 from kutnahora.clients.tournament.results import GameRecord
 from kutnahora.clients.tournament.stats import standings, wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
@@ -49,10 +51,16 @@ DEFAULT_BOTS = "random,greedy,mcts:25,mcts:100,mcts:400,neural,neural:300"
 SeatPlayer = Callable[[GameState, int], Option]
 
 
+WEIGHTS: list[Path] = []
+"""Another weights file for the neural bots than the shipped one (``--weights``), when set."""
+
+
 def seat_player(name: str, seed: int) -> SeatPlayer:
     """A built-in bot deciding in process: from the engine's observation when it reads one (``mcts``,
     ``neural``), else from the wire observation the server would send (``greedy``, ``random``)."""
     bot = make_bot(name, seed)
+    if WEIGHTS and isinstance(bot, NeuralBot):
+        bot = NeuralBot(seed, bot.simulations, bot.budget_ms, weights=WEIGHTS[0])
     decide = getattr(bot, "decide", None)
     if decide is not None:
         return lambda state, seat: decide(observe(state, seat))
@@ -250,6 +258,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="instead of a round-robin, each bot alone against this bot in every other seat (its seat "
         "rotating): --bots neural --field greedy --players 4 is one neural seat against three greedy",
     )
+    parser.add_argument(
+        "--weights", type=Path, help="the neural bots play with this weights file instead of the shipped one"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the games and line-ups")
     parser.add_argument("--json", type=Path, help="write every game and the tables to this file")
     args = parser.parse_args(argv)
@@ -269,8 +280,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--players wants counts among 2, 3 and 4, comma-separated")
     if args.games < 1 or args.games4 < 0:
         parser.error("--games must be at least 1 and --games4 at least 0")
+    if args.weights:
+        WEIGHTS[:] = [args.weights]
     for name in bots:
-        make_bot(name, 0)  # a missing weights file or NumPy fails here, before any game
+        seat_player(name, 0)  # a missing weights file or NumPy fails here, before any game
     console = Console(width=None if sys.stdout.isatty() else 120)
     report: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
