@@ -781,7 +781,8 @@ def run(args: argparse.Namespace, command: str) -> int:
 
 
 def export_command(args: argparse.Namespace, command: str) -> int:
-    """Copy a run's network (its latest, or ``--iteration``) into the weights file, with its record."""
+    """Copy a run's network (its latest, or ``--iteration``) into the weights file, with its record (the
+    commands that trained and exported it, the run folder named relative to the folder holding it)."""
     folder: Path = args.run
     source = (
         folder / "latest.npz"
@@ -795,15 +796,22 @@ def export_command(args: argparse.Namespace, command: str) -> int:
     config = json.loads((folder / "config.json").read_text()) if (folder / "config.json").exists() else {}
     target: Path = args.to
     network.save(net, target, np.float16)
+    parent = str(folder.resolve().parent) + os.sep
+
+    def relative(text: str) -> str:
+        """A command as recorded: the run folder named from the folder that holds it (the rest of an
+        absolute path says where one machine kept its runs, nothing about the network)."""
+        return text.replace(parent, "")
+
     record = {
         "source": source.name,
         "iteration": net.meta.get("iteration"),
         "samples": net.meta.get("samples"),
         "hidden": net.meta.get("hidden"),
-        "trained_by": config.get("commands", []),
+        "trained_by": [relative(c) for c in config.get("commands", [])],
         "trained_at_commit": config.get("commit"),
         "training_seed": config.get("seed"),
-        "exported_by": command,
+        "exported_by": relative(command),
         "exported_at_commit": git_commit(),
         "exported": datetime.now(UTC).isoformat(timespec="seconds"),
         "bytes": target.stat().st_size,
