@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import random
 import statistics
 import sys
@@ -177,9 +178,9 @@ def standings_table(
             f"{low:.0%}–{high:.0%}",
             f"{entry.rating:.1f}",
             f"{entry.mu:.1f}±{entry.sigma:.1f}",
-            f"{ms:.1f}",
+            "-" if math.isnan(ms) else f"{ms:.1f}",
         )
-        rows.append({**entry.to_json(), "cpu_ms_per_decision": round(ms, 2)})
+        rows.append({**entry.to_json(), "cpu_ms_per_decision": None if math.isnan(ms) else round(ms, 2)})
     return table, rows
 
 
