@@ -509,10 +509,9 @@ def draw_curve(history: list[dict[str, Any]], evaluations: list[dict[str, Any]],
     for kind in kinds:
         xs = [h["samples"] for h in history if kind in h["returns"]]
         ys = [h["returns"][kind] for h in history if kind in h["returns"]]
-        if len(ys) >= 5:
-            ys = list(np.convolve(ys, np.ones(5) / 5, mode="same"))
+        ys = [float(np.mean(ys[max(0, i - 4) : i + 1])) for i in range(len(ys))]  # the last five
         top.plot(xs, ys, label=f"against {kind}")
-    top.set_ylabel("mean return of training games")
+    top.set_ylabel("mean return of training games\n(average of the last five iterations)")
     top.set_ylim(-1.05, 1.05)
     top.axhline(0, color="grey", lw=0.5)
     top.legend(loc="lower right", fontsize=8)
