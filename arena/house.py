@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kutnahora.arena.store import ArenaStore
-from kutnahora.server import auth
+from kutnahora.plumbing import auth
 
 KINDS = ("greedy", "random", "mcts", "neural")
 ENV_ARENA_KEY = "KUTNAHORA_ARENA_KEY"

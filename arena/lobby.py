@@ -32,7 +32,7 @@ from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating, SeatOutcome, places, rate
 from kutnahora.arena.servers import GameServers, PlacementFailed
 from kutnahora.arena.store import Account, ArenaStore, GameEvent, MatchmakerLock
-from kutnahora.server.errors import conflict
+from kutnahora.plumbing.errors import conflict
 from kutnahora.v1 import game_pb2
 
 

@@ -28,9 +28,8 @@ from kutnahora.arena.matchmaker import Window
 from kutnahora.arena.pools import DEFAULT_POOLS, parse_pools
 from kutnahora.arena.ratings import recompute
 from kutnahora.arena.store import ArenaStore
-from kutnahora.server import logs
-from kutnahora.server.app import StartupError
-from kutnahora.server.store import StoreError
+from kutnahora.plumbing import logs
+from kutnahora.plumbing.errors import StartupError, StoreError
 
 ENV_PREFIX = "KUTNAHORA_ARENA_"
 

@@ -1,9 +1,9 @@
 """The ``kutnahora.v1.ArenaService`` servicer: accounts, seeking, leaderboards and profiles.
 
-Refusals are :class:`kutnahora.server.errors.ServiceError`, sent as the game server sends them: a status
+Refusals are :class:`kutnahora.plumbing.errors.ServiceError`, sent as the game server sends them: a status
 code, a sentence, and a ``google.rpc.ErrorInfo`` whose reason is a ``RejectReason`` name
-(:func:`kutnahora.server.presenter.status_details`). API keys are checked as the game server checks seat
-tokens (:mod:`kutnahora.server.auth`: stored as SHA-256, compared in constant time) and never logged.
+(:func:`kutnahora.plumbing.status.status_details`). API keys are checked as the game server checks seat
+tokens (:mod:`kutnahora.plumbing.auth`: stored as SHA-256, compared in constant time) and never logged.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from kutnahora.arena.names import name_problem
 from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating
 from kutnahora.arena.store import Account, ArenaStore, GameEvent, NameTaken
-from kutnahora.server import auth, presenter
-from kutnahora.server.errors import (
+from kutnahora.plumbing import auth
+from kutnahora.plumbing.errors import (
     ServiceError,
+    StoreError,
     clip,
     conflict,
     denied,
@@ -34,7 +35,7 @@ from kutnahora.server.errors import (
     store_unavailable,
     unauthenticated,
 )
-from kutnahora.server.store import StoreError
+from kutnahora.plumbing.status import status_details
 from kutnahora.v1 import arena_service_pb2 as pb
 from kutnahora.v1 import arena_service_pb2_grpc
 
@@ -151,7 +152,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     async def _abort(self, context: Context, error: ServiceError) -> None:
         self.lobby.metrics.refusals.labels(reason=error.reason.value).inc()
-        await context.abort(error.code, error.message, trailing_metadata=presenter.status_details(error))
+        await context.abort(error.code, error.message, trailing_metadata=status_details(error))
 
     def _is_admin(self, context: Context) -> bool:
         token = auth.token_from_metadata(context.invocation_metadata())

@@ -5,7 +5,7 @@ reached through the DB-API, in a worker thread so that the event loop never wait
 statement text serves both (``?`` marks become ``%s`` for PostgreSQL).
 
 Migrations are versioned as the game server's, by the same runner
-(:class:`kutnahora.server.store.migrations.Schema`): ``MIGRATIONS`` lists the steps,
+(:class:`kutnahora.plumbing.migrations.Schema`): ``MIGRATIONS`` lists the steps,
 ``arena_schema_version`` records those applied, a database migrated by a newer arena is refused, and with
 PostgreSQL the migration runs under an advisory lock so replicas that start together migrate once. Every
 write that belongs together (a game's result, its seats' places, their new ratings and history) is one
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kutnahora.arena.ratings import RatedGame, Rating
-from kutnahora.server.store import StoreError
-from kutnahora.server.store.migrations import Schema
-from kutnahora.server.store.postgres import is_postgres_url, redact_url
+from kutnahora.plumbing.databases import is_postgres_url, redact_url
+from kutnahora.plumbing.errors import StoreError
+from kutnahora.plumbing.migrations import Schema
 
 T = TypeVar("T")
 

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from kutnahora.bench.hub_games import joined_game, sqlite_hub
-from kutnahora.server import logs, presenter
+from kutnahora.plumbing import logs
+from kutnahora.server import presenter
 from kutnahora.server.game import LiveGame
 from kutnahora.server.records import ListedIndex
 

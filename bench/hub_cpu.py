@@ -33,7 +33,8 @@ import kutnahora
 from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game, sqlite_hub
 from kutnahora.engine import view as engine_view
-from kutnahora.server import logs, presenter
+from kutnahora.plumbing import logs
+from kutnahora.server import presenter
 from kutnahora.server.game import LiveGame
 from kutnahora.server.records import ListedIndex
 

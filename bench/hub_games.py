@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kutnahora import engine
-from kutnahora.server import logs
+from kutnahora.plumbing import logs
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub

@@ -15,13 +15,13 @@ from typing import Any
 import grpc
 import grpc.aio
 from grpc_health.v1 import health, health_pb2
-from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
-from grpc_reflection.v1alpha._async import ReflectionServicer
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, components_hash, default_components
-from kutnahora.server import health as health_service
-from kutnahora.server import logs
+from kutnahora.plumbing import health as health_service
+from kutnahora.plumbing import logs
+from kutnahora.plumbing.errors import StartupError
+from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics, MetricsEndpoint
@@ -35,10 +35,6 @@ from kutnahora.server.store import (
     StoreError,
     is_postgres_url,
 )
-
-
-class StartupError(Exception):
-    """The server could not start; the message says why in a sentence."""
 
 
 def make_store(config: ServerConfig, metrics: Metrics) -> Store:
@@ -99,6 +95,7 @@ class GameServer:
                 raise StartupError(
                     f"cannot serve metrics on {host}:{port}: {error.strerror or error}"
                 ) from None
+        self.metrics.signals.start(self.service.overload.observe)
         await self.grpc_server.start()
         self.hub.start_recovery()
         for name in ("", *KutnaHoraService.service_names()):
@@ -115,6 +112,7 @@ class GameServer:
         await self.grpc_server.stop(grace)
         await self.replication.close()
         await self.hub.store.close()
+        await self.metrics.signals.stop()
         if self.metrics_endpoint is not None:
             self.metrics_endpoint.close()
         self._stopped.set()
@@ -194,29 +192,3 @@ async def create_server(
     if config.unix_socket and not server.add_insecure_port(f"unix:{config.unix_socket}"):
         raise OSError(f"could not bind the Unix socket {config.unix_socket}")
     return GameServer(server, port, config, hub, service, metrics, health_servicer, log), port
-
-
-REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
-
-
-def add_reflection(server: grpc.aio.Server, services: tuple[str, ...]) -> None:
-    """Serve gRPC server reflection as ``grpc.reflection.v1alpha`` and as ``grpc.reflection.v1``.
-
-    grpcio-reflection implements only v1alpha; v1 has the very same messages (field for field) under
-    another package, so the same servicer answers both, and clients of either version find the server's
-    services.
-    """
-    names = (*services, reflection.SERVICE_NAME, REFLECTION_V1)
-    servicer = ReflectionServicer(names)
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
-    handler = grpc.method_handlers_generic_handler(
-        REFLECTION_V1,
-        {
-            "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
-                servicer.ServerReflectionInfo,
-                request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
-                response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
-            )
-        },
-    )
-    server.add_generic_rpc_handlers((handler,))

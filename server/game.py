@@ -33,20 +33,19 @@ from kutnahora import engine
 from kutnahora.engine import Event, GameOptions, GameResult, GameState, IllegalDecision, Option, parse_option
 from kutnahora.engine.components import ComponentSet
 from kutnahora.engine.options import PendingDecision, PlayCard, Skip
-from kutnahora.server import auth
-from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.errors import (
+from kutnahora.plumbing import auth
+from kutnahora.plumbing.errors import (
     ServiceError,
     conflict,
     denied,
     engine_failed,
-    engine_refusal,
     invalid,
     precondition,
     stale,
     store_unavailable,
     unauthenticated,
 )
+from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import (
@@ -59,6 +58,7 @@ from kutnahora.server.records import (
     SeatState,
     canonical_text,
 )
+from kutnahora.server.refusals import engine_refusal
 from kutnahora.server.replication import ReplicationMetrics
 from kutnahora.server.requests import Sealer
 from kutnahora.server.store import (
@@ -415,7 +415,8 @@ class LiveGame:
         return now - max(self.updated_at, self.loaded_at)
 
     async def abandon_if_idle(self, idle_timeout: float) -> bool:
-        """Abandon the game if it has been idle for ``idle_timeout`` seconds; whether it was abandoned.
+        """Abandon the game if it has been idle for ``idle_timeout`` seconds (the hub's limit for its
+        status: the waiting timeout while it waits, else the idle timeout); whether it was abandoned.
 
         Another replica may have seen activity: the game is caught up from the store first."""
         async with self.lock:

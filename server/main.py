@@ -25,8 +25,10 @@ from collections.abc import Sequence
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, ComponentError, load_components
-from kutnahora.server import collector, event_loop, logs, settings
-from kutnahora.server.app import StartupError, create_server
+from kutnahora.plumbing import logs
+from kutnahora.plumbing.errors import StartupError
+from kutnahora.server import collector, event_loop, settings
+from kutnahora.server.app import create_server
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.store import is_postgres_url, redact_url
 

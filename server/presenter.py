@@ -26,9 +26,7 @@ from functools import partial
 from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
-from google.rpc import error_details_pb2, status_pb2
-from grpc_status import rpc_status
+from google.protobuf import duration_pb2, timestamp_pb2
 
 from kutnahora.engine import Cost, GameOptions, GameState, Observation, Option, parse_option
 from kutnahora.engine import components_hash as engine_components_hash
@@ -39,8 +37,9 @@ from kutnahora.engine.costs import FREE, PRICED_KINDS, mine_squares, option_cost
 from kutnahora.engine.options import DecisionKind
 from kutnahora.engine.text import QUESTIONS, describe_option, unavailable_actions
 from kutnahora.engine.view import Observer, PendingView, PlayerView, WorkStep
+from kutnahora.plumbing.errors import ServiceError, clip
+from kutnahora.plumbing.status import REJECT_REASONS
 from kutnahora.server.config import ClockConfig
-from kutnahora.server.errors import Reason, ServiceError, clip
 from kutnahora.server.history import DETAIL_WINDOW
 from kutnahora.server.records import (
     Answer,
@@ -690,40 +689,6 @@ def _string_field(field_number: int, text: str) -> bytes:
 STATUS, STATUS_BACK = enum_table(GameStatus, game_pb2.GameStatus, "GAME_STATUS_")
 SOURCE = enum_table(DecisionSource, game_pb2.DecisionSource, "DECISION_SOURCE_")[0]
 
-REJECT_REASONS: dict[Reason, Any] = {
-    Reason.STALE_VERSION: game_pb2.REJECT_REASON_STALE_VERSION,
-    Reason.NOT_YOUR_TURN: game_pb2.REJECT_REASON_NOT_YOUR_TURN,
-    Reason.NOT_AN_OPTION: game_pb2.REJECT_REASON_NOT_AN_OPTION,
-    Reason.GAME_NOT_ACTIVE: game_pb2.REJECT_REASON_GAME_NOT_ACTIVE,
-    Reason.MALFORMED: game_pb2.REJECT_REASON_MALFORMED,
-    Reason.RATE_LIMITED: game_pb2.REJECT_REASON_RATE_LIMITED,
-    Reason.NOT_FOUND: game_pb2.REJECT_REASON_NOT_FOUND,
-    Reason.UNAUTHENTICATED: game_pb2.REJECT_REASON_UNAUTHENTICATED,
-    Reason.PERMISSION_DENIED: game_pb2.REJECT_REASON_PERMISSION_DENIED,
-    Reason.SEAT_TAKEN: game_pb2.REJECT_REASON_SEAT_TAKEN,
-    Reason.GAME_FULL: game_pb2.REJECT_REASON_GAME_FULL,
-    Reason.GAME_NOT_ENDED: game_pb2.REJECT_REASON_GAME_NOT_ENDED,
-    Reason.COMPONENTS_MISMATCH: game_pb2.REJECT_REASON_COMPONENTS_MISMATCH,
-    Reason.MAX_GAMES: game_pb2.REJECT_REASON_LIMIT_REACHED,
-    Reason.MAX_WATCHERS: game_pb2.REJECT_REASON_LIMIT_REACHED,
-    Reason.MAX_PLAYERS: game_pb2.REJECT_REASON_LIMIT_REACHED,
-    Reason.STORE_ERROR: game_pb2.REJECT_REASON_STORE_UNAVAILABLE,
-    Reason.ENGINE_ERROR: game_pb2.REJECT_REASON_SERVER_FAULT,
-    Reason.REBUILD_FAILED: game_pb2.REJECT_REASON_SERVER_FAULT,
-    Reason.SERVER_FAULT: game_pb2.REJECT_REASON_SERVER_FAULT,
-    Reason.UNKNOWN_POOL: game_pb2.REJECT_REASON_UNKNOWN_POOL,
-    Reason.TICKET_EXISTS: game_pb2.REJECT_REASON_TICKET_EXISTS,
-    Reason.NAME_TAKEN: game_pb2.REJECT_REASON_NAME_TAKEN,
-    Reason.NAME_INVALID: game_pb2.REJECT_REASON_NAME_INVALID,
-    Reason.KEY_REVOKED: game_pb2.REJECT_REASON_KEY_REVOKED,
-    Reason.REQUEST_ID_REUSED: game_pb2.REJECT_REASON_REQUEST_ID_REUSED,
-}
-"""Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
-
-ERROR_DOMAIN = "kutnahora.v1"
-"""The ``google.rpc.ErrorInfo.domain`` of every refusal."""
-_LIMITS = {Reason.MAX_GAMES, Reason.MAX_WATCHERS, Reason.MAX_PLAYERS}
-
 
 def status_from_wire(number: int) -> GameStatus | None:
     """The game status a listing filter names (None: any); raises :class:`Malformed` for an unknown one."""
@@ -735,23 +700,6 @@ def status_from_wire(number: int) -> GameStatus | None:
 def reject_reason(error: ServiceError) -> Any:
     """The ``RejectReason`` of a refusal."""
     return REJECT_REASONS[error.reason]
-
-
-def error_info_reason(error: ServiceError) -> str:
-    """The ``ErrorInfo.reason`` of a refusal: its ``RejectReason``'s name without the prefix."""
-    return str(game_pb2.RejectReason.Name(REJECT_REASONS[error.reason])).removeprefix("REJECT_REASON_")
-
-
-def status_details(error: ServiceError) -> tuple[tuple[str, str | bytes], ...]:
-    """The trailing metadata that carries a refusal's ``google.rpc.Status`` with its ``ErrorInfo``; the
-    call must end with the same code and message."""
-    info = error_details_pb2.ErrorInfo(reason=error_info_reason(error), domain=ERROR_DOMAIN)
-    if error.reason in _LIMITS:
-        info.metadata["limit"] = error.reason.value
-    detail = any_pb2.Any()
-    detail.Pack(info)
-    status = status_pb2.Status(code=error.code.value[0], message=error.message, details=[detail])
-    return tuple(rpc_status.to_status(status).trailing_metadata)
 
 
 def rejected_message(error: ServiceError, version: int) -> bytes:

@@ -28,7 +28,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from google.protobuf.message import Message
 
-from kutnahora.server.errors import ServiceError, invalid, precondition
+from kutnahora.plumbing.errors import ServiceError, invalid, precondition
 
 WINDOW = 24 * 3600.0
 """Seconds for which a request id returns its first answer."""

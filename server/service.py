@@ -7,7 +7,7 @@ the presenter builds. Answers that carry observations are sent as bytes assemble
 handlers are registered here from the service descriptors with serialisers that accept either a message
 or ready bytes. Every call is wrapped once: it binds ``rpc``, ``request_id``, ``game_id`` and ``seat`` to
 the log context, applies the per-connection rate limit, counts the call, and turns a
-:class:`kutnahora.server.errors.ServiceError` into the call's status.
+:class:`kutnahora.plumbing.errors.ServiceError` into the call's status.
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ from google.protobuf.message import Message
 
 import kutnahora
 from kutnahora import engine, wire
-from kutnahora.server import auth, presenter, requests
-from kutnahora.server.config import ServerConfig
-from kutnahora.server.errors import (
+from kutnahora.plumbing import auth
+from kutnahora.plumbing.errors import (
     ServiceError,
     clip,
     exhausted,
@@ -41,12 +40,18 @@ from kutnahora.server.errors import (
     server_fault,
     store_unavailable,
 )
+from kutnahora.plumbing.logs import LineBudget
+from kutnahora.plumbing.messages import decode, serialize
+from kutnahora.plumbing.status import status_details
+from kutnahora.server import presenter, requests
+from kutnahora.server.config import ServerConfig
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.limits import RateLimiter
-from kutnahora.server.logs import LineBudget
 from kutnahora.server.metrics import Metrics
+from kutnahora.server.overload import Overload
 from kutnahora.server.presenter import GameFeed
+from kutnahora.server.quotas import Caller
 from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.requests import Sealer
 from kutnahora.server.store import StoreError
@@ -71,13 +76,6 @@ PURGE_EVERY = 3600.0  # seconds between deletions of request ids past their wind
 Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
 
 
-def serialize(value: Message | bytes) -> bytes:
-    """Serialise a response that may already be bytes."""
-    if isinstance(value, bytes):
-        return value
-    return value.SerializeToString()
-
-
 def _request_id(context: grpc.aio.ServicerContext[Any, Any]) -> str:
     for key, value in context.invocation_metadata() or ():
         if key == REQUEST_ID_KEY:
@@ -99,6 +97,7 @@ class KutnaHoraService:
         self.metrics = metrics
         self.log = log
         self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
+        self.overload = Overload(config.limits.overload_lag_ms / 1000, config.limits.overload_seconds)
         self.refusal_lines = LineBudget()
         self.components = presenter.components_response(hub.services.components, engine.RULES_VERSION)
         self.watchers = 0
@@ -223,7 +222,7 @@ class KutnaHoraService:
     @staticmethod
     async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> None:
         """End the call with the refusal's status, its sentence, and its ``google.rpc.Status`` details."""
-        await context.abort(error.code, error.message, trailing_metadata=presenter.status_details(error))
+        await context.abort(error.code, error.message, trailing_metadata=status_details(error))
 
     def _log_refusal(self, rpc: str, error: ServiceError) -> None:
         """Count a refusal, and log it unless this kind of refusal was logged often just now."""
@@ -240,6 +239,25 @@ class KutnaHoraService:
             self.log.warning("submission refused", **fields)
         else:
             self.log.info("request refused", **fields)
+
+    def _caller(self, context: grpc.aio.ServicerContext[Any, Any]) -> Caller:
+        """Who makes this call, as the per-caller quotas count it."""
+        return self.hub.quotas.caller(context.peer(), _token(context))
+
+    def check_overload(self, rpc: str) -> None:
+        """RESOURCE_EXHAUSTED (OVERLOADED) while the event loop is overloaded (:mod:`.overload`): new
+        games and joins wait, the games under way go on."""
+        if not self.overload.overloaded():
+            return
+        self.metrics.refused.labels(limit="overloaded").inc()
+        raise exhausted(
+            f"{rpc} refused: the server is overloaded (its event loop's median lag over the last "
+            f"{self.overload.window:g} s is {self.overload.lag() * 1000:.0f} ms, past its "
+            f"{self.overload.threshold * 1000:g} ms); the games under way go on; try again later or on "
+            "another server",
+            "overloaded",
+            retry_after=self.overload.window,
+        )
 
     async def _game(self, game_id: str) -> LiveGame:
         if not game_id:
@@ -317,6 +335,8 @@ class KutnaHoraService:
         self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.CreateGameResponse:
         """Create a game."""
+        caller = self._caller(context)
+        self.hub.quotas.check_rate(caller, "CreateGame")
         if not request.HasField("options"):
             raise invalid("options must be set (at least options.players)")
         try:
@@ -333,8 +353,9 @@ class KutnaHoraService:
             _check_name(f"seat_names[{seat}]", name)
 
         async def create(sealer: Sealer | None) -> game_service_pb2.CreateGameResponse:
+            self.check_overload("CreateGame")
             game, token, seat_tokens = await self.hub.create(
-                options, seed, clock, request.label, request.seat_names, sealer
+                options, seed, clock, request.label, request.seat_names, sealer, caller
             )
             return game_service_pb2.CreateGameResponse(
                 game=presenter.summary(game), game_token=token, seat_tokens=seat_tokens
@@ -354,10 +375,12 @@ class KutnaHoraService:
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.JoinGameResponse:
         """Join a seat."""
+        self.hub.quotas.check_rate(self._caller(context), "JoinGame")
         _check_name("name", request.name)
         game = await self._game(request.game_id)
 
         async def join(sealer: Sealer | None) -> game_service_pb2.JoinGameResponse:
+            self.check_overload("JoinGame")
             seat = request.seat if request.HasField("seat") else None
             taken, token = await game.join(seat, request.name, sealer)
             return game_service_pb2.JoinGameResponse(
@@ -618,17 +641,6 @@ def _check_name(field: str, name: str) -> None:
     """INVALID_ARGUMENT when a player's name (the request's ``field``) is longer than :data:`MAX_NAME`."""
     if len(name) > MAX_NAME:
         raise invalid(f"{field} must be at most {MAX_NAME} characters")
-
-
-def decode(request_class: type[M], body: bytes) -> M:
-    """A request decoded from the bytes received; INVALID_ARGUMENT when they are not one."""
-    try:
-        return request_class.FromString(body)
-    except Exception:  # protobuf's DecodeError, or whatever else a hostile body provokes while parsing
-        name = request_class.DESCRIPTOR.full_name
-        raise invalid(
-            f"the request ({len(body)} bytes) is not a {name} message: it cannot be decoded"
-        ) from None
 
 
 def _answer(answer: game_pb2.Answer) -> Answer:

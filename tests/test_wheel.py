@@ -28,6 +28,7 @@ TYPED = [
     "kutnahora/envs",
     "kutnahora/web",
     "kutnahora/arena",
+    "kutnahora/plumbing",
 ]
 
 

@@ -14,6 +14,8 @@ from this package.
 
 from __future__ import annotations
 
+from kutnahora.plumbing.databases import is_postgres_url, redact_url
+from kutnahora.plumbing.errors import StoreError
 from kutnahora.server.store.base import (
     WRITE_GRACE,
     DecisionRow,
@@ -23,13 +25,12 @@ from kutnahora.server.store.base import (
     SeatRow,
     Store,
     StoredGame,
-    StoreError,
     result_from_json,
     result_to_json,
     to_the_end,
 )
 from kutnahora.server.store.memory import MemoryStore
-from kutnahora.server.store.postgres import PostgresStore, is_postgres_url, redact_url
+from kutnahora.server.store.postgres import PostgresStore
 from kutnahora.server.store.sqlite import SqliteStore
 
 __all__ = [

@@ -21,14 +21,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from kutnahora.engine import GameResult
+from kutnahora.plumbing.errors import StoreError
 from kutnahora.server.records import UNFINISHED
 from kutnahora.server.requests import RequestRecord
 
 T = TypeVar("T")
-
-
-class StoreError(RuntimeError):
-    """The store failed to read or write."""
 
 
 class DuplicateDecision(StoreError):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kutnahora.plumbing.errors import StoreError
 from kutnahora.server.records import UNFINISHED
 from kutnahora.server.requests import RequestRecord
 from kutnahora.server.store.base import (
@@ -14,7 +15,6 @@ from kutnahora.server.store.base import (
     GameRow,
     SeatRow,
     StoredGame,
-    StoreError,
     refused_append,
 )
 

@@ -24,7 +24,7 @@ transactions never deadlock.
 Schema and migrations: the store creates or migrates its tables when it opens, under a transaction-level
 advisory lock, so replicas that start together migrate once. ``kutnahora_schema_version`` records the
 applied steps; a database migrated by a newer server (a version this code does not know) is refused
-rather than written with an old schema (the runner, :class:`~kutnahora.server.store.migrations.Schema`,
+rather than written with an old schema (the runner, :class:`~kutnahora.plumbing.migrations.Schema`,
 is the arena's too). Tables are created unqualified, in the first schema of the
 connection's ``search_path``: ``?options=-csearch_path%3Dname`` in the URL puts them in a schema of their
 own (the tests do this, one schema per run).
@@ -50,6 +50,9 @@ from psycopg import sql
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
+from kutnahora.plumbing.databases import is_postgres_url, redact_url
+from kutnahora.plumbing.errors import StoreError
+from kutnahora.plumbing.migrations import Schema
 from kutnahora.server.notify import ChangeListener, GameChange, new_replica_id
 from kutnahora.server.requests import RequestRecord
 from kutnahora.server.store.base import (
@@ -60,16 +63,13 @@ from kutnahora.server.store.base import (
     GameRow,
     SeatRow,
     StoredGame,
-    StoreError,
     encode_json,
     game_filter,
     game_values,
     refused_append,
     to_the_end,
 )
-from kutnahora.server.store.migrations import Schema
 
-URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_PARAMETERS = ("pool_min_size", "pool_max_size", "pool_timeout")
 
 # An arbitrary constant: the key of the advisory lock held while the schema is migrated.
@@ -188,11 +188,6 @@ class _WriteJob:
     wrote: bool = False
 
 
-def is_postgres_url(db: str) -> bool:
-    """Whether ``--db`` names a PostgreSQL database rather than a SQLite file."""
-    return db.startswith(URL_SCHEMES)
-
-
 def split_url(url: str) -> tuple[str, dict[str, float]]:
     """The libpq URL without this store's own query parameters, and those parameters."""
     parts = urlsplit(url)
@@ -207,15 +202,6 @@ def split_url(url: str) -> tuple[str, dict[str, float]]:
         else:
             kept.append((key, value))
     return urlunsplit(parts._replace(query=urlencode(kept))), pool
-
-
-def redact_url(url: str) -> str:
-    """The URL with its password replaced, for logs and errors."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class PostgresStore:

@@ -9,7 +9,7 @@ from openskill.models import PlackettLuce
 
 from kutnahora.arena.ratings import RatedGame, Rating, SeatOutcome, places, rate, recompute
 from kutnahora.arena.store import ArenaStore
-from kutnahora.server import auth
+from kutnahora.plumbing import auth
 from tests.clients.helpers import ROOT, python_module
 
 

@@ -15,7 +15,7 @@ from kutnahora.arena.house import parse_house_bots
 from kutnahora.arena.pools import parse_pools
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.sdk import ArenaClient, Client, ClientError
-from kutnahora.server import auth
+from kutnahora.plumbing import auth
 from kutnahora.v1 import game_pb2
 from tests.arena.conftest import arena_config
 from tests.store.pg import fresh_schema

@@ -10,7 +10,7 @@ import pytest
 
 from kutnahora.arena.ratings import RatedGame, rate, recompute
 from kutnahora.arena.store import SCHEMA_VERSION, ArenaStore, NameTaken
-from kutnahora.server.store import StoreError
+from kutnahora.plumbing.errors import StoreError
 from tests.store.pg import fresh_schema
 
 

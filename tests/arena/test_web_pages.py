@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 
 from kutnahora.arena.app import Arena
 from kutnahora.arena.ratings import rate
-from kutnahora.server import auth
+from kutnahora.plumbing import auth
 from kutnahora.web import arena_pages
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kutnahora.server import auth
+from kutnahora.plumbing import auth
 
 
 def test_tokens_are_long_url_safe_and_never_look_like_an_option() -> None:

@@ -17,7 +17,7 @@ import grpc
 import grpc.aio
 import pytest
 
-from kutnahora.server import logs
+from kutnahora.plumbing import logs
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
 from tests.server.conftest import Client, bearer
 

@@ -14,12 +14,13 @@ from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game
 from kutnahora.engine import GameOver, IllegalDecision, NotAnOption, NotYourTurn
 from kutnahora.engine.options import ChooseTile
-from kutnahora.server import logs, presenter
+from kutnahora.plumbing import logs, status
+from kutnahora.plumbing.errors import ServiceError
 from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.errors import ENGINE_REFUSALS, ServiceError, engine_refusal
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.records import ListedIndex
+from kutnahora.server.refusals import ENGINE_REFUSALS, engine_refusal
 from kutnahora.server.store import MemoryStore
 
 
@@ -61,7 +62,7 @@ def test_each_engine_refusal_maps_to_its_reason(kind: type[IllegalDecision], err
     assert type(error) is kind
     refusal = engine_refusal("g1", error)
     assert refusal.code == grpc.StatusCode.FAILED_PRECONDITION
-    assert presenter.error_info_reason(refusal) == error_info_reason
+    assert status.error_info_reason(refusal) == error_info_reason
     assert refusal.message == f"game g1: {error}"
 
 

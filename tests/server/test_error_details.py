@@ -14,9 +14,9 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from kutnahora.server import presenter
+from kutnahora.plumbing import status
+from kutnahora.plumbing.errors import Reason
 from kutnahora.server.config import Limits, ServerConfig
-from kutnahora.server.errors import Reason
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2, replay_service_pb2
 from tests.server.conftest import NO_CLOCK, Client, StartServer, bearer
 
@@ -42,10 +42,10 @@ async def refusal(call: Awaitable[Any], code: grpc.StatusCode) -> error_details_
 
 def test_the_error_reasons_are_the_reject_reasons() -> None:
     """Every reason the server refuses for maps to a RejectReason, and every RejectReason is used."""
-    used = set(presenter.REJECT_REASONS.values())
+    used = set(status.REJECT_REASONS.values())
     every = {value.number for value in game_pb2.RejectReason.DESCRIPTOR.values} - {0}
     assert used == every
-    assert set(presenter.REJECT_REASONS) == set(Reason)
+    assert set(status.REJECT_REASONS) == set(Reason)
 
 
 async def test_unary_refusals_name_their_reason(client: Client) -> None:

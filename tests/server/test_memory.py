@@ -15,7 +15,8 @@ import pytest
 
 from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game
-from kutnahora.server import logs, presenter
+from kutnahora.plumbing import logs
+from kutnahora.server import presenter
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub

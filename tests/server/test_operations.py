@@ -15,7 +15,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from kutnahora.server import logs
+from kutnahora.plumbing import logs
 from kutnahora.server.config import ServerConfig
 from kutnahora.v1 import admin_service_pb2, game_pb2, play_service_pb2
 from tests.server.conftest import NO_CLOCK, StartServer, play_game

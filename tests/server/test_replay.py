@@ -12,9 +12,9 @@ import pytest
 from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game
 from kutnahora.engine.options import ChooseTile
-from kutnahora.server import logs
+from kutnahora.plumbing import logs
+from kutnahora.plumbing.errors import ServiceError
 from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.errors import ServiceError
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics

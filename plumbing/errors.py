@@ -1,19 +1,18 @@
 """The errors the service answers with: a gRPC status code, a sentence, and a short reason.
 
-Domain code raises :class:`ServiceError`; the servicers turn it into the call's status (unary calls) or a
-``DecisionRejected`` message (the Play stream), both built by :mod:`kutnahora.server.presenter`. ``reason``
-(a :class:`Reason`) labels the refusal in metrics and logs, and the presenter maps it to the wire's
-``RejectReason``, which a client reads from the ``DecisionRejected`` or from the ``google.rpc.ErrorInfo``
-in the call status's details.
+Shared by the game server and the arena. Domain code raises :class:`ServiceError`; the servicers turn it
+into the call's status (unary calls, with the details of :mod:`kutnahora.plumbing.status`) or, on the game
+server's Play stream, a ``DecisionRejected`` message. ``reason`` (a :class:`Reason`) labels the refusal in
+metrics and logs and maps to the wire's ``RejectReason``, which a client reads from the
+``DecisionRejected`` or from the ``google.rpc.ErrorInfo`` in the call status's details.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 import grpc
-
-from kutnahora.engine import GameOver, IllegalDecision, NotAnOption, NotYourTurn
 
 
 class Reason(StrEnum):
@@ -46,6 +45,9 @@ class Reason(StrEnum):
     NAME_INVALID = "name_invalid"
     KEY_REVOKED = "key_revoked"
     REQUEST_ID_REUSED = "request_id_reused"
+    CALLER_GAMES = "caller_games"
+    CALLER_RATE = "caller_rate"
+    OVERLOADED = "overloaded"
 
 
 ECHO_LIMIT = 100
@@ -65,14 +67,28 @@ def clip(value: str, limit: int = ECHO_LIMIT) -> str:
 
 class ServiceError(Exception):
     """A refusal: ``code`` is the gRPC status, ``message`` a sentence naming what was wrong (cut to
-    :data:`MESSAGE_LIMIT` characters; values it quotes from the request are cut with :func:`clip`)."""
+    :data:`MESSAGE_LIMIT` characters; values it quotes from the request are cut with :func:`clip`).
 
-    def __init__(self, code: grpc.StatusCode, message: str, reason: str) -> None:
+    ``retry_after`` (seconds), when set, is sent as a ``google.rpc.RetryInfo`` detail: how long the caller
+    should wait before it asks again. ``metadata`` goes into the ``ErrorInfo``'s metadata (short texts).
+    """
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        reason: str,
+        *,
+        retry_after: float | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
         message = clip(message, MESSAGE_LIMIT)
         super().__init__(message)
         self.code = code
         self.message = message
         self.reason = Reason(reason)  # an unknown reason fails here, where it is raised
+        self.retry_after = retry_after
+        self.metadata = {key: clip(value) for key, value in (metadata or {}).items()}
 
 
 def invalid(message: str) -> ServiceError:
@@ -105,9 +121,17 @@ def denied(message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.PERMISSION_DENIED, message, "permission_denied")
 
 
-def exhausted(message: str, reason: str) -> ServiceError:
-    """A limit reached (RESOURCE_EXHAUSTED)."""
-    return ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, message, reason)
+def exhausted(
+    message: str,
+    reason: str,
+    *,
+    retry_after: float | None = None,
+    metadata: Mapping[str, str] | None = None,
+) -> ServiceError:
+    """A limit reached (RESOURCE_EXHAUSTED), with the delay after which asking again may succeed."""
+    return ServiceError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, message, reason, retry_after=retry_after, metadata=metadata
+    )
 
 
 def conflict(message: str, reason: str) -> ServiceError:
@@ -130,21 +154,9 @@ def server_fault(message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.INTERNAL, message, "server_fault")
 
 
-ENGINE_REFUSALS: tuple[tuple[type[IllegalDecision], Reason], ...] = (
-    (GameOver, Reason.GAME_NOT_ACTIVE),
-    (NotYourTurn, Reason.NOT_YOUR_TURN),
-    (NotAnOption, Reason.NOT_AN_OPTION),
-)
-"""The engine's refusals of a decision (:func:`kutnahora.engine.check`), each with the reason it is answered
-with."""
+class StartupError(Exception):
+    """A service could not start; the message says why in a sentence."""
 
 
-def engine_refusal(game_id: str, error: IllegalDecision) -> ServiceError:
-    """The refusal of a decision the engine does not accept now (FAILED_PRECONDITION), in the engine's own
-    words: the game is over, another seat owes the decision, or the option is not listed. Any other
-    :class:`~kutnahora.engine.IllegalDecision` (a refusal the engine may add later) is answered as an option
-    that is not listed: the engine changed nothing either way."""
-    reason = next(
-        (reason for kind, reason in ENGINE_REFUSALS if isinstance(error, kind)), Reason.NOT_AN_OPTION
-    )
-    return precondition(f"game {game_id}: {error}", reason)
+class StoreError(RuntimeError):
+    """A database operation failed; the message says which and why."""

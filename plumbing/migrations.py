@@ -5,7 +5,7 @@ applied and the advisory lock taken on PostgreSQL while migrating (so that repli
 migrate once), and says how a program refuses a database migrated by a newer one. Its runners bring a
 database to the newest version inside the caller's transaction, in the same order: take the lock (on
 PostgreSQL), create the version table if missing, read the version, refuse a newer one with
-:class:`~kutnahora.server.store.base.StoreError`, then apply each missing step and record it.
+:class:`~kutnahora.plumbing.errors.StoreError`, then apply each missing step and record it.
 :meth:`Schema.migrate` drives a DB-API connection (sqlite3 or psycopg, in a worker thread: the arena's
 store); :meth:`Schema.migrate_async` a psycopg async connection (the game server's PostgreSQL store).
 
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kutnahora.server.store.base import StoreError
+from kutnahora.plumbing.errors import StoreError
 
 Steps = tuple[tuple[int, tuple[str, ...]], ...]
 

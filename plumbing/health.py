@@ -15,9 +15,9 @@ import grpc
 import grpc.aio
 from grpc_health.v1 import health_pb2
 
-from kutnahora.server import presenter
-from kutnahora.server.errors import ServiceError
-from kutnahora.server.service import decode, serialize
+from kutnahora.plumbing import status
+from kutnahora.plumbing.errors import ServiceError
+from kutnahora.plumbing.messages import decode, serialize
 
 SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 
@@ -51,5 +51,5 @@ async def _request(body: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> 
     try:
         return decode(health_pb2.HealthCheckRequest, body)
     except ServiceError as error:
-        await context.abort(error.code, error.message, trailing_metadata=presenter.status_details(error))
+        await context.abort(error.code, error.message, trailing_metadata=status.status_details(error))
         raise  # not reached: abort raises
