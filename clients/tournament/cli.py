@@ -72,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            "built-in bots: " + ", ".join(sorted(BOTS)) + "; mcts:200 or mcts:500ms set the search budget\n"
+            "built-in bots: "
+            + ", ".join(sorted(BOTS))
+            + "; mcts:200 or mcts:500ms (neural:300, neural:150ms) set the search budget\n"
             "external bots: --bot-cmd NAME='command' starts the command for each of NAME's seats with\n"
             "  KUTNAHORA_SERVER, KUTNAHORA_GAME_ID, KUTNAHORA_SEAT, KUTNAHORA_TOKEN and KUTNAHORA_BOT_SEED\n"
             "  in its environment; it must play that seat to the end and exit with status 0.\n"
