@@ -27,6 +27,7 @@ from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.errors import StartupError, StoreError
 from kutnahora.plumbing.reflection import add_reflection
+from kutnahora.plumbing.signals import Signals
 from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
 
 SERVICE_NAME = arena_service_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
@@ -88,6 +89,7 @@ class Arena:
         self.metrics_port: int | None = None
         self._metrics_server: Any = None
         self._stopped = asyncio.Event()
+        self.signals: Signals | None = None
 
     async def start(self) -> None:
         """Open the store and serve; :class:`StartupError` when the store or the metrics port fails."""
@@ -105,6 +107,7 @@ class Arena:
                     f"cannot serve metrics on port {self.config.metrics_port}: {error}"
                 ) from None
             self.metrics_port = int(self._metrics_server.server_port)
+        self.signals = Signals(self.metrics.registry).start()  # event-loop lag, collector pauses
         await self.lobby.start()
         await self.grpc_server.start()
         for name in ("", SERVICE_NAME):
@@ -121,6 +124,8 @@ class Arena:
         await self.lobby.close()
         await self.servers.close()
         await self.store.close()
+        if self.signals is not None:
+            await self.signals.stop()
         if self._metrics_server is not None:
             self._metrics_server.shutdown()
             self._metrics_server.server_close()

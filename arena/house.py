@@ -22,7 +22,7 @@ from typing import Any
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import auth
 
-KINDS = ("greedy", "random", "mcts")
+KINDS = ("greedy", "random", "mcts", "neural")
 ENV_ARENA_KEY = "KUTNAHORA_ARENA_KEY"
 
 
@@ -47,8 +47,8 @@ def parse_house_bots(text: str, max_players: int) -> list[HouseBot]:
             raise ValueError(f"house bot {part!r}: the kinds are {', '.join(KINDS)}")
         iterations = None
         if budget:
-            if kind != "mcts" or not budget.isdigit() or int(budget) < 1:
-                raise ValueError(f"house bot {part!r}: only mcts takes a budget, mcts:ITERATIONS")
+            if kind not in ("mcts", "neural") or not budget.isdigit() or int(budget) < 1:
+                raise ValueError(f"house bot {part!r}: only mcts and neural take a budget, mcts:ITERATIONS")
             iterations = int(budget)
         specs.append((kind, iterations))
     if not specs:
@@ -92,7 +92,7 @@ class HouseBots:
             command = [sys.executable, "-m", "kutnahora.clients.bots.cli", bot.kind, "--arena", address]
             command += ["--pool", ",".join(self.pools), "--games", "0", "--quiet", "--name", bot.name]
             if bot.iterations is not None:
-                command += ["--iterations", str(bot.iterations)]
+                command += ["--search" if bot.kind == "neural" else "--iterations", str(bot.iterations)]
             env = {**os.environ, ENV_ARENA_KEY: key}
             process = await asyncio.create_subprocess_exec(
                 *command, env=env, stdin=asyncio.subprocess.DEVNULL

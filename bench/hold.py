@@ -13,6 +13,17 @@ Every game that ends is verified (:mod:`kutnahora.bench.replay_check`): its play
 server confirmed, and the game's replay, read back with ``GetReplay``, must hold every one of them in order
 and replay on the rules engine to the state and the result the players were told. A mismatch is a failure.
 
+One client process running 4,000 bots measures its own event loop as much as the server, so
+``--client-processes N`` runs the bots in N child processes (each holding its share of the games over its
+share of the connections, verifying its own games' records) and merges their windows into each line:
+decisions summed, latencies pooled before the percentiles (:mod:`kutnahora.bench.windows`).
+``--probe-interval-ms 20`` also runs :mod:`kutnahora.bench.probe` in a process of its own, calling
+``GetServerInfo`` on its own connection, and adds its p50, p99, p99.9 and maximum to each line: a stall
+of the server's event loop shows there whatever its handlers' histograms say. A new game the server
+refuses because it is overloaded (``RESOURCE_EXHAUSTED``) is counted by reason, not as a failure, and
+asked for again a second later: driven past its capacity, the server refuses new games and the line says
+how many.
+
 With ``--replicas 2`` (PostgreSQL) the clients' target lists every replica, so that gRPC moves a
 connection to another replica when one goes; ``--kill-replica-at S`` kills the first replica with
 SIGKILL after S seconds and every game must still finish; ``--restart-database-at S`` runs
@@ -20,6 +31,8 @@ SIGKILL after S seconds and every game must still finish; ``--restart-database-a
 
     kutnahora-hold                                    # 1,000 four-player games for 10 minutes, SQLite
     kutnahora-hold --games 200 --duration 60 --report-every 10
+    kutnahora-hold --games 1000 --duration 120 --report-every 30 --no-drain --client-processes 2 \
+        --probe-interval-ms 20
     kutnahora-hold --db postgresql://postgres@127.0.0.1/test --replicas 2 --kill-replica-at 120
 """
 
@@ -29,24 +42,36 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import json
 import os
 import random
 import shlex
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+import urllib.request
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 
 from kutnahora.bench.fuzz import open_descriptors, rss_kib
 from kutnahora.bench.replay_check import check_replay
-from kutnahora.bench.server_bench import server_command
+from kutnahora.bench.server_bench import METRICS_URL, server_command
+from kutnahora.bench.windows import (
+    Merger,
+    Window,
+    child_lines,
+    emit,
+    merge,
+    millis,
+    spread,
+    windows_on_schedule,
+)
 from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.sdk import (
     TRANSIENT_CODES,
@@ -78,7 +103,35 @@ class Tally:
     mismatched: int = 0  # ended games whose replay did not (each a failure)
     confirmed: int = 0  # confirmed decisions found in the replays of the verified games
     refusals: collections.Counter[str] = field(default_factory=collections.Counter)  # by reason and code
+    games_refused: collections.Counter[str] = field(default_factory=collections.Counter)  # by reason
     errors: list[str] = field(default_factory=list)
+
+    COUNTS = ("decisions", "failed", "reconnects", "refused", "finished", "abandoned", "verified",
+              "mismatched", "confirmed")  # fmt: skip
+
+    def counters(self) -> dict[str, int]:
+        """The counts so far, with the new games refused under ``games_refused:REASON``."""
+        counts = {name: int(getattr(self, name)) for name in self.COUNTS}
+        counts.update({f"games_refused:{reason}": n for reason, n in self.games_refused.items()})
+        return counts
+
+    def to_json(self) -> dict[str, object]:
+        """The tally at the end, for the parent process (the first errors only)."""
+        return {
+            "counters": self.counters(),
+            "refusals": dict(self.refusals),
+            "errors": self.errors[:10],
+        }
+
+    def add_json(self, data: dict[str, Any]) -> None:
+        """Add a child process's tally (:meth:`to_json`) to this one."""
+        for name, value in data["counters"].items():
+            if name.startswith("games_refused:"):
+                self.games_refused[name.split(":", 1)[1]] += int(value)
+            else:
+                setattr(self, name, getattr(self, name) + int(value))
+        self.refusals.update({key: int(value) for key, value in data["refusals"].items()})
+        self.errors.extend(str(error) for error in data["errors"])
 
 
 class SlowBot(Bot):
@@ -132,12 +185,16 @@ class SlowBot(Bot):
 class Servers:
     """The server processes of a run, started with the same store."""
 
-    def __init__(self, db: str, replicas: int, folder: Path) -> None:
+    def __init__(self, db: str, replicas: int, folder: Path, gc_trace: Path | None = None) -> None:
         self.processes: list[subprocess.Popen[str]] = []
         self.addresses: list[str] = []
+        self.metrics_urls: list[str] = []
         for index in range(replicas):
             log = (folder / f"server-{index}.log").open("w")
-            command = [*server_command(db, 100_000), "--log-format", "json"]
+            command = [*server_command(db, 100_000, metrics=True), "--log-format", "json"]
+            if gc_trace is not None:  # every collection of server 0 timed (kutnahora.bench.gc_trace)
+                traced = gc_trace if index == 0 else gc_trace.with_name(f"{gc_trace.stem}-{index}.json")
+                command[1:3] = ["-m", "kutnahora.bench.gc_trace", str(traced), "--", "-m", command[2]]
             process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
             assert process.stdout is not None
             line = process.stdout.readline()
@@ -145,6 +202,8 @@ class Servers:
                 process.kill()
                 raise SystemExit(f"kutnahora-hold: the server did not start: {line!r} (see {log.name})")
             self.addresses.append(line.split(LISTENING_PREFIX, 1)[1].split()[0])
+            found = METRICS_URL.search(line)
+            self.metrics_urls.append(found.group(1) if found else "")
             self.processes.append(process)
 
     @property
@@ -164,6 +223,12 @@ class Servers:
             rss, fds = rss_kib(process.pid) / 1024, open_descriptors(process.pid)
             parts.append(f"server {index} RSS {rss:.0f} MiB, {fds} fds")
         return "; ".join(parts)
+
+    def save_metrics(self, path: Path) -> None:
+        """Server 0's ``/metrics`` text, written to ``path`` (its histograms cover the whole run)."""
+        if self.metrics_urls and self.metrics_urls[0] and self.processes[0].poll() is None:
+            with urllib.request.urlopen(self.metrics_urls[0], timeout=10) as answer:
+                path.write_bytes(answer.read())
 
     def kill(self, index: int) -> None:
         """SIGKILL one server."""
@@ -198,14 +263,17 @@ class Settings:
     drain: bool = True
 
 
-async def hold(servers: Servers, settings: Settings) -> Tally:
-    """Hold the games for the run's duration, printing a line every interval; the tally at the end."""
+async def hold(
+    target: str, settings: Settings, on_window: Callable[[Window], None], seed_base: int = 1
+) -> Tally:
+    """Hold ``settings.games`` games on ``target`` for the run's duration, giving ``on_window`` each
+    window's figures; the tally at the end."""
     tally = Tally()
     answered: dict[str, float] = {}
-    clients = [Client(servers.target) for _ in range(settings.connections)]
+    clients = [Client(target) for _ in range(settings.connections)]
     stopping = asyncio.Event()
     started = time.monotonic()
-    seeds = iter(range(1, 10**9))
+    seeds = iter(range(seed_base, 10**12))
     under_way: dict[str, tuple[Client, str]] = {}  # game id -> its client and game token
 
     async def one_game(slot: int) -> None:
@@ -218,9 +286,13 @@ async def hold(servers: Servers, settings: Settings) -> Tally:
                     label="kutnahora-hold",
                 )
             except ClientError as error:
-                tally.failed += 1
-                tally.errors.append(f"create: {error}")
-                await asyncio.sleep(1.0)
+                if error.code == grpc.StatusCode.RESOURCE_EXHAUSTED:  # refused, not failed: ask again
+                    tally.games_refused[error.reason or "RESOURCE_EXHAUSTED"] += 1
+                else:
+                    tally.failed += 1
+                    tally.errors.append(f"create: {error}")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stopping.wait(), 1.0)
                 continue
             game_id = created.game.game_id
             under_way[game_id] = (client, created.game_token)
@@ -270,68 +342,163 @@ async def hold(servers: Servers, settings: Settings) -> Tally:
         tally.refused += outcome.refused
         return outcome
 
-    async def report() -> None:
-        last, last_decisions = started, 0
-        while not stopping.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stopping.wait(), settings.report_every)
-            now = time.monotonic()
-            rate = (tally.decisions - last_decisions) / max(now - last, 1e-9)
-            latencies = sorted(tally.latencies)
-            tally.latencies.clear()
-            p50 = statistics.median(latencies) * 1000 if latencies else 0.0
-            p99 = latencies[int(len(latencies) * 0.99)] * 1000 if latencies else 0.0
-            print(
-                f"kutnahora-hold: {now - started:6.0f} s  {rate:7.1f} decisions/s  latency p50 {p50:6.1f} ms "
-                f"p99 {p99:7.1f} ms  games finished {tally.finished}, abandoned {tally.abandoned}  errors: "
-                f"{tally.failed} failed, {tally.reconnects} reconnects, {tally.refused} refused  verified "
-                f"{tally.verified}, mismatched {tally.mismatched}  {servers.health()}  load "
-                + "/".join(f"{value:.1f}" for value in os.getloadavg()),
-                flush=True,
-            )
-            last, last_decisions = now, tally.decisions
+    last_decisions = 0
 
-    async def faults() -> None:
-        events = []
-        if settings.kill_replica_at is not None:
-            events.append((settings.kill_replica_at, "kill"))
-        if settings.restart_database_at is not None:
-            events.append((settings.restart_database_at, "restart"))
-        for at, what in sorted(events):
-            await asyncio.sleep(max(0.0, at - (time.monotonic() - started)))
-            if what == "kill":
-                print("kutnahora-hold: killing server 0 (SIGKILL)", flush=True)
-                servers.kill(0)
-            else:
-                print(f"kutnahora-hold: {settings.restart_database_command}", flush=True)
-                began = time.monotonic()
-                done = await asyncio.to_thread(
-                    subprocess.run, shlex.split(settings.restart_database_command), check=False
-                )
-                print(
-                    f"kutnahora-hold: the restart command exited with status {done.returncode} after "
-                    f"{time.monotonic() - began:.1f} s",
-                    flush=True,
-                )
+    def take(number: int, seconds: float) -> Window:
+        nonlocal last_decisions
+        window = Window(
+            number, seconds, tally.decisions - last_decisions, list(tally.latencies), tally.counters()
+        )
+        tally.latencies.clear()
+        last_decisions = tally.decisions
+        return window
 
-    reporter = asyncio.create_task(report())
-    fault_task = asyncio.create_task(faults())
     games = [asyncio.create_task(one_game(slot)) for slot in range(settings.games)]
-    await asyncio.sleep(settings.duration)
+    async for window in windows_on_schedule(started, settings.duration, settings.report_every, take):
+        on_window(window)
     stopping.set()  # no new games
-    if settings.drain:
-        print("kutnahora-hold: the duration is over; the games under way play to their end", flush=True)
-    else:
-        print(f"kutnahora-hold: the duration is over; abandoning {len(under_way)} games", flush=True)
+    if not settings.drain:
         for game_id, (client, token) in list(under_way.items()):
             with contextlib.suppress(ClientError):
                 await client.abandon(game_id, token, "kutnahora-hold is over")
     await asyncio.gather(*games)
-    fault_task.cancel()
-    await reporter
     for client in clients:
         await client.close()
     return tally
+
+
+class Report:
+    """Prints one line per window, merged over the client processes and the probe, with the servers'
+    health and the machine's load."""
+
+    def __init__(self, servers: Servers, sources: Sequence[str], probing: bool) -> None:
+        self.servers = servers
+        self.elapsed = 0.0
+        self.probe_failures = 0
+        self.merger = Merger([*sources, *(["probe"] if probing else [])], self.line)
+
+    def line(self, number: int, windows: dict[str, Window]) -> None:
+        probe = windows.pop("probe", None)
+        if not windows:  # the probe's window alone, after the bots': nothing to say
+            return
+        merged = merge(list(windows.values()))
+        self.elapsed += merged.seconds
+        counts = merged.counters
+        rate = merged.decisions / max(merged.seconds, 1e-9)
+        figures = spread(merged.latencies) if merged.latencies else {"p50": 0.0, "p99": 0.0}
+        refused = sum(n for name, n in counts.items() if name.startswith("games_refused:"))
+        text = (
+            f"kutnahora-hold: {self.elapsed:6.0f} s  {rate:7.1f} decisions/s  latency p50 "
+            f"{figures['p50']:6.1f} ms p99 {figures['p99']:7.1f} ms  games finished {counts['finished']}, "
+            f"abandoned {counts['abandoned']}  errors: {counts['failed']} failed, {counts['reconnects']} "
+            f"reconnects, {counts['refused']} refused  new games refused {refused}  verified "
+            f"{counts['verified']}, mismatched {counts['mismatched']}"
+        )
+        if len(windows) > 1:
+            text += f"  ({len(windows)} client processes)"
+        if probe is not None:
+            self.probe_failures = probe.counters.get("probe_failures", 0)
+            text += f"  probe {probe.decisions} calls {millis(spread(probe.latencies))}"
+        load = "/".join(f"{value:.1f}" for value in os.getloadavg())
+        print(f"{text}  {self.servers.health()}  load {load}", flush=True)
+
+
+async def run_processes(servers: Servers, settings: Settings, processes: int, probe_interval: float) -> Tally:
+    """The hold, its bots in this process (``processes`` 1) or in ``processes`` children, with the probe
+    in a child of its own when ``probe_interval`` is positive, and the faults asked for; the merged tally."""
+    sources = [f"client {index}" for index in range(processes)]
+    report = Report(servers, sources, probe_interval > 0)
+    tally = Tally()
+    tasks = [asyncio.create_task(faults(servers, settings))]
+    if probe_interval > 0:
+        tasks.append(asyncio.create_task(probe_child(servers.target, settings, probe_interval, report)))
+    if processes == 1:
+        tally = await hold(servers.target, settings, lambda window: report.merger.add(sources[0], window))
+        report.merger.finish(sources[0])
+    else:
+        shares = [
+            settings.games // processes + (index < settings.games % processes) for index in range(processes)
+        ]
+        children = [
+            client_child(servers.target, settings, index, share, processes, report, tally)
+            for index, share in enumerate(shares)
+        ]
+        await asyncio.gather(*children)
+    tasks[0].cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    if report.probe_failures:
+        tally.errors.append(f"the probe's calls failed {report.probe_failures} times")
+    return tally
+
+
+async def client_child(
+    target: str, settings: Settings, index: int, games: int, processes: int, report: Report, tally: Tally
+) -> None:
+    """One child process holding ``games`` of the games; its windows go to ``report``, its tally into
+    ``tally``."""
+    source = f"client {index}"
+    command = [
+        sys.executable, "-m", "kutnahora.bench.hold", "--client-of", target, "--client-index", str(index),
+        "--games", str(games), "--players", str(settings.players),
+        "--connections", str(max(1, settings.connections // processes)),
+        "--think", f"{settings.think[0]}-{settings.think[1]}", "--duration", str(settings.duration),
+        "--report-every", str(settings.report_every), *([] if settings.drain else ["--no-drain"]),
+    ]  # fmt: skip
+    process, lines = await child_lines(command)
+    ended = False
+    async for line in lines:
+        data = json.loads(line)
+        if "window" in data:
+            report.merger.add(source, Window.from_json(data))
+        elif "tally" in data:
+            tally.add_json(data["tally"])
+            ended = True
+    report.merger.finish(source)
+    if await process.wait() != 0 or not ended:
+        tally.failed += 1
+        tally.errors.append(f"client process {index} ended with status {process.returncode}")
+
+
+async def probe_child(target: str, settings: Settings, interval: float, report: Report) -> None:
+    """The probe's process, its windows to ``report``."""
+    command = [
+        sys.executable, "-m", "kutnahora.bench.probe", "--target", target, "--json",
+        "--interval-ms", str(interval * 1000), "--duration", str(settings.duration),
+        "--report-every", str(settings.report_every),
+    ]  # fmt: skip
+    process, lines = await child_lines(command)
+    async for line in lines:
+        window = Window.from_json(json.loads(line))
+        report.probe_failures = window.counters.get("probe_failures", 0)
+        report.merger.add("probe", window)
+    report.merger.finish("probe")
+    await process.wait()
+
+
+async def faults(servers: Servers, settings: Settings) -> None:
+    """Kill a replica and restart the database when the settings say so."""
+    started = time.monotonic()
+    events = []
+    if settings.kill_replica_at is not None:
+        events.append((settings.kill_replica_at, "kill"))
+    if settings.restart_database_at is not None:
+        events.append((settings.restart_database_at, "restart"))
+    for at, what in sorted(events):
+        await asyncio.sleep(max(0.0, at - (time.monotonic() - started)))
+        if what == "kill":
+            print("kutnahora-hold: killing server 0 (SIGKILL)", flush=True)
+            servers.kill(0)
+        else:
+            print(f"kutnahora-hold: {settings.restart_database_command}", flush=True)
+            began = time.monotonic()
+            done = await asyncio.to_thread(
+                subprocess.run, shlex.split(settings.restart_database_command), check=False
+            )
+            print(
+                f"kutnahora-hold: the restart command exited with status {done.returncode} after "
+                f"{time.monotonic() - began:.1f} s",
+                flush=True,
+            )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -366,6 +533,31 @@ def build_parser() -> argparse.ArgumentParser:
         default="pg_ctlcluster --skip-systemctl-redirect 15 main restart",
         help="the command that restarts the database",
     )
+    parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=1,
+        help="child processes the bots run in (the games and connections shared out between them)",
+    )
+    parser.add_argument(
+        "--probe-interval-ms",
+        type=float,
+        default=0.0,
+        help="also call GetServerInfo every this many milliseconds from a process of its own and report "
+        "its latency (0: no probe)",
+    )
+    parser.add_argument(
+        "--server-gc-trace",
+        type=Path,
+        default=None,
+        help="time every garbage collection of the server and write a summary to this JSON file at the "
+        "end (python -m kutnahora.bench.gc_trace)",
+    )
+    parser.add_argument(
+        "--save-metrics", type=Path, default=None, help="write server 0's /metrics text here at the end"
+    )
+    parser.add_argument("--client-of", default="", help=argparse.SUPPRESS)  # a child: the server's address
+    parser.add_argument("--client-index", type=int, default=0, help=argparse.SUPPRESS)
     return parser
 
 
@@ -399,16 +591,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.restart_database_command,
         args.drain,
     )
+    if args.client_of:  # a child process: hold this share of the games, print JSON lines for the parent
+        tally = asyncio.run(hold(args.client_of, settings, emit, seed_base=1 + args.client_index * 10**9))
+        print(json.dumps({"tally": tally.to_json()}), flush=True)
+        return 0
+    if args.client_processes <= 0 or args.client_processes > args.games:
+        raise SystemExit("--client-processes must be between 1 and --games")
+    if args.probe_interval_ms < 0:
+        raise SystemExit("--probe-interval-ms must be 0 (no probe) or positive")
     with tempfile.TemporaryDirectory(prefix="kutnahora-hold-") as folder:
         db = args.db or str(Path(folder) / "games.db")
-        servers = Servers(db, args.replicas, Path(folder))
+        gc_trace = args.server_gc_trace.resolve() if args.server_gc_trace else None
+        servers = Servers(db, args.replicas, Path(folder), gc_trace)
         try:
             print(
                 f"kutnahora-hold: {args.games} games of {args.players} seats over {args.connections} "
-                f"connections to {servers.target}, bots thinking {args.think} s, for {args.duration:g} s",
+                f"connections to {servers.target}, bots thinking {args.think} s, for {args.duration:g} s, "
+                f"in {args.client_processes} client process(es)"
+                + (f", probed every {args.probe_interval_ms:g} ms" if args.probe_interval_ms else ""),
                 flush=True,
             )
-            tally = asyncio.run(hold(servers, settings))
+            tally = asyncio.run(
+                run_processes(servers, settings, args.client_processes, args.probe_interval_ms / 1000)
+            )
+            if args.save_metrics is not None:
+                servers.save_metrics(args.save_metrics)
         finally:
             servers.stop()
     print(
@@ -419,6 +626,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for refusal, count in tally.refusals.most_common():
         print(f"  answers refused: {count} {refusal}")
+    for reason, count in tally.games_refused.most_common():
+        print(f"  new games refused: {count} {reason}")
     for error in tally.errors[:10]:
         print(f"  {error}")
     return 1 if tally.failed or tally.mismatched else 0

@@ -510,14 +510,27 @@ class Client:
         label: str = "",
         page_size: int = 50,
     ) -> list[game_pb2.GameSummary]:
-        """Games on the server, newest first, optionally only those of one status or label."""
+        """Games on the server, newest first, optionally only those of one status or label (the first page;
+        :meth:`list_games_page` continues a listing)."""
+        games, _ = await self.list_games_page(status, label, page_size)
+        return games
+
+    async def list_games_page(
+        self,
+        status: int = game_pb2.GAME_STATUS_UNSPECIFIED,
+        label: str = "",
+        page_size: int = 50,
+        page_token: str = "",
+    ) -> tuple[list[game_pb2.GameSummary], str]:
+        """One page of games, newest first, and the token of the next page ("" on the last): give that token
+        as ``page_token`` to go on where this page ended."""
         request = game_service_pb2.ListGamesRequest(
-            status=cast(Any, status), label=label, page_size=page_size
+            status=cast(Any, status), label=label, page_size=page_size, page_token=page_token
         )
         response = await self._call(
             self._games.ListGames(request), "listing games", game_service_pb2.ListGamesResponse
         )
-        return list(response.games)
+        return list(response.games), response.next_page_token
 
     async def components(self) -> components_pb2.ComponentSet:
         """The component set the server plays with (read once, then cached)."""

@@ -43,8 +43,12 @@ them). ``information_state_tensor`` is the observation vector followed by flags 
 has been shown (drawn for it to choose from) during the game: a fixed-size summary, not the whole history.
 
 **Serialization.** ``state.serialize()`` and ``game.deserialize_state(text)`` work (the engine's state is
-pickled whole). pyspiel's ``serialize_game_and_state`` does not: for a sampled-stochastic game it also
-asks the game for its random state, which a Python game cannot give.
+pickled whole). ``pickle`` works for the game and for a state, so they cross process boundaries
+(``multiprocessing``, OpenSpiel's ``games_sim_test``): a game is pickled as its string (what
+``pyspiel.load_game`` reads back) with the place its sequence of deals has reached, so the copy deals the
+same games next; a state as its game and its ``serialize()`` text. pyspiel's own
+``serialize_game_and_state`` still does not work: for a sampled-stochastic game it asks the game for its
+random state through C++ (``GetRNGState``), which a Python game cannot give.
 
 **Returns** are the terminal, zero-sum returns of :func:`kutnahora.envs.outcome.returns`, in [−1, 1].
 
@@ -186,6 +190,11 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         ahead.setstate(self._seeds.getstate())
         return ahead.getrandbits(63)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its string and the place its sequence of deals has reached (pyspiel's own pickling
+        asks for a random state a Python game cannot give)."""
+        return (_unpickle_game, (str(self), self._seeds.getstate()))
+
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
     ) -> KutnaHoraObserver:
@@ -269,6 +278,19 @@ class Play:
         return copied
 
 
+def _unpickle_game(text: str, seeds: Any) -> KutnaHoraGame:
+    game = pyspiel.load_game(text)
+    assert isinstance(game, KutnaHoraGame)
+    game._seeds.setstate(seeds)
+    return game
+
+
+def _unpickle_state(game: KutnaHoraGame, text: str) -> KutnaHoraState:
+    state = game.deserialize_state(text)
+    assert isinstance(state, KutnaHoraState)
+    return state
+
+
 def _unpickle_play(game: str, engine: GameState, actions: list[int], shown: list[set[int]]) -> Play:
     return Play(pyspiel.load_game(game), engine, actions, shown)
 
@@ -284,6 +306,10 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
     def engine(self) -> GameState:
         """The engine's state of this game."""
         return self.play.engine
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its game and its ``serialize()`` text."""
+        return (_unpickle_state, (self.game, self.serialize()))
 
     @property
     def game(self) -> KutnaHoraGame:

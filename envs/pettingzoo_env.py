@@ -5,8 +5,15 @@ decision (setup choices included), so turns follow the rules, not a fixed rotati
 dict: ``observation``, its :class:`~kutnahora.envs.encoding.ObservationLayout` vector, and
 ``action_mask``, 1 at the ids (:class:`~kutnahora.envs.actions.ActionSpace`) of the options it may
 choose now (all zeros for an agent that owes nothing). The only rewards are the terminal returns of
-:func:`kutnahora.envs.outcome.returns`; every agent terminates together when the game ends. An action
-that is not legal raises ``ValueError`` naming the decision and leaves the game unchanged.
+:func:`kutnahora.envs.outcome.returns`; every agent terminates together when the game ends.
+
+**An illegal action** follows the convention of PettingZoo's classic games (chess, go, connect four):
+:func:`env` wraps the game in PettingZoo's ``TerminateIllegalWrapper``, so an action outside the agent's
+mask ends the game at once, the agent that took it rewarded −1 and every other agent 0, all of them
+terminated (PettingZoo warns of the illegal move); its test suite (``api_test``, ``seed_test``,
+``test_state``, which steps with unmasked random actions) passes on it. The bare :class:`raw_env` is
+stricter: an action that is not legal raises ``ValueError`` naming the decision and leaves the game
+unchanged, for code that would rather fail loudly.
 
 ``reset(seed=s)`` starts the engine's game from a seed drawn from ``s``, so equal seeds give equal games;
 later resets without a seed continue that sequence.
@@ -194,5 +201,9 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
 
 
 def env(**kwargs: Any) -> AECEnv[str, dict[str, npt.NDArray[Any]], int]:
-    """The environment wrapped in PettingZoo's order checks (``reset`` first, no step after the end)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    """The environment wrapped as PettingZoo's classic games are: an illegal action ends the game with
+    −1 for the agent that took it, an action outside the space is refused, and the order is checked
+    (``reset`` first, no step after the end)."""
+    wrapped = wrappers.TerminateIllegalWrapper(raw_env(**kwargs), illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

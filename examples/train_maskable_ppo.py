@@ -5,9 +5,11 @@ and the legal-action mask reaches the policy through sb3-contrib's ``ActionMaske
 tutorials for its classic games. Training runs in two phases, the first against the ``random`` bot and
 the second against ``greedy`` (the opponents are changed on the same environment with
 ``set_opponents``). Untrained, the policy plays 100 games (``--eval-games``) against random; trained, 100
-against each bot; the win rates are printed with Wilson 95 % intervals and written to a JSON file, and the
-learning curve (the return of each training game, averaged over the last 100, against the steps) is drawn
-to a PNG.
+against each bot; each evaluation is made twice, with the policy's most likely action (deterministic) and
+with actions drawn from it (sampled); the win rates are printed with Wilson 95 % intervals and written to
+a JSON file, the learning curve (the return of each training game, averaged over the last 100, against
+the steps) is drawn to a PNG, and the model is saved (``MaskablePPO.load`` reads it back). The outputs go
+to a new folder, ``kutnahora-runs/maskable-ppo-<time>`` (``--out``), never over a tracked file.
 
 Needs the ``train`` extra (``pip install -e '.[train]'``)::
 
@@ -55,8 +57,11 @@ class VectorOnly(gymnasium.ObservationWrapper[npt.NDArray[np.float32], np.int64,
         return vector
 
 
-def evaluate(model: Any, players: int, opponent: str, games: int, seed: int) -> dict[str, Any]:
-    """The policy (deterministic) in ``games`` games against ``opponent``: wins, ties and the interval."""
+def evaluate(
+    model: Any, players: int, opponent: str, games: int, seed: int, deterministic: bool = True
+) -> dict[str, Any]:
+    """The policy (its most likely action, or one sampled) in ``games`` games against ``opponent``: wins,
+    ties and the interval."""
     from kutnahora.envs.gymnasium_env import KutnaHoraEnv
 
     env = KutnaHoraEnv(players=players, opponents=opponent, normalized=True)
@@ -66,7 +71,9 @@ def evaluate(model: Any, players: int, opponent: str, games: int, seed: int) -> 
         reward, done = 0.0, False
         while not done:
             action, _ = model.predict(
-                observation["observation"], action_masks=observation["action_mask"], deterministic=True
+                observation["observation"],
+                action_masks=observation["action_mask"],
+                deterministic=deterministic,
             )
             observation, reward, done, _, _ = env.step(int(action))
         wins += reward == 1.0
@@ -74,6 +81,7 @@ def evaluate(model: Any, players: int, opponent: str, games: int, seed: int) -> 
     low, high = wilson(wins, games)
     return {
         "opponent": opponent,
+        "policy": "deterministic" if deterministic else "sampled",
         "games": games,
         "wins": wins,
         "ties": ties,
@@ -99,13 +107,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="check the pipeline end to end in seconds: 1536 + 512 steps, 4 evaluation games",
     )
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     parser.add_argument(
-        "--plot", type=Path, default=ROOT / "docs" / "envs-learning-curve.png", help="the PNG to draw"
+        "--out",
+        type=Path,
+        default=Path("kutnahora-runs") / f"maskable-ppo-{stamp}",
+        help="folder of the outputs (a new one by default): curve.png, results.json and model.zip",
     )
-    parser.add_argument(
-        "--json", type=Path, default=ROOT / "docs" / "envs-learning-results.json", help="the figures"
-    )
+    parser.add_argument("--plot", type=Path, help="the PNG to draw (default: OUT/curve.png)")
+    parser.add_argument("--json", type=Path, help="the figures (default: OUT/results.json)")
+    parser.add_argument("--model", type=Path, help="the trained model (default: OUT/model.zip)")
     args = parser.parse_args(argv)
+    args.plot = args.plot or args.out / "curve.png"
+    args.json = args.json or args.out / "results.json"
+    args.model = args.model or args.out / "model.zip"
     if args.smoke:
         args.timesteps, args.greedy_timesteps, args.eval_games = 1536, 512, 4
     if min(args.timesteps, args.greedy_timesteps) < 1 or args.eval_games < 1:
@@ -149,13 +164,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def evaluate_all(stage: str, opponents: Sequence[str]) -> None:
         for opponent in opponents:
-            result = {"stage": stage, **evaluate(model, args.players, opponent, args.eval_games, 10_000)}
-            low, high = result["wilson95"]
-            report(
-                f"{stage}: against {opponent}, {result['wins']}/{result['games']} won "
-                f"({result['win_rate']:.0%}, 95% {low:.0%}–{high:.0%})"
-            )
-            evaluations.append(result)
+            for deterministic in (True, False):
+                result = {
+                    "stage": stage,
+                    **evaluate(model, args.players, opponent, args.eval_games, 10_000, deterministic),
+                }
+                low, high = result["wilson95"]
+                report(
+                    f"{stage}: {result['policy']} against {opponent}, {result['wins']}/{result['games']} "
+                    f"won ({result['win_rate']:.0%}, 95% {low:.0%}–{high:.0%})"
+                )
+                evaluations.append(result)
 
     class Progress(BaseCallback):
         """A line after every rollout: steps so far and the average return of recent training games."""
@@ -206,7 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2) + "\n")
-    report(f"done in {seconds:.0f} s; curve in {args.plot}, figures in {args.json}")
+    args.model.parent.mkdir(parents=True, exist_ok=True)
+    model.save(args.model)
+    report(f"done in {seconds:.0f} s; curve in {args.plot}, figures in {args.json}, model in {args.model}")
     return 0
 
 

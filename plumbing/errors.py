@@ -9,6 +9,7 @@ metrics and logs and maps to the wire's ``RejectReason``, which a client reads f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 import grpc
@@ -44,6 +45,9 @@ class Reason(StrEnum):
     NAME_INVALID = "name_invalid"
     KEY_REVOKED = "key_revoked"
     REQUEST_ID_REUSED = "request_id_reused"
+    CALLER_GAMES = "caller_games"
+    CALLER_RATE = "caller_rate"
+    OVERLOADED = "overloaded"
 
 
 ECHO_LIMIT = 100
@@ -63,14 +67,28 @@ def clip(value: str, limit: int = ECHO_LIMIT) -> str:
 
 class ServiceError(Exception):
     """A refusal: ``code`` is the gRPC status, ``message`` a sentence naming what was wrong (cut to
-    :data:`MESSAGE_LIMIT` characters; values it quotes from the request are cut with :func:`clip`)."""
+    :data:`MESSAGE_LIMIT` characters; values it quotes from the request are cut with :func:`clip`).
 
-    def __init__(self, code: grpc.StatusCode, message: str, reason: str) -> None:
+    ``retry_after`` (seconds), when set, is sent as a ``google.rpc.RetryInfo`` detail: how long the caller
+    should wait before it asks again. ``metadata`` goes into the ``ErrorInfo``'s metadata (short texts).
+    """
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        reason: str,
+        *,
+        retry_after: float | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
         message = clip(message, MESSAGE_LIMIT)
         super().__init__(message)
         self.code = code
         self.message = message
         self.reason = Reason(reason)  # an unknown reason fails here, where it is raised
+        self.retry_after = retry_after
+        self.metadata = {key: clip(value) for key, value in (metadata or {}).items()}
 
 
 def invalid(message: str) -> ServiceError:
@@ -103,9 +121,17 @@ def denied(message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.PERMISSION_DENIED, message, "permission_denied")
 
 
-def exhausted(message: str, reason: str) -> ServiceError:
-    """A limit reached (RESOURCE_EXHAUSTED)."""
-    return ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, message, reason)
+def exhausted(
+    message: str,
+    reason: str,
+    *,
+    retry_after: float | None = None,
+    metadata: Mapping[str, str] | None = None,
+) -> ServiceError:
+    """A limit reached (RESOURCE_EXHAUSTED), with the delay after which asking again may succeed."""
+    return ServiceError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, message, reason, retry_after=retry_after, metadata=metadata
+    )
 
 
 def conflict(message: str, reason: str) -> ServiceError:

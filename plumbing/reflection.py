@@ -1,13 +1,29 @@
-"""gRPC server reflection, served by the game server and the arena alike."""
+"""gRPC server reflection, served by the game server and the arena alike, decoding its own requests.
+
+grpcio-reflection's servicer answers the requests. Registered with the library's own handler, a request
+body that does not decode fails inside gRPC before the servicer runs: the call ends UNKNOWN with the
+Python exception's name, and gRPC logs a traceback at error level for every such message. Here, as for
+health (:mod:`kutnahora.plumbing.health`), the handler receives the raw bytes and decodes each message
+like every other method of the services: one that does not decode ends the stream INVALID_ARGUMENT with
+a sentence and its ``ErrorInfo``, and nothing is logged.
+"""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from typing import Any
+
 import grpc
 import grpc.aio
-from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 from grpc_reflection.v1alpha._async import ReflectionServicer
 
+from kutnahora.plumbing import status
+from kutnahora.plumbing.errors import ServiceError
+from kutnahora.plumbing.messages import decode, serialize
+
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+REFLECTION_V1ALPHA: str = reflection.SERVICE_NAME
 
 
 def add_reflection(server: grpc.aio.Server, services: tuple[str, ...]) -> None:
@@ -17,17 +33,31 @@ def add_reflection(server: grpc.aio.Server, services: tuple[str, ...]) -> None:
     another package, so the same servicer answers both, and clients of either version find the server's
     services.
     """
-    names = (*services, reflection.SERVICE_NAME, REFLECTION_V1)
+    names = (*services, REFLECTION_V1ALPHA, REFLECTION_V1)
     servicer = ReflectionServicer(names)
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
-    handler = grpc.method_handlers_generic_handler(
-        REFLECTION_V1,
-        {
-            "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
-                servicer.ServerReflectionInfo,
-                request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
-                response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+
+    async def info(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        async for response in servicer.ServerReflectionInfo(_decoded(requests, context), context):
+            yield response
+
+    server.add_generic_rpc_handlers(
+        tuple(
+            grpc.method_handlers_generic_handler(
+                name, {"ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(info, None, serialize)}
             )
-        },
+            for name in (REFLECTION_V1ALPHA, REFLECTION_V1)
+        )
     )
-    server.add_generic_rpc_handlers((handler,))
+
+
+async def _decoded(
+    requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]
+) -> AsyncIterator[reflection_pb2.ServerReflectionRequest]:
+    """Each request decoded; the call ends INVALID_ARGUMENT with a sentence at one that does not decode."""
+    async for body in requests:
+        try:
+            request = decode(reflection_pb2.ServerReflectionRequest, body)
+        except ServiceError as error:
+            await context.abort(error.code, error.message, trailing_metadata=status.status_details(error))
+            raise  # not reached: abort raises
+        yield request

@@ -2,11 +2,13 @@
 
 Every refusal of the game server and the arena carries, in the ``grpc-status-details-bin`` trailer, a
 ``google.rpc.Status`` whose ``ErrorInfo`` has the domain ``kutnahora.v1`` and a reason a program can act on
-(the ``RejectReason``'s name without its prefix).
+(the ``RejectReason``'s name without its prefix). A refusal that passes with time (a quota, a rate, an
+overloaded server) also carries a ``google.rpc.RetryInfo`` with the delay after which to ask again.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from google.protobuf import any_pb2
@@ -43,6 +45,9 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.NAME_INVALID: game_pb2.REJECT_REASON_NAME_INVALID,
     Reason.KEY_REVOKED: game_pb2.REJECT_REASON_KEY_REVOKED,
     Reason.REQUEST_ID_REUSED: game_pb2.REJECT_REASON_REQUEST_ID_REUSED,
+    Reason.CALLER_GAMES: game_pb2.REJECT_REASON_QUOTA_EXCEEDED,
+    Reason.CALLER_RATE: game_pb2.REJECT_REASON_RATE_LIMITED,
+    Reason.OVERLOADED: game_pb2.REJECT_REASON_OVERLOADED,
 }
 """Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
 
@@ -62,7 +67,15 @@ def status_details(error: ServiceError) -> tuple[tuple[str, str | bytes], ...]:
     info = error_details_pb2.ErrorInfo(reason=error_info_reason(error), domain=ERROR_DOMAIN)
     if error.reason in _LIMITS:
         info.metadata["limit"] = error.reason.value
+    info.metadata.update(error.metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
-    status = status_pb2.Status(code=error.code.value[0], message=error.message, details=[detail])
+    details = [detail]
+    if error.retry_after is not None:
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.FromTimedelta(timedelta(seconds=max(0.0, error.retry_after)))
+        packed = any_pb2.Any()
+        packed.Pack(retry)
+        details.append(packed)
+    status = status_pb2.Status(code=error.code.value[0], message=error.message, details=details)
     return tuple(rpc_status.to_status(status).trailing_metadata)

@@ -95,6 +95,7 @@ class GameServer:
                 raise StartupError(
                     f"cannot serve metrics on {host}:{port}: {error.strerror or error}"
                 ) from None
+        self.metrics.signals.start(self.service.overload.observe)
         await self.grpc_server.start()
         self.hub.start_recovery()
         for name in ("", *KutnaHoraService.service_names()):
@@ -111,6 +112,7 @@ class GameServer:
         await self.grpc_server.stop(grace)
         await self.replication.close()
         await self.hub.store.close()
+        await self.metrics.signals.stop()
         if self.metrics_endpoint is not None:
             self.metrics_endpoint.close()
         self._stopped.set()

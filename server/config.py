@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kutnahora.engine.components import ComponentSet
-from kutnahora.server import collector
+from kutnahora.server import collector, quotas
 from kutnahora.server.settings import setting
 
 DEFAULT_DECISION_MS = 10_000
@@ -172,6 +172,78 @@ class Limits:
     rate_burst: int = setting(
         4000, "--burst", "BURST", "burst a connection may send above --rate", parse=int, metavar="N"
     )
+    overload_lag_ms: float = setting(
+        250.0,
+        "--overload-lag-ms",
+        "OVERLOAD_LAG_MS",
+        "event-loop lag, in milliseconds, past which new games and joins are refused OVERLOADED once most "
+        "samples of the last --overload-for seconds are past it (0: never refused)",
+        doc="games under way go on; see docs/operations.md#overload",
+        parse=float,
+        metavar="MS",
+    )
+    overload_seconds: float = setting(
+        10.0,
+        "--overload-for",
+        "OVERLOAD_FOR",
+        "seconds of event-loop lag samples --overload-lag-ms looks at (and the RetryInfo delay of its "
+        "refusals)",
+        parse=float,
+        metavar="SECONDS",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Quotas:
+    """What one caller (a peer address, or the unix socket's callers together) may hold and do; a
+    refusal is RESOURCE_EXHAUSTED with a ``google.rpc.RetryInfo`` (:mod:`kutnahora.server.quotas`)."""
+
+    caller_games: int = setting(
+        20,
+        "--caller-games",
+        "CALLER_GAMES",
+        "most unfinished games one caller may have created at once, per replica (0: no per-caller limit)",
+        doc="a caller is an IPv4 address, an IPv6 /64, or the Unix socket's callers together",
+        parse=int,
+        metavar="N",
+    )
+    caller_rate: float = setting(
+        2.0,
+        "--caller-rate",
+        "CALLER_RATE",
+        "CreateGame and JoinGame calls per second one caller may make on average (0: no limit)",
+        parse=float,
+        metavar="PER_SECOND",
+    )
+    caller_burst: int = setting(
+        20,
+        "--caller-burst",
+        "CALLER_BURST",
+        "CreateGame and JoinGame calls one caller may make at once above --caller-rate",
+        parse=int,
+        metavar="N",
+    )
+    exempt: tuple[str, ...] = setting(
+        quotas.DEFAULT_EXEMPT,
+        "--quota-exempt",
+        "QUOTA_EXEMPT",
+        "callers the per-caller quotas do not count, comma-separated: loopback, unix, addresses or "
+        "networks (10.0.0.0/8); none for nobody",
+        doc="calls carrying the admin token or the quota token are never counted",
+        parse=quotas.parse_exempt,
+        show=quotas.show_exempt,
+        metavar="LIST",
+    )
+    token: str = setting(
+        "",
+        "--quota-token",
+        "QUOTA_TOKEN",
+        "a token that exempts the calls carrying it from the per-caller quotas, and allows nothing else "
+        "(for the arena or a tournament runner; none: only the admin token exempts)",
+        doc="pass it as the variable (from a Secret), not a flag",
+        metavar="TOKEN",
+        secret=True,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +313,7 @@ class ServerConfig:
     )
     clock: ClockConfig = field(default_factory=ClockConfig)
     limits: Limits = field(default_factory=Limits)
+    quotas: Quotas = field(default_factory=Quotas)
     admin_token: str = setting(
         "",
         "--admin-token",
@@ -317,15 +390,25 @@ class ServerConfig:
         parse=int,
         metavar="N",
     )
-    # A game waiting for players, or active without a clock, that sees no join, decision or resignation
-    # for this long (while this server holds it) is abandoned; 0 keeps such games forever.
+    # A game active without a clock (or waiting, when waiting_timeout_seconds is 0) that sees no join,
+    # decision or resignation for this long (while this server holds it) is abandoned; 0 keeps it forever.
     idle_timeout_seconds: float = setting(
         3600.0,
         "--idle-timeout",
         "IDLE_TIMEOUT",
-        "abandon a game waiting for players, or active without a clock, after this many seconds without "
-        "a join, decision or resignation (0: never)",
+        "abandon a game active without a clock (or waiting for players, when --waiting-timeout is 0) after "
+        "this many seconds without a join, decision or resignation (0: never)",
         doc="see below",
+        parse=float,
+        metavar="SECONDS",
+    )
+    waiting_timeout_seconds: float = setting(
+        600.0,
+        "--waiting-timeout",
+        "WAITING_TIMEOUT",
+        "abandon a game still waiting for players this many seconds after it was created or last joined "
+        "(0: --idle-timeout applies)",
+        doc="frees the place and its creator's quota; see below",
         parse=float,
         metavar="SECONDS",
     )

@@ -415,7 +415,8 @@ class LiveGame:
         return now - max(self.updated_at, self.loaded_at)
 
     async def abandon_if_idle(self, idle_timeout: float) -> bool:
-        """Abandon the game if it has been idle for ``idle_timeout`` seconds; whether it was abandoned.
+        """Abandon the game if it has been idle for ``idle_timeout`` seconds (the hub's limit for its
+        status: the waiting timeout while it waits, else the idle timeout); whether it was abandoned.
 
         Another replica may have seen activity: the game is caught up from the store first."""
         async with self.lock:

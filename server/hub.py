@@ -34,6 +34,7 @@ from kutnahora.server.game import (
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.notify import change_feed
+from kutnahora.server.quotas import Caller, CallerQuotas
 from kutnahora.server.records import GameStatus, SeatState
 from kutnahora.server.replication import ReplicationMetrics
 from kutnahora.server.requests import Sealer
@@ -67,6 +68,15 @@ class GameHub:
             replicas=replicas if change_feed(store) is not None else None,
         )
         self.components_hash = engine.components_hash(components)
+        quotas = config.quotas
+        self.quotas = CallerQuotas(
+            quotas.caller_games,
+            quotas.caller_rate,
+            quotas.caller_burst,
+            quotas.exempt,
+            (config.admin_token, quotas.token),
+            metrics.refused,
+        )
         self.games: dict[str, LiveGame] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -83,21 +93,40 @@ class GameHub:
         games when the configuration asks for it."""
         loop = asyncio.get_running_loop()
         self._recovery = loop.create_task(self.recover())
-        if self.config.idle_timeout_seconds > 0:
-            self._sweeper = loop.create_task(self._sweep_idle(self.config.idle_timeout_seconds))
+        config = self.config
+        timeouts = [t for t in (config.idle_timeout_seconds, config.waiting_timeout_seconds) if t > 0]
+        if timeouts:
+            self._sweeper = loop.create_task(self._sweep_idle(min(60.0, min(timeouts) / 4)))
 
-    async def _sweep_idle(self, idle_timeout: float) -> None:
-        """Every little while, abandon the games idle for ``idle_timeout`` seconds (see
+    def idle_limit(self, game: LiveGame) -> float:
+        """The seconds after which ``game`` is abandoned when nobody acts on it (0: never): the waiting
+        timeout while it waits for players (when set), else the idle timeout."""
+        if game.status is GameStatus.WAITING and self.config.waiting_timeout_seconds > 0:
+            return self.config.waiting_timeout_seconds
+        return self.config.idle_timeout_seconds
+
+    async def _sweep_idle(self, period: float) -> None:
+        """Every ``period`` seconds, abandon the games idle past their limit (see :meth:`idle_limit` and
         :meth:`LiveGame.idle_seconds`), so that games nobody plays do not hold places for ever."""
-        period = min(60.0, idle_timeout / 4)
         while True:
             await asyncio.sleep(period)
-            now = time.time()
-            for game in [g for g in self.games.values() if (g.idle_seconds(now) or 0.0) >= idle_timeout]:
-                try:
-                    await game.abandon_if_idle(idle_timeout)
-                except Exception:  # the store refused, say: tried again at the next sweep
-                    self.log.exception("could not abandon an idle game", game_id=game.game_id)
+            await self.sweep_idle()
+
+    async def sweep_idle(self) -> int:
+        """Abandon every game idle past its limit now; how many were abandoned."""
+        now = time.time()
+        due: list[tuple[LiveGame, float]] = []
+        for game in self.games.values():
+            limit, idle = self.idle_limit(game), game.idle_seconds(now)
+            if limit > 0 and idle is not None and idle >= limit:
+                due.append((game, limit))
+        abandoned = 0
+        for game, limit in due:
+            try:
+                abandoned += await game.abandon_if_idle(limit)
+            except Exception:  # the store refused, say: tried again at the next sweep
+                self.log.exception("could not abandon an idle game", game_id=game.game_id)
+        return abandoned
 
     async def recover(self) -> None:
         """Reload every unfinished game now."""
@@ -139,10 +168,13 @@ class GameHub:
         label: str,
         seat_names: Sequence[str] = (),
         sealer: Sealer | None = None,
+        caller: Caller | None = None,
     ) -> tuple[LiveGame, str, list[str]]:
         """Create and store a game; returns it, its game token and, when ``seat_names`` names every seat,
         each seat's token: those seats are stored taken with the game, in one step, and the game starts.
-        With a ``sealer``, the request's record is stored with the game (:mod:`kutnahora.server.requests`)."""
+        With a ``sealer``, the request's record is stored with the game (:mod:`kutnahora.server.requests`).
+        A ``caller`` takes one of its places (:class:`CallerQuotas`) for as long as the game is unfinished;
+        refused, or failing, the call leaves nothing stored and the caller's count as it was."""
         if seat_names and len(seat_names) != options.players:
             raise invalid(
                 f"seat_names must name every seat: {options.players} names for {options.players} "
@@ -161,7 +193,10 @@ class GameHub:
             state = engine.new_game(options, seed, self.services.components)
         except (engine.SetupError, ValueError, IndexError) as error:
             raise invalid(f"the game cannot be set up with these options: {error}") from None
+        if caller is not None:
+            self.quotas.reserve(caller)
         self._creating += 1
+        created = False
         try:
             game_id = secrets.token_hex(8)
             token = auth.new_token()
@@ -199,8 +234,14 @@ class GameHub:
                     grpc.StatusCode.UNAVAILABLE, f"the game could not be stored: {error}", "store_error"
                 ) from None
             game = LiveGame(self.services, row, state, seats, DecisionHistory())
+            created = True
         finally:
             self._creating -= 1
+            if caller is not None:
+                if created:
+                    self.quotas.bind(caller, game_id)
+                else:
+                    self.quotas.unreserve(caller)
         self._add(game)
         game.start()
         self.metrics.games_created.inc()
@@ -282,6 +323,7 @@ class GameHub:
         self.metrics.games.labels(status=new).inc()
         self._unfinished += old.ended - new.ended
         if new.ended:
+            self.quotas.release(game.game_id)
             self._remember_ended(game.game_id)
 
     def _remember_ended(self, game_id: str) -> None:

@@ -1,13 +1,16 @@
-"""Per-connection rate limiting: a token bucket for each peer address.
+"""Rate limiting: a token bucket for each key (a connection, or a caller).
 
-Each connection (``context.peer()``, one per HTTP/2 connection) may send ``rate`` requests or stream
-messages per second on average and ``burst`` at once. Buckets of peers that have been quiet for a while
-are dropped, so the table stays small however many connections come and go.
+Each key may spend ``rate`` tokens per second on average and ``burst`` at once. The table of buckets is
+bounded: it holds at most ``max_keys`` buckets, and when a new key comes to a full table the bucket used
+least recently is dropped. Dropping a bucket that has had time to fill up again loses nothing (a new key
+starts full); dropping one that has not forgives its debt, which only a crowd of more than ``max_keys``
+keys at once can arrange.
 """
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 
@@ -20,41 +23,48 @@ class _Bucket:
 
 
 class RateLimiter:
-    """Token buckets keyed by peer."""
+    """Token buckets keyed by a text (a peer, a caller)."""
 
     def __init__(
         self,
         rate: float,
         burst: int,
         clock: Callable[[], float] = time.monotonic,
-        idle_seconds: float = 60.0,
-        max_peers: int = 10_000,
+        max_keys: int = 10_000,
     ) -> None:
         self.rate = rate
-        self.burst = float(burst)
+        self.burst = float(max(1, burst))
         self._clock = clock
-        self._idle = idle_seconds
-        self._max_peers = max_peers
-        self._buckets: dict[str, _Bucket] = {}
+        self._max_keys = max_keys
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
 
-    def allow(self, peer: str, cost: float = 1.0) -> bool:
-        """Take ``cost`` tokens from the peer's bucket; False when it does not hold that many."""
-        if self.rate <= 0:
-            return True
-        now = self._clock()
-        bucket = self._buckets.get(peer)
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def _bucket(self, key: str, now: float) -> _Bucket:
+        bucket = self._buckets.get(key)
         if bucket is None:
-            if len(self._buckets) >= self._max_peers:
-                self._forget_idle(now)
-            bucket = self._buckets[peer] = _Bucket(self.burst, now)
+            while len(self._buckets) >= self._max_keys:
+                self._buckets.popitem(last=False)
+            bucket = self._buckets[key] = _Bucket(self.burst, now)
         else:
+            self._buckets.move_to_end(key)
             bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.stamp) * self.rate)
             bucket.stamp = now
-        if bucket.tokens < cost:
-            return False
-        bucket.tokens -= cost
-        return True
+        return bucket
 
-    def _forget_idle(self, now: float) -> None:
-        for peer in [p for p, b in self._buckets.items() if now - b.stamp > self._idle]:
-            del self._buckets[peer]
+    def allow(self, key: str, cost: float = 1.0) -> bool:
+        """Take ``cost`` tokens from the key's bucket; False when it does not hold that many."""
+        return self.take(key, cost) == 0.0
+
+    def take(self, key: str, cost: float = 1.0) -> float:
+        """Take ``cost`` tokens from the key's bucket and return 0.0; or, when it does not hold that many,
+        take nothing and return the seconds after which it will."""
+        if self.rate <= 0:
+            return 0.0
+        now = self._clock()
+        bucket = self._bucket(key, now)
+        if bucket.tokens < cost:
+            return (min(cost, self.burst) - bucket.tokens) / self.rate
+        bucket.tokens -= cost
+        return 0.0

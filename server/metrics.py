@@ -21,10 +21,21 @@ from prometheus_client import (
     start_http_server,
 )
 
+from kutnahora.plumbing.signals import Signals
+
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5)
 STORE_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5)
 BUILD_BUCKETS = (0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01)
 GAME_STATUSES = ("waiting", "active", "finished", "abandoned")
+LIMITS = (
+    "rate",
+    "max_games",
+    "max_watchers",
+    "max_players",
+    "caller_games",
+    "caller_rate",
+    "overloaded",
+)
 REJECT_REASONS = (
     "stale_version",
     "not_your_turn",
@@ -127,6 +138,10 @@ class Metrics:
         self.refused = Counter(
             "kutnahora_limit_refusals_total", "Requests refused by a limit, by limit.", ["limit"], registry=r
         )
+        for limit in LIMITS:
+            self.refused.labels(limit=limit)
+        # The event loop's lag and the collector's pauses, sampled once the server starts.
+        self.signals = Signals(r)
         for status in GAME_STATUSES:
             self.games.labels(status=status).set(0)
         # The labelled series updated on every decision, looked up once: a lookup costs more than an update.

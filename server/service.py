@@ -49,7 +49,9 @@ from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.limits import RateLimiter
 from kutnahora.server.metrics import Metrics
+from kutnahora.server.overload import Overload
 from kutnahora.server.presenter import GameFeed
+from kutnahora.server.quotas import Caller
 from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.requests import Sealer
 from kutnahora.server.store import StoreError
@@ -95,6 +97,7 @@ class KutnaHoraService:
         self.metrics = metrics
         self.log = log
         self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
+        self.overload = Overload(config.limits.overload_lag_ms / 1000, config.limits.overload_seconds)
         self.refusal_lines = LineBudget()
         self.components = presenter.components_response(hub.services.components, engine.RULES_VERSION)
         self.watchers = 0
@@ -237,6 +240,25 @@ class KutnaHoraService:
         else:
             self.log.info("request refused", **fields)
 
+    def _caller(self, context: grpc.aio.ServicerContext[Any, Any]) -> Caller:
+        """Who makes this call, as the per-caller quotas count it."""
+        return self.hub.quotas.caller(context.peer(), _token(context))
+
+    def check_overload(self, rpc: str) -> None:
+        """RESOURCE_EXHAUSTED (OVERLOADED) while the event loop is overloaded (:mod:`.overload`): new
+        games and joins wait, the games under way go on."""
+        if not self.overload.overloaded():
+            return
+        self.metrics.refused.labels(limit="overloaded").inc()
+        raise exhausted(
+            f"{rpc} refused: the server is overloaded (its event loop's median lag over the last "
+            f"{self.overload.window:g} s is {self.overload.lag() * 1000:.0f} ms, past its "
+            f"{self.overload.threshold * 1000:g} ms); the games under way go on; try again later or on "
+            "another server",
+            "overloaded",
+            retry_after=self.overload.window,
+        )
+
     async def _game(self, game_id: str) -> LiveGame:
         if not game_id:
             raise invalid("game_id must be set")
@@ -313,6 +335,8 @@ class KutnaHoraService:
         self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.CreateGameResponse:
         """Create a game."""
+        caller = self._caller(context)
+        self.hub.quotas.check_rate(caller, "CreateGame")
         if not request.HasField("options"):
             raise invalid("options must be set (at least options.players)")
         try:
@@ -329,8 +353,9 @@ class KutnaHoraService:
             _check_name(f"seat_names[{seat}]", name)
 
         async def create(sealer: Sealer | None) -> game_service_pb2.CreateGameResponse:
+            self.check_overload("CreateGame")
             game, token, seat_tokens = await self.hub.create(
-                options, seed, clock, request.label, request.seat_names, sealer
+                options, seed, clock, request.label, request.seat_names, sealer, caller
             )
             return game_service_pb2.CreateGameResponse(
                 game=presenter.summary(game), game_token=token, seat_tokens=seat_tokens
@@ -350,10 +375,12 @@ class KutnaHoraService:
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.JoinGameResponse:
         """Join a seat."""
+        self.hub.quotas.check_rate(self._caller(context), "JoinGame")
         _check_name("name", request.name)
         game = await self._game(request.game_id)
 
         async def join(sealer: Sealer | None) -> game_service_pb2.JoinGameResponse:
+            self.check_overload("JoinGame")
             seat = request.seat if request.HasField("seat") else None
             taken, token = await game.join(seat, request.name, sealer)
             return game_service_pb2.JoinGameResponse(

@@ -45,10 +45,16 @@ def test_the_engine_imports_only_the_standard_library() -> None:
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 
-SEARCH_BOT = {"clients/bots/mcts.py"}
-"""The search bot's module: it simulates the game with the engine as a library
-(docs/architecture.md#layers), but still receives its observation and sends its decision over gRPC
-(reading the observation back into the engine's with :mod:`kutnahora.wire`)."""
+SEARCH_BOT = {"clients/bots/mcts.py", "clients/bots/neural.py", "clients/bots/neural_ladder.py"}
+"""The search bots' modules: they simulate the game with the engine as a library
+(docs/architecture.md#layers), but still receive their observation and send their decision over gRPC
+(reading the observation back into the engine's with :mod:`kutnahora.wire`); the neural bot's ladder
+plays them in process."""
+
+NEURAL_BOT = {"clients/bots/neural.py", "clients/bots/neural_ladder.py"}
+"""The neural bot's modules: its network reads the environments' observation vectors and action ids, so
+they import :mod:`kutnahora.envs` (NumPy, the ``rl`` extra); the bot registry imports them only when a
+neural bot is asked for."""
 
 WIRE_USERS = ("server", "clients", "envs", "web", "bench")
 """The folders that may import the codec, :mod:`kutnahora.wire`; the engine and the generated wire code may
@@ -128,6 +134,10 @@ def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> No
         allowed = set(sys.stdlib_module_names) | ENVS_MAY_IMPORT
         if path == "envs/opponents.py":
             allowed |= OPPONENTS_MAY_IMPORT
+        if (
+            path == "envs/training.py"
+        ):  # the train extra: PyTorch, the curve, the progress bar; bots as opponents
+            allowed |= OPPONENTS_MAY_IMPORT | {"torch", "matplotlib", "rich"}
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 
@@ -135,6 +145,8 @@ def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> No
 def test_nothing_below_depends_on_the_environments(folder: str) -> None:
     """The environments are an optional extra: the engine, server and clients run without them."""
     for path, names in imported_roots(folder).items():
+        if path in NEURAL_BOT:
+            continue
         assert "kutnahora.envs" not in names, f"{path} imports kutnahora.envs"
 
 

@@ -8,7 +8,7 @@
 ``GET /games/ID[?v=N]``                   a game drawn as a board, live or replayed at version N
 ``GET /tournament``                       a tournament's standings (``--results FILE``, or an upload)
 ``GET /tournament/games/ID``              a tournament game's replay (played again here from its file)
-``GET /api/games``                        the lobby's rows (round and scores of active games included)
+``GET /api/games``                        the lobby's rows: every live game, a page of the ended ones
 ``GET /api/games/ID``                     one game's summary, and which seat this browser holds in it
 ``GET /api/games/ID/events``              every version of the game from ``?from=N`` on, as SSE, live
 ``POST /api/games``                       create a game; seat bots and this browser's player
@@ -49,7 +49,7 @@ from kutnahora.clients.render import Names
 from kutnahora.clients.sdk import Client, ClientError, SeatCredentials
 from kutnahora.clients.tournament.results import FORMAT, GameRecord
 from kutnahora.v1 import game_pb2
-from kutnahora.web import arena_pages, replays, seats, wire
+from kutnahora.web import arena_pages, lobby, replays, seats, wire
 from kutnahora.web.bots import BotPlayers
 from kutnahora.web.connection import Connection
 from kutnahora.web.hosts import AllowedHosts
@@ -330,13 +330,15 @@ async def components(request: Request, web: Web) -> Response:
 
 
 async def list_games(request: Request, web: Web) -> Response:
-    games = await web.client.list_games(page_size=200)
-    rows = [wire.summary(game) for game in games]
-    active = [row for row in rows if row["status"] == "active"][:LOBBY_OBSERVATIONS]
+    """Every waiting and active game, and a page of the finished and abandoned ones (:mod:`.lobby`)."""
+    try:
+        wanted = lobby.Wanted.parse(dict(request.query_params))
+        answer = await lobby.listing(web.client, wanted)
+    except lobby.ListingError as error:
+        raise BadRequest(str(error)) from None
+    active = [row for row in answer["games"] if row["status"] == "active"][:LOBBY_OBSERVATIONS]
     await asyncio.gather(*(_add_position(web, row) for row in active))
-    order = {"waiting": 0, "active": 1, "finished": 2, "abandoned": 3}
-    rows.sort(key=lambda row: order.get(row["status"], 4))
-    return JSONResponse({"games": rows, "server": web.address})
+    return JSONResponse({**answer, "server": web.address})
 
 
 async def _add_position(web: Web, row: dict[str, Any]) -> None:

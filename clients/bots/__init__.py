@@ -1,9 +1,12 @@
 """The reference bots, by name: ``random`` (uniform over legal options), ``greedy`` (a one-step heuristic
-over the observation and the component set) and ``mcts`` (a tree search that simulates the game with the
-engine as a library). :func:`make_bot` builds one from its name.
+over the observation and the component set), ``mcts`` (a tree search that simulates the game with the
+engine as a library) and ``neural`` (a trained network, alone or guiding a search; it needs NumPy, from
+the ``rl`` extra). :func:`make_bot` builds one from its name.
 
 A search bot's budget may be part of its name: ``mcts:200`` searches 200 iterations per decision,
 ``mcts:500ms`` half a second; plain ``mcts`` uses :data:`~kutnahora.clients.bots.mcts.DEFAULT_ITERATIONS`.
+``neural:200`` searches 200 simulations a decision with the network, ``neural:150ms`` for 150 ms; plain
+``neural`` plays the network's policy without a search.
 """
 
 from __future__ import annotations
@@ -15,12 +18,26 @@ from kutnahora.clients.bots.mcts import MctsBot
 from kutnahora.clients.bots.random_bot import RandomBot
 from kutnahora.clients.sdk import Bot
 
+
+def neural_bot(seed: int | None, simulations: int | None = None, budget_ms: float | None = None) -> Bot:
+    """The neural bot (searching with ``simulations`` or ``budget_ms`` when given), imported when asked
+    for: it needs NumPy, from the ``rl`` extra."""
+    from kutnahora.clients.bots.neural import NeuralBot
+
+    return NeuralBot(seed, simulations=simulations, budget_ms=budget_ms)
+
+
 BOTS: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "mcts": MctsBot,
+    "neural": neural_bot,
 }
 """Every built-in bot by name; each takes a seed (None: unseeded)."""
+
+
+SEARCHERS = ("mcts", "neural")
+"""The bots whose name may carry a search budget (``mcts:200``, ``neural:150ms``)."""
 
 
 def mcts_budget(text: str) -> tuple[int | None, float | None]:
@@ -46,7 +63,7 @@ def is_bot(name: str) -> bool:
     if name in BOTS:
         return True
     kind, sep, budget = name.partition(":")
-    if kind != "mcts" or not sep:
+    if kind not in SEARCHERS or not sep:
         return False
     try:
         mcts_budget(budget)
@@ -58,18 +75,22 @@ def is_bot(name: str) -> bool:
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A new bot of the named kind; ``KeyError`` names the known kinds when the name is unknown."""
     kind, sep, budget = name.partition(":")
-    if kind == "mcts" and sep:
+    if kind in SEARCHERS and sep:
         try:
             iterations, budget_ms = mcts_budget(budget)
         except ValueError as error:
-            raise KeyError(str(error)) from None
+            raise KeyError(str(error).replace("an mcts budget", f"a {kind} budget")) from None
+        if kind == "neural":
+            return neural_bot(seed, iterations, budget_ms)
         return MctsBot(seed, iterations=iterations, budget_ms=budget_ms)
     try:
         factory = BOTS[name]
     except KeyError:
         known = ", ".join(sorted(BOTS))
-        raise KeyError(f"unknown bot {name!r}; the built-in bots are {known} (and mcts:BUDGET)") from None
+        raise KeyError(
+            f"unknown bot {name!r}; the built-in bots are {known} (and mcts:BUDGET, neural:BUDGET)"
+        ) from None
     return factory(seed)
 
 
-__all__ = ["BOTS", "GreedyBot", "MctsBot", "RandomBot", "is_bot", "make_bot", "mcts_budget"]
+__all__ = ["BOTS", "GreedyBot", "MctsBot", "RandomBot", "is_bot", "make_bot", "mcts_budget", "neural_bot"]

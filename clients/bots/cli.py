@@ -6,6 +6,7 @@ Examples::
     kutnahora-bot random --server localhost:50051 --create --players 3          # seat 0; prints the game id
     kutnahora-bot greedy --server localhost:50051 --game 5f0c2a9e --seat 1      # join a waiting game
     kutnahora-bot mcts --iterations 200 --server localhost:50051 --game 5f0c2a9e   # search 200 iterations
+    kutnahora-bot neural --search 300 --server localhost:50051 --game 5f0c2a9e   # network-guided search
     kutnahora-bot register my-bot --key-file my-bot.key --arena localhost:50061   # once; plays no game
     kutnahora-bot greedy --arena localhost:50061 --key-file my-bot.key --pool 4 --games 20  # rated games
 
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from kutnahora.clients.bots import BOTS, make_bot
+from kutnahora.clients.bots import BOTS, make_bot, neural_bot
 from kutnahora.clients.bots.arena import ENV_ARENA_KEY, play_rated, read_key, register
 from kutnahora.clients.bots.mcts import DEFAULT_ITERATIONS, ROLLOUTS, MctsBot
 from kutnahora.clients.sdk import (
@@ -110,14 +111,22 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--fill", action="store_true", help="play every free seat of the game with this bot")
     parser.add_argument("--name", help="the name shown for the seat (default: the bot's name)")
     parser.add_argument("--bot-seed", type=int, help="seed of the bot's own choices (random and mcts bots)")
-    search = parser.add_argument_group("search budget (mcts)")
+    search = parser.add_argument_group("search budget (mcts, neural)")
+    search.add_argument(
+        "--search",
+        type=int,
+        help="neural: simulations of its network-guided search per decision (default: no search, the "
+        "network's policy alone)",
+    )
     search.add_argument(
         "--iterations",
         type=int,
         help=f"iterations per decision (default {DEFAULT_ITERATIONS} when no --budget-ms is given)",
     )
     search.add_argument(
-        "--budget-ms", type=float, help="milliseconds per decision (with --iterations, whichever ends first)"
+        "--budget-ms",
+        type=float,
+        help="milliseconds per decision (with --iterations or --search, whichever ends first)",
     )
     search.add_argument(
         "--rollout", choices=sorted(ROLLOUTS), default="heuristic", help="rollout policy (default heuristic)"
@@ -218,6 +227,8 @@ async def run_arena(args: argparse.Namespace, console: Console) -> int:
             bot = MctsBot(
                 args.bot_seed, iterations=args.iterations, budget_ms=args.budget_ms, rollout=args.rollout
             )
+        elif args.bot == "neural":
+            bot = neural_bot(args.bot_seed, args.search, args.budget_ms)
         else:
             bot = make_bot(args.bot, args.bot_seed)
         return SlowBot(bot, args.delay) if args.delay > 0 else bot
@@ -286,6 +297,8 @@ async def _play_one(client: Client, args: argparse.Namespace, seat: SeatCredenti
     bot: Bot
     if args.bot == "mcts":
         bot = MctsBot(seed, iterations=args.iterations, budget_ms=args.budget_ms, rollout=args.rollout)
+    elif args.bot == "neural":
+        bot = neural_bot(seed, args.search, args.budget_ms)
     else:
         bot = make_bot(args.bot, seed)
     if args.delay > 0:
@@ -341,8 +354,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.budget_ms is not None and args.budget_ms <= 0:
         error("--budget-ms must be more than 0.")
         return 2
-    if args.bot != "mcts" and (args.iterations is not None or args.budget_ms is not None):
-        error("--iterations and --budget-ms set the mcts bot's search; the other bots do not search.")
+    if args.search is not None and (args.bot != "neural" or args.search < 1):
+        error("--search sets the neural bot's simulations per decision, at least 1.")
+        return 2
+    if args.bot != "mcts" and args.iterations is not None:
+        error("--iterations sets the mcts bot's search; the neural bot's is --search.")
+        return 2
+    if args.bot not in ("mcts", "neural") and args.budget_ms is not None:
+        error("--budget-ms sets the mcts or neural bot's search; the other bots do not search.")
         return 2
     try:
         return asyncio.run(run(args, console))

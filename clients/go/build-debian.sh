@@ -2,12 +2,12 @@
 # Build the Go starter bot with Debian's packages only (no module downloads), in GOPATH mode:
 #   apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev \
 #     golang-github-golang-protobuf-1-5-dev protobuf-compiler
-#   sh clients/go/build-debian.sh [WORK]      # the bot ends up in WORK/bot (default: ./build/go-kit)
+#   sh clients/go/build-debian.sh [WORK]      # the bot ends up in WORK/bot (default: ./build)
 # Debian's own protoc-gen-go predates proto3 `optional`, so the plugins are built from the Go sources that
 # golang-google-protobuf-dev and golang-google-grpc-dev install.
 set -eu
 KIT="$(cd "$(dirname "$0")" && pwd)"
-WORK="$(mkdir -p "${1:-build/go-kit}" && cd "${1:-build/go-kit}" && pwd)"
+WORK="$(mkdir -p "${1:-build}" && cd "${1:-build}" && pwd)"
 export GO111MODULE=off GOPATH="$WORK/gopath:/usr/share/gocode" GOCACHE="$WORK/cache" GOFLAGS=
 mkdir -p "$WORK/bin" "$WORK/gopath/src/kutnahora"
 [ -x "$WORK/bin/protoc-gen-go" ] || go build -o "$WORK/bin/protoc-gen-go" google.golang.org/protobuf/cmd/protoc-gen-go

@@ -3,7 +3,9 @@
 //
 // The seat comes from the environment the tournament runner sets (KUTNAHORA_SERVER, KUTNAHORA_GAME_ID,
 // KUTNAHORA_SEAT, KUTNAHORA_TOKEN), or from flags: -create makes a game and joins its seat 0, -game ID
-// joins a free seat of a waiting game. Replace choose() with your own rule.
+// joins a free seat of a waiting game. In an arena (arena.go) -register NAME -key-file FILE registers the
+// bot, and -arena ADDRESS -key-file FILE -pool P -games N plays rated games. Replace choose() with your
+// own rule.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -46,7 +49,7 @@ func describe(err error) string {
 	if r := reason(err); r != "" {
 		return fmt.Sprintf("%s (%s)", status.Convert(err).Message(), r)
 	}
-	return err.Error()
+	return status.Convert(err).Message()
 }
 
 func main() {
@@ -55,7 +58,33 @@ func main() {
 	players := flag.Int("players", 2, "players in a created game")
 	gameID := flag.String("game", os.Getenv("KUTNAHORA_GAME_ID"), "the game to join")
 	name := flag.String("name", "go-first-option", "the name shown for this seat")
+	arena := flag.String("arena", "", "an arena's address (host:port): play rated games there, or register with -register")
+	register := flag.String("register", "", "register this name with the -arena, write its key to -key-file, and exit")
+	keyFile := flag.String("key-file", "", "the file holding the bot's arena API key (default: $KUTNAHORA_ARENA_KEY)")
+	pool := flag.String("pool", "2", "the arena pool to seek games in")
+	rated := flag.Int("games", 1, "rated games to play in the arena (0: until stopped)")
+	retryFor := flag.Int("retry-for", 30, "seconds to retry an arena or game server out of reach")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "kutnahora-go-bot: unexpected argument %q\n", flag.Arg(0))
+		flag.Usage()
+		os.Exit(2)
+	}
+	if *register != "" || *arena != "" {
+		if *arena == "" {
+			fail("-register needs -arena, the arena's address")
+		}
+		if *rated < 0 || *retryFor < 0 {
+			fail("-games and -retry-for must be 0 or more")
+		}
+		options := arenaOptions{*arena, *keyFile, *register, *pool, *rated, time.Duration(*retryFor) * time.Second}
+		if *register != "" {
+			registerBot(options)
+		} else {
+			playArena(options)
+		}
+		return
+	}
 
 	// grpc-go 1.33 (Debian's) has no credentials/insecure package; WithInsecure is its plain connection.
 	conn, err := grpc.Dial(*server, grpc.WithInsecure())
@@ -77,7 +106,7 @@ func main() {
 		if *create {
 			created, err := games.CreateGame(ctx, &pb.CreateGameRequest{Options: &pb.GameOptions{Players: int32(*players)}})
 			if err != nil {
-				fail("cannot create a game: %s", describe(err))
+				fail("cannot create a game at %s: %s", *server, describe(err))
 			}
 			*gameID = created.GetGame().GetGameId()
 			fmt.Printf("created game %s for %d players\n", *gameID, *players)
@@ -87,7 +116,7 @@ func main() {
 		}
 		joined, err := games.JoinGame(ctx, &pb.JoinGameRequest{GameId: *gameID, Name: *name})
 		if err != nil {
-			fail("cannot join game %s: %s", *gameID, describe(err))
+			fail("cannot join game %s at %s: %s", *gameID, *server, describe(err))
 		}
 		seat, token = joined.GetSeat(), joined.GetSeatToken()
 		fmt.Printf("joined game %s as seat %d\n", *gameID, seat)
@@ -95,7 +124,7 @@ func main() {
 
 	ended, err := play(ctx, pb.NewPlayServiceClient(conn), *gameID, seat, token)
 	if err != nil {
-		fail("game %s: %s", *gameID, describe(err))
+		fail("game %s at %s: %s", *gameID, *server, describe(err))
 	}
 	for _, result := range ended.GetResult().GetSeats() {
 		if result.GetSeat() == seat {

@@ -2,13 +2,13 @@
 # Build the Java starter bot with Debian's packages only (no Maven, no downloads):
 #   apt-get install default-jdk protobuf-compiler protobuf-compiler-grpc-java-plugin libgrpc-java \
 #     libprotobuf-java libgeronimo-annotation-1.3-spec-java libnetty-java libperfmark-java
-#   sh clients/java/build-debian.sh [WORK]    # the bot is WORK/kutnahora-bot.jar (default: ./build/java-kit)
+#   sh clients/java/build-debian.sh [WORK]    # the bot is WORK/kutnahora-bot.jar (default: ./build)
 # protoc with grpc_java_plugin generates the code of the project's .proto files (PROTOS, see below)
 # and of src/main/protobuf/rpc_status.proto; javac compiles it with the bot against /usr/share/java, and the
 # jar's manifest names its run-time class path there, so that `java -jar WORK/kutnahora-bot.jar` runs it.
 set -eu
 KIT="$(cd "$(dirname "$0")" && pwd)"
-WORK="$(mkdir -p "${1:-build/java-kit}" && cd "${1:-build/java-kit}" && pwd)"
+WORK="$(mkdir -p "${1:-build}" && cd "${1:-build}" && pwd)"
 # The protos: PROTOS, else those the tournament runner provides to builds (KUTNAHORA_PROTOS), else the repository's.
 PROTOS="${PROTOS:-${KUTNAHORA_PROTOS:-$KIT/../../protos}}"
 JARS=/usr/share/java

@@ -6,14 +6,16 @@
 //   npm install                                         # once, in clients/node
 //   node bot.js --server localhost:50051 --create --players 2     # create a game, play seat 0
 //   node bot.js --server localhost:50051 --game ID [--seat N]     # join a waiting game
+//   node bot.js --arena localhost:50061 --register my-bot --key-file my.key    # register (plays no game)
 //   node bot.js --arena localhost:50061 --key-file my.key --pool 2 --games 5   # rated games in an arena
 //                                                       # (it follows the arena's event stream: a game the arena
 //                                                       # abandons is left at once; only rated games count)
 //   KUTNAHORA_SERVER=… KUTNAHORA_GAME_ID=… KUTNAHORA_SEAT=… KUTNAHORA_TOKEN=… node bot.js
 //                                                       # play a seat a runner already joined
 //
-// A Play stream that drops is opened again for up to --retry-for seconds.
-// Exit status: 0 when the game ended, 1 when it could not be played, 2 for a usage error.
+// A server out of reach, or a Play stream that drops, is tried again for up to --retry-for seconds (the bot
+// says so, and where). Exit status: 0 when the game ended (or the bot registered), 1 when it could not be
+// played, 2 for a usage error or a server that stayed out of reach.
 "use strict";
 
 const path = require("path");
@@ -25,12 +27,18 @@ const protobuf = require("protobufjs");
 
 const PROTO_ROOT = process.env.KUTNAHORA_PROTOS || path.join(__dirname, "..", "..", "protos");
 
+const USAGE =
+  "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]" +
+  " [--retry-for SECONDS]\n" +
+  "       node bot.js --arena HOST:PORT --register NAME --key-file FILE\n" +
+  "       node bot.js --arena HOST:PORT [--key-file FILE] [--pool POOL] [--games N] [--seed N] [--retry-for SECONDS]\n" +
+  "  --register: register NAME with the arena, write its API key to --key-file (mode 0600), and exit: no game is played.\n" +
+  "  --key-file: the bot's arena API key (default $KUTNAHORA_ARENA_KEY).\n";
+
 function usage(message) {
   console.error(`kutnahora-node-bot: ${message}`);
   console.error(
-    "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]" +
-      " [--retry-for SECONDS]\n" +
-      "       node bot.js --arena HOST:PORT [--key-file FILE] [--pool POOL] [--games N] [--seed N] [--retry-for SECONDS]\n" +
+    USAGE +
       "  --arena: rated games; the arena's event stream stays open, a game it reports abandoned is left at once\n" +
       "  and the bot seeks again; --games counts rated (finished) games only, 0 plays on.\n" +
       "  --retry-for: seconds to keep retrying a dropped connection (create, join, the Play stream); default 30."
@@ -52,6 +60,7 @@ function parseArgs(argv) {
     players: 2,
     name: "node-random",
     arena: null,
+    register: null,
     keyFile: null,
     pool: "2",
     games: 1,
@@ -73,12 +82,25 @@ function parseArgs(argv) {
       case "--seed": args.seed = value(); break;
       case "--arena": args.arena = value(); break;
       case "--key-file": args.keyFile = value(); break;
+      case "--register": args.register = value(); break;
       case "--pool": args.pool = value(); break;
       case "--games": args.games = Number(value()); break;
       case "--retry-for": args.retryFor = Number(value()); break;
-      case "--help": case "-h": usage("plays random legal options of a Kutná Hora seat"); break;
+      case "--help": case "-h":
+        console.log(
+          "A Kutná Hora starter bot: plays random legal options of a seat, or rated games in an arena.\n" + USAGE +
+            "  --arena: rated games; the arena's event stream stays open, a game it reports abandoned is left at once\n" +
+            "  and the bot seeks again; --games counts rated (finished) games only, 0 plays on.\n" +
+            "  --retry-for: seconds to keep retrying a server out of reach (create, join, the Play stream); default 30."
+        );
+        process.exit(0);
       default: usage(`unknown argument ${flag}`);
     }
+  }
+  if (args.register) {
+    if (!args.arena) usage("--register needs --arena, the arena's address");
+    if (!args.keyFile) usage("--register needs --key-file, the file the new key is written to");
+    return args;
   }
   if (args.arena) {
     if (!Number.isInteger(args.games) || args.games < 0) usage("--games must be 0 (play on) or more");
@@ -171,7 +193,20 @@ const TRANSIENT = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDE
 
 async function retrying(client, method, request, retryFor) {
   const attempt = { ...request, request_id: crypto.randomUUID() };
-  return withBackoff(() => unary(client, method, attempt), { retryFor, again: (error) => TRANSIENT.has(error.code) });
+  return withBackoff(() => unary(client, method, attempt), {
+    retryFor,
+    again: (error) => TRANSIENT.has(error.code),
+    tell: tellRetrying(serverAddress, retryFor),
+  });
+}
+
+// Says once per run of failures that a server is out of reach, where, why, and for how long it is retried.
+function tellRetrying(address, retryFor) {
+  return (error) =>
+    console.error(
+      `kutnahora-node-bot: cannot reach ${address} (${String(error.details || error.message).replace(/\.? *Resolution note: *$/, "")}); ` +
+        `retrying for up to ${retryFor} s`
+    );
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -180,7 +215,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // from `first` ms doubling to 5 s) and calls it again, for up to retryFor seconds of failing in a row: an
 // attempt that calls progress() (it got an answer, so the connection worked) starts the count afresh.
 // Resolves with null if `stopped` (a promise, or null) settles while it waits.
-async function withBackoff(attempt, { retryFor, again, first = 200, stopped = null }) {
+// The first failure of a run calls tell(error), if given (to say that it retries, and where).
+async function withBackoff(attempt, { retryFor, again, first = 200, stopped = null, tell = null }) {
   let failingSince = null;
   let delay = first;
   let stop = false;
@@ -193,8 +229,10 @@ async function withBackoff(attempt, { retryFor, again, first = 200, stopped = nu
     try {
       return await attempt(progress);
     } catch (error) {
-      if (failingSince === null) failingSince = Date.now();
+      const first = failingSince === null;
+      if (first) failingSince = Date.now();
       if (!again(error) || Date.now() + delay > failingSince + retryFor * 1000) throw error;
+      if (first && tell) tell(error);
     }
     await Promise.race([sleep(delay * (0.5 + Math.random() / 2)), stopped || new Promise(() => {})]);
     if (stop) return null;
@@ -262,6 +300,7 @@ async function play(kutnahora, address, credentials, seat, random, retryFor = 0,
       retryFor,
       again: (error) => TRANSIENT.has(error.code),
       stopped,
+      tell: tellRetrying(address, retryFor),
     });
   } finally {
     client.close();
@@ -397,6 +436,55 @@ function followEvents(arena, key) {
 // mid-call resets its streams, which grpc-js reports as INTERNAL).
 const SEEK_AGAIN = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.INTERNAL]);
 
+// Seeks until matched. An arena out of reach (it restarts, or the connection dropped) is tried again for up
+// to --retry-for seconds; a ticket refused with ALREADY_EXISTS (another process of this bot seeks in the
+// pool) is said once and asked for again after a pause, for as long as it takes.
+async function seekPatiently(arena, key, args) {
+  let toldTaken = false;
+  let delay = 500;
+  for (;;) {
+    try {
+      return await withBackoff((progress) => seek(arena, key, args.pool, progress), {
+        retryFor: args.retryFor,
+        again: (error) => SEEK_AGAIN.has(error.code),
+        first: 500,
+        tell: tellRetrying(`the arena at ${args.arena}`, args.retryFor),
+      });
+    } catch (error) {
+      if (error.code !== grpc.status.ALREADY_EXISTS) throw error;
+      if (!toldTaken) {
+        console.log(
+          `pool ${args.pool}: another process of this bot already seeks in this pool ` +
+            `(${refusalReason(error) || "ALREADY_EXISTS"}); this one waits and asks again.`
+        );
+        toldTaken = true;
+      }
+      await sleep(delay * (0.5 + Math.random() / 2));
+      delay = Math.min(delay * 2, 5000);
+    }
+  }
+}
+
+// Registers the bot's name with the arena and writes its API key to the key file (readable by its owner
+// only). It plays no game.
+async function registerBot(kutnahora, args, credentials) {
+  serverAddress = args.arena;
+  const arena = new kutnahora.ArenaService(args.arena, credentials);
+  const deadline = new Date(Date.now() + 30000);
+  const registered = await new Promise((resolve, reject) =>
+    arena.RegisterBot({ name: args.register }, { deadline }, (error, response) => (error ? reject(error) : resolve(response)))
+  );
+  try {
+    fs.rmSync(args.keyFile, { force: true });
+    fs.writeFileSync(args.keyFile, `${registered.api_key}\n`, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    console.error(`kutnahora-node-bot: registered ${registered.name}, but cannot write its key to ${args.keyFile}: ${error.message}`);
+    process.exit(1);
+  }
+  console.log(`registered ${registered.name}; its key is in ${args.keyFile}`);
+  process.exit(0);
+}
+
 // Rated games in an arena: seek in the pool, play the matched seat on the game server it names, repeat.
 // Beside it the arena's event stream stays open: when the arena reports the game abandoned (its game
 // server lost), the bot ends its Play stream at once and seeks again. Only finished games count toward
@@ -413,11 +501,7 @@ async function playInArena(kutnahora, args, credentials) {
   const total = args.games ? `/${args.games}` : "";
   while (args.games === 0 || finished.length < args.games) {
     // The arena restarts, or the connection dropped: seek again, for up to --retry-for seconds.
-    const matched = await withBackoff((progress) => seek(arena, key, args.pool, progress), {
-      retryFor: args.retryFor,
-      again: (error) => SEEK_AGAIN.has(error.code),
-      first: 500,
-    });
+    const matched = await seekPatiently(arena, key, args);
     const seat = { gameId: matched.game_id, seat: matched.seat, token: matched.seat_token };
     serverAddress = matched.server_address;
     let ended;
@@ -458,6 +542,7 @@ async function main() {
   const credentials = args.tls
     ? grpc.credentials.createSsl(args.caCert ? fs.readFileSync(args.caCert) : null)
     : grpc.credentials.createInsecure();
+  if (args.register) return registerBot(kutnahora, args, credentials);
   if (args.arena) return playInArena(kutnahora, args, credentials);
   const games = new kutnahora.GameService(args.server, credentials);
   let seat;

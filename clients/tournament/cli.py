@@ -14,9 +14,11 @@ Without ``--server`` the runner starts its own ``kutnahora-server`` on a free po
 it at the end (``--components FILE`` gives it your own component data). Progress goes to standard error,
 the table to standard output.
 
-Exit status: 0 when every game was played (a bot that crashed or timed out still counts as played, and
-loses), 1 when some games could not be played, 2 for a usage error or an unreachable server, 130 when
-interrupted (the results file then holds every game finished so far).
+Exit status: 0 when every game was played and every submission could play (a bot that crashed or timed
+out still counts as played, and loses), 1 when some games could not be played or some submission could not
+play (its manifest, build or run command: its seats were lost, and the end of the output says why), 2 for
+a usage error or an unreachable server, 130 when interrupted (the results file then holds every game
+finished so far).
 """
 
 from __future__ import annotations
@@ -70,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            "built-in bots: " + ", ".join(sorted(BOTS)) + "; mcts:200 or mcts:500ms set the search budget\n"
+            "built-in bots: "
+            + ", ".join(sorted(BOTS))
+            + "; mcts:200 or mcts:500ms (neural:300, neural:150ms) set the search budget\n"
             "external bots: --bot-cmd NAME='command' starts the command for each of NAME's seats with\n"
             "  KUTNAHORA_SERVER, KUTNAHORA_GAME_ID, KUTNAHORA_SEAT, KUTNAHORA_TOKEN and KUTNAHORA_BOT_SEED\n"
             "  in its environment; it must play that seat to the end and exit with status 0.\n"
@@ -132,8 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--server-socket",
         type=Path,
         metavar="PATH",
-        help="the Unix socket a --server listens on (kutnahora-server --unix-socket), bound into each "
-        "sandbox (default: the local server's own)",
+        help="the Unix socket a --server listens on (kutnahora-server --unix-socket), for the hosted bots' "
+        "seat gateways to reach it by (default: the local server's own socket, or --server's address)",
     )
     default = Limits()
     hosted.add_argument(
@@ -143,13 +147,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--bot-memory",
         type=int,
         default=default.memory_bytes >> 20,
-        help="address space in MiB (default %(default)s)",
+        help="memory in MiB: with cgroups (v2, or v1 as root) the resident memory and /tmp of all the "
+        "bot's processes together; without them (the runner's first lines say which) the address space "
+        "of each process (default %(default)s)",
     )
     hosted.add_argument(
         "--bot-processes",
         type=int,
         default=default.processes,
-        help="processes and threads (default %(default)s)",
+        help="processes and threads of the whole bot (default %(default)s)",
     )
     hosted.add_argument(
         "--bot-open-files", type=int, default=default.open_files, help="open files (default %(default)s)"
@@ -177,6 +183,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=default.build_seconds,
         help="CPU seconds for a build (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--sandbox-runtime",
+        type=Path,
+        metavar="DIR",
+        help="where the runners of this host lease the sandbox user ids (one lock file per id; default "
+        "$KUTNAHORA_SANDBOX_RUNTIME or /run/kutnahora-sandbox)",
     )
     parser.add_argument(
         "--replays",
@@ -275,14 +288,9 @@ class Tournament:
                 )
             )
             try:
-                self.sandbox.check()
+                self.sandbox.setup(args.sandbox_runtime)
             except SandboxError as error:
                 raise UsageError(str(error)) from None
-        if self.entries and args.server and args.server_socket is None and self.sandbox is not None:
-            raise UsageError(
-                "hosted bots reach a --server through its Unix socket: give --server-socket PATH "
-                "(kutnahora-server --unix-socket PATH)"
-            )
         if args.concurrency < 1:
             raise UsageError("--concurrency must be at least 1")
         if args.resume and args.out is None:
@@ -304,10 +312,16 @@ class Tournament:
                 for e in self.entries
             }
             self.config["sandbox"] = args.sandbox
+        if self.sandbox is not None:  # which walls held the bots: cgroup v2, cgroup v1 or prlimit
+            self.config["walls"] = {
+                "limits": self.sandbox.cgroups.mode,
+                "description": self.sandbox.describe(),
+            }
         self.records: dict[int, GameRecord] = {}
         self.server = args.server or ""
         self.broken: dict[str, str] = {}
         self.protos: Path | None = None
+        self._kept_logs: Path | None = None
 
     def replays_dir(self) -> Path | None:
         if self.args.no_replays:
@@ -342,6 +356,16 @@ class Tournament:
             if old:
                 self.progress_console.print(f"Removed {len(old)} file(s) of an earlier run from {folder}.")
 
+    def build_logs(self, work: Path) -> Path:
+        """Where the builds' logs are kept: beside the results file (``OUT.logs/``), else a folder that
+        outlives the run (named in the messages)."""
+        logs = self.logs_dir()
+        if logs is not None:
+            return logs
+        if self._kept_logs is None:
+            self._kept_logs = Path(tempfile.mkdtemp(prefix="kutnahora-builds-"))
+        return self._kept_logs
+
     def logs_dir(self) -> Path | None:
         out: Path | None = self.args.out
         if out is None or not (self.commands or self.entries):
@@ -354,9 +378,9 @@ class Tournament:
         self.protos = copy_protos(work / ".protos")  # no submission name starts with a dot
         if self.sandbox is not None:
             self.sandbox.protos = self.protos
-        for slot, entry in enumerate(self.entries):
+        for entry in self.entries:
             self.progress_console.print(f"Preparing submission {entry.name}...")
-            spec = await hosting.prepare(entry, work, self.sandbox, slot, self.protos)
+            spec = await hosting.prepare(entry, work, self.sandbox, self.build_logs(work), self.protos)
             self.specs[entry.name] = spec
             if spec.broken is not None:
                 self.progress_console.print(f"[red]{spec.broken}[/red]; its seats will be lost.")
@@ -371,27 +395,30 @@ class Tournament:
             work = Path(work_name)
             os.chmod(work, 0o711)
             socket = self.args.server_socket
-            if not self.args.server:
-                extra = ["--components", self.args.components] if self.args.components else []
-                if self.entries:
-                    socket = work / "server.sock"
-                    extra += ["--unix-socket", str(socket)]
-                local = LocalServer(extra)
-                self.server = await local.start()
-                self.progress_console.print(f"Started a local server at {self.server}.")
-                if socket is not None:
-                    os.chmod(socket, 0o666)  # the bots' own users connect to it
+            if self.sandbox is not None:
+                self.progress_console.print(f"Sandbox: bubblewrap; {self.sandbox.describe()}.")
             try:
+                if not self.args.server:
+                    extra = ["--components", self.args.components] if self.args.components else []
+                    if self.entries:
+                        socket = work / "server.sock"  # the seat gateways' way to it
+                        extra += ["--unix-socket", str(socket)]
+                    local = LocalServer(extra)
+                    self.server = await local.start()
+                    self.progress_console.print(f"Started a local server at {self.server}.")
                 if self.entries:
                     await self.prepare_submissions(work)
-                return await self._run_games(todo, socket)
+                return await self._run_games(todo, socket, work / "gateways")
             finally:
                 if local is not None:
                     await local.stop()
+                if self.sandbox is not None:
+                    self.sandbox.close()
 
-    async def _run_games(self, todo: list[ScheduledGame], socket: Path | None) -> int:
+    async def _run_games(self, todo: list[ScheduledGame], socket: Path | None, gateways: Path) -> int:
         config = self._runner_config()
         config.socket = socket
+        config.gateways = gateways
         config.protos = self.protos
         runner = Runner(config, self.server)
         await runner.check_server()
@@ -453,7 +480,11 @@ class Tournament:
             return
         table = stats.standings(self.bot_names, self.records.values()) if with_standings else []
         results.save(
-            self.args.out, self.config, self.server, self.records.values(), [s.to_json() for s in table]
+            self.args.out,
+            self.config,
+            self.server,
+            self.records.values(),
+            [s.to_json() for s in table],
         )
 
     def _report(self, elapsed: float, played: int) -> int:
@@ -476,6 +507,11 @@ class Tournament:
                 )
         for name, reason in sorted(self.broken.items()):
             self.console.print(f"  {name} could not play: {reason}")
+        if self.broken:
+            self.console.print(
+                f"{len(self.broken)} submission(s) could not play ({', '.join(sorted(self.broken))}); "
+                "their seats were lost (exit status 1)."
+            )
         if self.args.out is not None:
             self.console.print(
                 f"Results: {self.args.out}" + (f", table: {self.args.csv}" if self.args.csv else "")
@@ -483,7 +519,7 @@ class Tournament:
         unplayed = [r for r in self.records.values() if r.scores is None and not r.failures]
         for record in unplayed[:3]:
             self.console.print(f"  game {record.index} could not be played: {record.error}")
-        return 1 if unplayed or len(self.records) < len(self.schedule) else 0
+        return 1 if unplayed or len(self.records) < len(self.schedule) or self.broken else 0
 
 
 def _quick_standings(names: Sequence[str], records: Any) -> list[stats.Standing]:
@@ -510,7 +546,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["merge"]:
         return merge.main(argv[1:])
     args = build_parser().parse_args(argv)
-    console = Console(highlight=False)
+    # Not a terminal (a file, a pipe): the table is as wide as it needs, not cut at 80 columns.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 1000)
     progress_console = Console(stderr=True, highlight=False)
 
     def fail(message: str, code: int) -> int:
@@ -539,6 +576,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         done = len(tournament.records) if tournament is not None else 0
         return fail(f"interrupted with {done} games recorded; continue with --resume.", 130)
+    finally:
+        if tournament is not None and tournament.sandbox is not None:
+            tournament.sandbox.close()  # the bots' control groups, also after an interrupt
 
 
 if __name__ == "__main__":

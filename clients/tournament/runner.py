@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+import grpc
 from google.protobuf import duration_pb2, json_format
 
 from kutnahora.clients.bots import BOTS, is_bot, make_bot
@@ -44,8 +45,17 @@ from kutnahora.clients.sdk import (
     ConnectError,
     SeatCredentials,
 )
+from kutnahora.clients.tournament.cgroups import BotGroup
+from kutnahora.clients.tournament.gateway import SeatGateway
 from kutnahora.clients.tournament.results import Failure, GameRecord
-from kutnahora.clients.tournament.sandbox import ENV_PROTOS, SOCKET_INSIDE, Sandbox, bot_env
+from kutnahora.clients.tournament.sandbox import (
+    ENV_PROTOS,
+    MIB,
+    SOCKET_INSIDE,
+    Sandbox,
+    SandboxError,
+    bot_env,
+)
 from kutnahora.clients.tournament.schedule import ScheduledGame
 from kutnahora.clients.tournament.submission import Submission
 from kutnahora.v1 import game_pb2
@@ -87,7 +97,10 @@ class RunnerConfig:
     bot_logs: Path | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
     sandbox: Sandbox | None = None  # None: hosted submissions run unwalled (--sandbox none)
-    socket: Path | None = None  # the server's Unix socket, the hosted bots' way to it
+    socket: Path | None = None  # the server's Unix socket, the seat gateways' way to it (else the address)
+    gateways: Path | None = (
+        None  # where the hosted bots' gateway sockets are made (default: a temporary folder)
+    )
     protos: Path | None = None  # the .proto files an unwalled hosted bot is told of (KUTNAHORA_PROTOS)
 
 
@@ -107,7 +120,8 @@ class Runner:
         self.config = config
         self.address = address
         self._slots = asyncio.Semaphore(max(1, config.concurrency))
-        self._free_slots = list(range(max(1, config.concurrency) * 4))  # one user id per running bot
+        self._gateway_count = 0
+        self._gateway_folder: Path | None = config.gateways
 
     async def check_server(self) -> None:
         """Fail early, with one sentence, when the server cannot be reached."""
@@ -350,30 +364,76 @@ class Runner:
     async def _hosted(
         self, client: Client, game: ScheduledGame, seat: SeatCredentials, submission: Submission
     ) -> None:
-        """Run a hosted submission for one seat, walled in unless ``--sandbox none``; its output goes to
-        a per-game log of at most ``log_bytes``, and a bot that writes more is stopped."""
+        """Run a hosted submission for one seat, walled in unless ``--sandbox none``, reaching the server
+        only through a seat gateway of its own; its output goes to a per-game log of at most
+        ``log_bytes``, and a bot that writes more is stopped."""
         sandbox = self.config.sandbox
-        socket = self.config.socket
-        slot = self._free_slots.pop()
+        gateway = SeatGateway(
+            self._gateway_socket(), self._upstream(), [seat.game_id], credentials=self._tls()
+        )
+        lease = None
+        group: BotGroup | None = None
         try:
+            await gateway.start()
             if sandbox is not None:
+                try:
+                    lease = sandbox.lease()
+                    group = sandbox.group()
+                except (SandboxError, OSError) as error:
+                    raise BotFailed("error", f"the runner could not wall it in: {error}") from None
                 env = bot_env()
                 env.update(self._seat_env(game, seat, f"unix:{SOCKET_INSIDE}"))
-                argv = sandbox.command(submission.folder, submission.run, env, slot=slot, socket=socket)
+                argv = sandbox.command(
+                    submission.folder,
+                    submission.run,
+                    env,
+                    uid=lease.uid if lease is not None else None,
+                    socket=gateway.socket,
+                    group=group,
+                )
                 cap = sandbox.limits.log_bytes
                 cwd = None
             else:
                 env = dict(os.environ)
-                server = f"unix:{socket}" if socket is not None else self.address
-                env.update(self._seat_env(game, seat, server))
+                env.update(self._seat_env(game, seat, f"unix:{gateway.socket}"))
                 if self.config.protos is not None:
                     env[ENV_PROTOS] = str(self.config.protos)
                 argv = ["/bin/sh", "-c", submission.run]
                 cap = LOG_CAP
                 cwd = submission.folder
-            await self._run_hosted(client, seat, argv, env, cwd, cap)
+            try:
+                await self._run_hosted(client, seat, argv, env, cwd, cap)
+            except BotFailed as failed:
+                if group is not None and group.oom_killed():
+                    raise BotFailed(
+                        "error", f"out of memory (limit {group.memory_bytes // MIB} MiB)"
+                    ) from None
+                raise failed
+            if group is not None and group.oom_killed():
+                raise BotFailed("error", f"out of memory (limit {group.memory_bytes // MIB} MiB)")
         finally:
-            self._free_slots.append(slot)
+            if group is not None:
+                group.remove()  # whatever the bot left running is killed with its group
+            if lease is not None:
+                lease.release()
+            await gateway.stop()
+
+    def _gateway_socket(self) -> Path:
+        if self._gateway_folder is None:
+            self._gateway_folder = Path(tempfile.mkdtemp(prefix="kutnahora-gateways-"))
+        self._gateway_folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(self._gateway_folder, 0o711)
+        self._gateway_count += 1
+        return self._gateway_folder / f"seat-{self._gateway_count}.sock"
+
+    def _upstream(self) -> str:
+        return f"unix:{self.config.socket}" if self.config.socket is not None else self.address
+
+    def _tls(self) -> grpc.ChannelCredentials | None:
+        if not self.config.tls or self.config.socket is not None:
+            return None
+        root = Path(self.config.ca_cert).read_bytes() if self.config.ca_cert else None
+        return grpc.ssl_channel_credentials(root_certificates=root)
 
     async def _run_hosted(
         self,

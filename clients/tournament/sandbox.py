@@ -1,18 +1,23 @@
-"""The walls around a hosted bot: bubblewrap namespaces, resource limits and an unprivileged user.
+"""The walls around a hosted bot: bubblewrap namespaces, per-bot limits, a leased user and a seat gateway.
 
-Each bot process runs as ``bwrap`` … ``prlimit`` … ``setpriv`` … ``sh -c RUN``:
+Each bot process runs as ``[join its cgroup] bwrap`` … ``prlimit`` … ``setpriv`` … ``sh -c RUN``:
 
-* bubblewrap (Debian's ``bubblewrap``) gives it a root of its own: the system folders (``/usr``, ``/etc``,
-  the runner's Python) read-only, its own submission folder read-only at ``/bot`` (writable only while it
-  is built), a private ``/tmp`` of ``tmp_bytes``, fresh ``/proc`` and ``/dev``, its own PID, IPC, UTS and
-  network namespaces (no network at all: the only way out is the game server's Unix socket, bound in at
-  ``/run/kutnahora/server.sock``), and no other submission's files; the project's ``.proto`` files
-  read-only at ``/run/kutnahora/protos`` (``KUTNAHORA_PROTOS``), so that a build can generate its code
-  without the network;
-* ``prlimit`` sets CPU seconds, address space, processes, open files and file size;
-* ``setpriv`` drops to a user id of its own (``uid_base`` + a slot number, one per running bot), so
-  that the process limit counts that bot's processes only (root is exempt from it) and the runner's
-  files, the server's database and the other bots are out of its reach.
+* bubblewrap (Debian's ``bubblewrap``) gives it a root of its own holding only what a bot needs: the
+  system folders (``/usr``, ``/etc``, ``/opt``) and the runner's Python (its prefix with its libraries)
+  read-only, the installed ``kutnahora`` package read-only at ``/run/kutnahora/python`` (each of its
+  folders bound from where it really lies, never the checkout or home around it; ``PYTHONPATH`` points
+  there), its own submission folder read-only at ``/bot`` (writable only while it is built), a private
+  ``/tmp`` of ``tmp_bytes``, fresh ``/proc`` and ``/dev``, its own PID, IPC, UTS and network namespaces
+  (no network at all: the only way out is the Unix socket bound in at ``/run/kutnahora/server.sock``,
+  which leads to its seat gateway, :mod:`kutnahora.clients.tournament.gateway`), and the project's
+  ``.proto`` files read-only at ``/run/kutnahora/protos`` (``KUTNAHORA_PROTOS``), so that a build can
+  generate its code without the network;
+* its memory and process count are limited for all its processes together by a control group of its
+  own where the machine allows (:mod:`kutnahora.clients.tournament.cgroups`), and ``prlimit`` sets CPU
+  seconds, processes, open files and file size (and, without cgroups, address space) per process;
+* ``setpriv`` drops to a user id of its own, leased for the bot's life from a range shared by every
+  runner on the host (:mod:`kutnahora.clients.tournament.leases`), so that the process limit counts that
+  bot's processes only and the runner's files, the server's database and the other bots are out of reach.
 
 Run by root, bubblewrap sets up the namespaces itself; run by another user, it needs unprivileged user
 namespaces, and every bot then runs as that user (the process limit counts all of them together).
@@ -29,11 +34,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kutnahora.clients.tournament.cgroups import BotGroup, Cgroups, detect
+from kutnahora.clients.tournament.leases import Lease, LeaseError, UidLeases
+
 SOCKET_INSIDE = "/run/kutnahora/server.sock"
 PROTOS_INSIDE = "/run/kutnahora/protos"
+PACKAGE_INSIDE = "/run/kutnahora/python"
 FOLDER_INSIDE = "/bot"
 ENV_PROTOS = "KUTNAHORA_PROTOS"
-PACKAGES = ("kutnahora", "kutnahora.clients", "kutnahora.engine", "kutnahora.server", "kutnahora.wire")
+PACKAGE = "kutnahora"
 MIB = 1 << 20
 
 
@@ -54,32 +63,59 @@ class Limits:
     log_bytes: int = 1 * MIB
     build_seconds: int = 600
 
-    def describe(self) -> str:
+    def describe(self, per_bot: bool = False) -> str:
+        memory = (
+            f"{self.memory_bytes // MIB} MiB of memory and {self.processes} processes for the whole bot"
+            if per_bot
+            else f"{self.memory_bytes // MIB} MiB address space and {self.processes} processes per process"
+        )
         return (
-            f"{self.cpu_seconds} CPU s, {self.memory_bytes // MIB} MiB address space, "
-            f"{self.processes} processes, {self.open_files} open files, {self.file_bytes // MIB} MiB "
-            f"files, {self.tmp_bytes // MIB} MiB /tmp, {self.log_bytes // 1024} KiB of output"
+            f"{self.cpu_seconds} CPU s, {memory}, {self.open_files} open files, {self.file_bytes // MIB} "
+            f"MiB files, {self.tmp_bytes // MIB} MiB /tmp, {self.log_bytes // 1024} KiB of output"
         )
 
 
-def python_paths() -> list[str]:
-    """The runner's Python: its prefixes and site folders, and where the kutnahora packages live."""
+def interpreter_paths() -> list[str]:
+    """The runner's Python: its prefixes (the interpreter and its standard library) and the folders of
+    installed libraries on its path. Not ``PYTHONPATH`` nor a checkout: the ``kutnahora`` package is
+    bound on its own (:func:`package_view`)."""
     paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    paths.update(p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p)
-    paths.update(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)
-    for name in PACKAGES:
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.submodule_search_locations:
-            paths.update(spec.submodule_search_locations)
+    paths.update(p for p in sys.path if p and os.path.isdir(p) and os.path.basename(p) in LIBRARY_FOLDERS)
     return sorted(p for p in paths if os.path.isdir(p))
 
 
+LIBRARY_FOLDERS = ("site-packages", "dist-packages")
+
+
+def package_view() -> list[tuple[str, str]]:
+    """(where it lies, where the bot sees it) for each file and folder of the installed ``kutnahora``
+    package, resolved through links (an editable install or a development layout points into a
+    checkout: only the package's own folders are bound, not the checkout around them)."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    view: dict[str, str] = {}
+    for location in spec.submodule_search_locations:
+        for entry in sorted(os.listdir(location)):
+            if entry == "__pycache__" or entry in view:
+                continue
+            source = os.path.realpath(os.path.join(location, entry))
+            if os.path.isdir(source) or os.path.isfile(source):
+                view[entry] = source
+    return [(source, f"{PACKAGE_INSIDE}/{PACKAGE}/{entry}") for entry, source in view.items()]
+
+
+def python_paths() -> list[str]:
+    """Every host folder a walled-in Python bot is shown: the interpreter's and the package's."""
+    return sorted({*interpreter_paths(), *(source for source, _ in package_view())})
+
+
 def bot_env() -> dict[str, str]:
-    """The environment a walled-in bot starts with (before its seat's variables): the runner's
-    ``PYTHONPATH`` too, when it has one, so that a Python bot imports the same ``kutnahora``."""
+    """The environment a walled-in bot starts with (before its seat's variables); ``PYTHONPATH`` leads
+    to the ``kutnahora`` package bound into the sandbox."""
     env = {"PATH": bot_path(), "HOME": "/tmp", "LANG": "C.UTF-8"}
-    if os.environ.get("PYTHONPATH"):
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    if package_view():
+        env["PYTHONPATH"] = PACKAGE_INSIDE
     return env
 
 
@@ -111,13 +147,49 @@ class Sandbox:
     limits: Limits = field(default_factory=Limits)
     uid_base: int = 61000
     system: Sequence[str] = ("/usr", "/etc", "/opt")
-    extra: Sequence[str] = field(default_factory=python_paths)
+    extra: Sequence[str] = field(default_factory=interpreter_paths)
     bwrap: str = "bwrap"
     protos: Path | None = None  # bound read-only at PROTOS_INSIDE (see copy_protos)
+    package: Sequence[tuple[str, str]] = field(default_factory=package_view)
+    cgroups: Cgroups = field(default_factory=lambda: Cgroups("prlimit"))
+    leases: UidLeases | None = None  # None: user ids are not leased (a runner that is not root)
 
     @property
     def as_root(self) -> bool:
         return os.geteuid() == 0
+
+    def setup(self, runtime: Path | None = None) -> None:
+        """Check the walls, then find the per-bot limits this machine allows and lease user ids from
+        ``runtime`` (when root); a clear :class:`SandboxError` when something is missing."""
+        if self.as_root:
+            self.leases = UidLeases(self.uid_base, folder=runtime)
+            try:
+                self.leases.prepare()
+            except LeaseError as error:
+                raise SandboxError(str(error)) from None
+        self.check()
+        self.cgroups = cgroups_detect()
+
+    def close(self) -> None:
+        """Remove the control groups made for the bots (their processes are killed)."""
+        self.cgroups.close()
+
+    def describe(self) -> str:
+        """What holds the bots, for the runner's first lines and the results file."""
+        return f"limits: {self.limits.describe(self.cgroups.in_force)}; {self.cgroups.describe()}"
+
+    def lease(self) -> Lease | None:
+        """A user id for one bot run, held until released (None when the runner is not root)."""
+        if self.leases is None:
+            return None
+        try:
+            return self.leases.acquire()
+        except LeaseError as error:
+            raise SandboxError(str(error)) from None
+
+    def group(self) -> BotGroup | None:
+        """A control group for one bot run (None where cgroups are not in force)."""
+        return self.cgroups.create(self.limits.memory_bytes, self.limits.processes)
 
     def check(self) -> None:
         """Fail with a clear :class:`SandboxError` when bubblewrap is missing or cannot make its walls."""
@@ -128,10 +200,16 @@ class Sandbox:
                 "run the bots unwalled with --sandbox none"
             )
         self.bwrap = found
-        probe = [*self._walls(None, writable=False), "--", "true"]
-        if self.as_root:
-            probe = [*self._walls(None, writable=False), "--", "setpriv", *self._drop(self.uid_base), "true"]
-        result = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
+        lease = self.lease()  # the probe's user is leased too: it is never another bot's
+        try:
+            probe = [*self._walls(None, writable=False), "--", "true"]
+            if self.as_root:
+                uid = lease.uid if lease is not None else self.uid_base
+                probe = [*self._walls(None, writable=False), "--", "setpriv", *self._drop(uid), "true"]
+            result = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
+        finally:
+            if lease is not None:
+                lease.release()
         if result.returncode != 0:
             detail = result.stderr.strip().splitlines()
             hint = "" if self.as_root else " (are unprivileged user namespaces enabled? see sysctl "
@@ -149,12 +227,14 @@ class Sandbox:
         run: str,
         env: dict[str, str],
         *,
-        slot: int,
+        uid: int | None,
         socket: Path | None,
         writable: bool = False,
         cpu_seconds: int | None = None,
+        group: BotGroup | None = None,
     ) -> list[str]:
-        """The command that runs the shell command ``run`` in ``folder`` (at ``/bot``) walled in."""
+        """The command that runs the shell command ``run`` in ``folder`` (at ``/bot``) walled in, as
+        ``uid`` (when root), in the control group ``group`` (when cgroups are in force)."""
         limits = self.limits
         command = [*self._walls(folder, writable=writable)]
         if socket is not None:
@@ -164,24 +244,23 @@ class Sandbox:
             env = {**env, ENV_PROTOS: PROTOS_INSIDE}
         for key, value in sorted(env.items()):
             command += ["--setenv", key, value]
+        seconds = cpu_seconds or limits.cpu_seconds
+        command += ["--", "prlimit", f"--cpu={seconds}:{seconds + 1}"]
+        if group is None:
+            command.append(f"--as={limits.memory_bytes}")
         command += [
-            "--",
-            "prlimit",
-            f"--cpu={cpu_seconds or limits.cpu_seconds}:{(cpu_seconds or limits.cpu_seconds) + 1}",
-            f"--as={limits.memory_bytes}",
             f"--nproc={limits.processes}",
             f"--nofile={limits.open_files}",
             f"--fsize={limits.file_bytes}",
             "--core=0",
             "--",
         ]
-        if self.as_root:
-            command += ["setpriv", *self._drop(self.uid_base + slot)]
-        return [*command, "/bin/sh", "-c", run]
-
-    def owner(self, slot: int) -> int | None:
-        """The user id a bot in ``slot`` runs as (None when the runner is not root: its own)."""
-        return self.uid_base + slot if self.as_root else None
+        if self.as_root and uid is not None:
+            command += ["setpriv", *self._drop(uid)]
+        command += ["/bin/sh", "-c", run]
+        if group is not None:  # join the group first: every process of the bot is then counted
+            command = ["/bin/sh", "-c", f'{group.enter()} && exec "$@"', "kutnahora-join", *command]
+        return command
 
     def _drop(self, uid: int) -> list[str]:
         return [f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs", "--"]
@@ -201,9 +280,14 @@ class Sandbox:
                 walls += ["--symlink", os.readlink(link), link]
             elif os.path.isdir(link):
                 binds += ["--ro-bind", link, link]
+        for source, target in self.package:
+            binds += ["--ro-bind", source, target]
         # /tmp first, so that folders bound below it (a Python found under /tmp) stay visible on top.
         walls += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
-        walls += _parents([*self.system, *inside, SOCKET_INSIDE, PROTOS_INSIDE, FOLDER_INSIDE])
+        package_parents = [f"{PACKAGE_INSIDE}/{PACKAGE}/-"] if self.package else []
+        walls += _parents(
+            [*self.system, *inside, SOCKET_INSIDE, PROTOS_INSIDE, FOLDER_INSIDE, *package_parents]
+        )
         walls += binds
         if self.protos is not None:
             walls += ["--ro-bind", str(self.protos), PROTOS_INSIDE]
@@ -211,6 +295,11 @@ class Sandbox:
         if folder is not None:
             walls += ["--bind" if writable else "--ro-bind", str(folder), FOLDER_INSIDE]
         return walls
+
+
+def cgroups_detect() -> Cgroups:
+    """The per-bot limits this machine allows (root's cgroups; :func:`cgroups.detect`)."""
+    return detect()
 
 
 def _under(path: str, folder: str) -> bool:

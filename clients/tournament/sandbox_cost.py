@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig
-from kutnahora.clients.tournament.sandbox import Sandbox, bot_path
+from kutnahora.clients.tournament.sandbox import Sandbox, bot_env
 from kutnahora.clients.tournament.schedule import schedule
 from kutnahora.clients.tournament.submission import Submission
 
@@ -35,12 +35,17 @@ def start_times(sandbox: Sandbox, folder: Path, command: str, count: int) -> tup
     """Median seconds to run ``command`` to its end, walled and unwalled (interleaved)."""
     walled: list[float] = []
     plain: list[float] = []
-    env = {"PATH": bot_path(), "HOME": "/tmp"}
+    env = bot_env()
     for _ in range(count):
-        argv = sandbox.command(folder, command, env, slot=0, socket=None)
-        started = time.perf_counter()
-        subprocess.run(argv, check=True, capture_output=True)
-        walled.append(time.perf_counter() - started)
+        lease = sandbox.lease()
+        try:
+            argv = sandbox.command(folder, command, env, uid=lease.uid if lease else None, socket=None)
+            started = time.perf_counter()
+            subprocess.run(argv, check=True, capture_output=True)
+            walled.append(time.perf_counter() - started)
+        finally:
+            if lease is not None:
+                lease.release()
         started = time.perf_counter()
         subprocess.run(["/bin/sh", "-c", command], check=True, capture_output=True, cwd=folder)
         plain.append(time.perf_counter() - started)
@@ -59,7 +64,9 @@ async def games(sandbox: Sandbox, folder: Path, count: int) -> dict[str, list[tu
     try:
         for game in schedule(["hosted", "greedy"], 2, count * 2, 1):
             mode = "bwrap" if game.index % 2 == 0 else "none"
-            config = RunnerConfig(bots=bots, players=2, poll=0.05, exit_grace=2.0, socket=socket)
+            config = RunnerConfig(
+                bots=bots, players=2, poll=0.05, exit_grace=2.0, socket=socket, gateways=folder.parent / "gw"
+            )
             config.sandbox = sandbox if mode == "bwrap" else None
             record = await Runner(config, address).play(game)
             if record.failures or record.decisions is None:
@@ -80,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--starts", type=int, default=20, help="starts each way")
     args = parser.parse_args(argv)
     sandbox = Sandbox()
-    sandbox.check()
+    sandbox.setup()
     with tempfile.TemporaryDirectory(prefix="kutnahora-cost-") as work:
         folder = Path(work) / "bot"
         folder.mkdir()
@@ -89,7 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"start of 'true':          bwrap {walled * 1000:7.1f} ms   none {plain * 1000:7.1f} ms")
         walled, plain = start_times(sandbox, folder, IMPORTS, max(3, args.starts // 4))
         print(f"start of the SDK imports: bwrap {walled * 1000:7.1f} ms   none {plain * 1000:7.1f} ms")
-        measured = asyncio.run(games(sandbox, folder, args.games))
+        try:
+            measured = asyncio.run(games(sandbox, folder, args.games))
+        finally:
+            sandbox.close()
     for mode in ("bwrap", "none"):
         seconds = statistics.median(s for s, _ in measured[mode])
         per = statistics.median(s / max(1, d) for s, d in measured[mode])

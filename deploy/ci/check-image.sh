@@ -21,11 +21,27 @@ if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! co
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
     podman buildah crun runc fuse-overlayfs slirp4netns uidmap debootstrap >/dev/null
 fi
-command -v podman-compose >/dev/null || pip install -q podman-compose
+# podman-compose with a `config` command: the one on PATH when it has it, else one from PyPI in CI's own
+# virtual environment, .ci/.tools/podman-compose (Debian 12's podman-compose 1.0.3 has no `config`;
+# tests/deploy/test_container.py uses the same one).
+PODMAN_COMPOSE=podman-compose
+if ! command -v podman-compose >/dev/null || ! podman-compose config --help >/dev/null 2>&1; then
+  tools="$PWD/.ci/.tools/podman-compose"
+  if ! "$tools/bin/podman-compose" config --help >/dev/null 2>&1; then
+    echo "-- installing podman-compose from PyPI into .ci/.tools/podman-compose" \
+      "($(command -v podman-compose >/dev/null && echo "the one installed has no config command" || echo "none installed"))"
+    python3 -m venv "$tools" || {
+      echo "python3 -m venv failed: install Debian's python3-venv"
+      exit 1
+    }
+    "$tools/bin/pip" install -q --disable-pip-version-check podman-compose
+  fi
+  PODMAN_COMPOSE="$tools/bin/podman-compose"
+fi
 
 echo "-- podman-compose config (deploy/compose.yaml)"
-(cd deploy && podman-compose -f compose.yaml config >/dev/null)
-echo "compose.yaml: valid for podman-compose $(podman-compose --version 2>/dev/null | head -1 | awk '{print $3}')"
+(cd deploy && "$PODMAN_COMPOSE" -f compose.yaml config >/dev/null)
+echo "compose.yaml: valid for podman-compose $("$PODMAN_COMPOSE" --version 2>/dev/null | head -1 | awk '{print $3}')"
 
 echo "-- the stand-in base image (deploy/make-base-image.sh; kept between runs)"
 deploy/make-base-image.sh --name "$BASE"

@@ -136,6 +136,19 @@ class _Job:
     statements: int = 1  # a job of several statements runs in a savepoint, so that it fails whole
 
 
+CHECKPOINT_EVERY = 250
+"""With writes on the event loop's connection, the writes after which the worker thread checkpoints.
+
+SQLite checkpoints a WAL file itself in the commit that takes the log past 1,000 pages: it copies the
+log's pages into the database file and syncs both, in that commit, which here runs on the event loop
+(about one decision in 740; 16-30 ms at the median and up to 110-360 ms on a busy disk, a third of all
+the time spent writing: ``python -m kutnahora.bench.sqlite_writes``). So the worker thread also runs a
+passive checkpoint every this many writes: it never blocks a writer, sqlite3 releases the GIL while it
+copies and syncs, and it leaves SQLite's own checkpoint little to copy. SQLite's own stays on: with
+writes arriving during every checkpoint the worker's never reaches the log's end, and only a checkpoint
+in a commit lets the log start over instead of growing."""
+
+
 class SqliteStore:
     """A :class:`kutnahora.server.store.base.Store` on a SQLite file (or ``:memory:``)."""
 
@@ -147,8 +160,12 @@ class SqliteStore:
         synchronous: str = "NORMAL",
         on_commit: Callable[[float, int], None] | None = None,
         inline_writes: bool | None = None,
+        checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:
         """``on_commit(seconds, writes)`` is called after every commit.
+
+        ``checkpoint_every`` (with inline writes): the writes between the worker thread's passive
+        checkpoints (:data:`CHECKPOINT_EVERY`); 0 leaves every checkpoint to SQLite, in the commits.
 
         ``inline_writes`` runs each write on the event loop's own connection, committed at once, instead of
         handing it to the worker thread. A commit that does not wait for the disk (WAL with synchronous
@@ -169,6 +186,9 @@ class SqliteStore:
             inline_writes = self.path != ":memory:" and self.synchronous in ("OFF", "NORMAL")
         self._inline_writes = inline_writes
         self._inline: sqlite3.Connection | None = None
+        self._checkpoint_every = checkpoint_every
+        self._writes_since_checkpoint = 0
+        self._checkpointing = False
         # The length of each unfinished game's log, as this store last wrote or read it (committed).
         self._log_lengths: dict[str, int] = {}
 
@@ -435,7 +455,28 @@ class SqliteStore:
             raise StoreError(f"the store could not write: {error}") from None
         if self._on_commit is not None:
             self._on_commit(time.perf_counter() - started, 1)
+        self._writes_since_checkpoint += 1
+        if self._checkpoint_every and self._writes_since_checkpoint >= self._checkpoint_every:
+            self._checkpoint_on_worker()
         return value
+
+    def _checkpoint_on_worker(self) -> None:
+        """Queue a passive checkpoint for the worker thread, unless one is queued or running already."""
+        if self._checkpointing or self._loop is None:
+            return
+        self._writes_since_checkpoint = 0
+        self._checkpointing = True
+
+        def checkpoint(db: sqlite3.Connection) -> None:
+            try:
+                if not db.in_transaction:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            finally:
+                self._checkpointing = False  # on the worker: the loop may not turn for a while
+
+        future: asyncio.Future[None] = self._loop.create_future()
+        future.add_done_callback(_retrieve)
+        self._jobs.put(_Job(checkpoint, future, write=False))
 
     def _open_error(self, error: BaseException) -> BaseException:
         """A failure to open the file, as a :class:`StoreError` that names it (other errors unchanged)."""
@@ -530,6 +571,13 @@ class SqliteStore:
             if committed:
                 self._on_commit(time.perf_counter() - started, committed)
         return outcomes
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Take a background job's failure (a failed checkpoint is tried again after the next writes; SQLite's
+    own checkpoints go on meanwhile), so that it is not reported as never retrieved."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _settle_one(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,11 +42,51 @@ def test_the_hold_plays_games_and_prints_a_line_every_interval() -> None:
     assert 0 < int(finished.group(4)) <= int(finished.group(1))
 
 
+def test_the_hold_spreads_its_bots_over_processes_and_probes_the_server(tmp_path: Path) -> None:
+    """Two client processes hold the games; each line merges both and the probe's figures; every game that
+    ended is verified; the collector trace and the server's metrics are written."""
+    trace, metrics = tmp_path / "gc.json", tmp_path / "metrics.txt"
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "kutnahora.bench.hold", "--games", "6", "--players", "2",
+            "--connections", "2", "--think", "0-0.01", "--duration", "3", "--report-every", "1",
+            "--client-processes", "2", "--probe-interval-ms", "20", "--server-gc-trace", str(trace),
+            "--save-metrics", str(metrics),
+        ],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    lines = re.findall(r"decisions/s .*\(2 client processes\)  probe (\d+) calls p50 +[\d.]+  p99 +[\d.]+  "
+                       r"p99\.9 +[\d.]+  max +[\d.]+ ms", done.stdout)  # fmt: skip
+    assert len(lines) == 3, done.stdout
+    assert sum(int(calls) for calls in lines) >= 3  # a call every 20 ms (fewer when the machine is loaded)
+    finished = re.search(r"games finished (\d+), abandoned 0; 0 failed.*games verified (\d+) ", done.stdout)
+    assert finished is not None and int(finished.group(1)) >= 6, done.stdout
+    assert finished.group(2) == finished.group(1)  # both processes' games checked against the engine
+    assert json.loads(trace.read_text())["generations"][0]["collections"] >= 0
+    assert "kutnahora_decisions_applied_total" in metrics.read_text()
+
+
 def test_the_hold_refuses_bad_settings() -> None:
     with pytest.raises(SystemExit, match="--think"):
         hold.parse_think("slow")
     with pytest.raises(SystemExit, match="PostgreSQL"):
         hold.main(["--replicas", "2"])
+    with pytest.raises(SystemExit, match="--client-processes"):
+        hold.main(["--games", "2", "--client-processes", "3"])
+    with pytest.raises(SystemExit, match="--probe-interval-ms"):
+        hold.main(["--probe-interval-ms", "-1"])
+
+
+def test_a_childs_tally_adds_to_the_parents() -> None:
+    parent, child = hold.Tally(decisions=5, verified=1), hold.Tally(decisions=7, verified=2, failed=1)
+    child.games_refused["OVERLOADED"] += 4
+    child.refusals["STALE_VERSION (FAILED_PRECONDITION)"] += 1
+    child.errors.append("seat 0 of g1: gone")
+    parent.add_json(json.loads(json.dumps(child.to_json())))
+    assert (parent.decisions, parent.verified, parent.failed) == (12, 3, 1)
+    assert parent.games_refused == {"OVERLOADED": 4} and parent.errors == ["seat 0 of g1: gone"]
+    assert parent.refusals["STALE_VERSION (FAILED_PRECONDITION)"] == 1
 
 
 def recorded_game(seed: int) -> tuple[replay_service_pb2.GetReplayResponse, dict[int, tuple[int, str]]]:
@@ -122,3 +164,27 @@ def test_a_result_other_than_the_engines_does_not_verify() -> None:
     assert "a player was told another result" in (check_replay(replay, confirmed, [told]) or "")
     replay.game.result.CopyFrom(told)
     assert "the record's result differs" in (check_replay(replay, confirmed) or "")
+
+
+def test_new_games_a_full_server_refuses_are_counted_as_refused_not_failed(tmp_path: Path) -> None:
+    """A server refusing new games with RESOURCE_EXHAUSTED (here its game limit; an overloaded server
+    the same way) makes the hold count the refusals by reason and ask again, not fail."""
+    import asyncio
+
+    from kutnahora.bench.server_bench import server_command, start_process
+
+    started = start_process(server_command(str(tmp_path / "games.db"), 2))  # at most 2 games at once
+    try:
+        settings = hold.Settings(
+            games=4, players=2, connections=1, think=(0.0, 0.005), duration=2.5, report_every=1.0,
+            kill_replica_at=None, restart_database_at=None, restart_database_command="", drain=False,
+        )  # fmt: skip
+        windows: list[hold.Window] = []
+        tally = asyncio.run(hold.hold(f"127.0.0.1:{started.port}", settings, windows.append))
+    finally:
+        started.process.terminate()
+        started.process.wait(30)
+    assert tally.failed == 0, tally.errors
+    assert sum(tally.games_refused.values()) > 0 and tally.decisions > 0
+    assert [window.index for window in windows] == [1, 2, 3]
+    assert any(name.startswith("games_refused:") for name in windows[-1].counters)

@@ -27,6 +27,7 @@ from tests.clients.helpers import ROOT
 HOSTILE = ROOT / "tests" / "clients" / "hostile"
 LOG_KIB = 256
 PROCESSES = 48
+MEMORY_MIB = 512
 
 pytestmark = pytest.mark.skipif(
     shutil.which("bwrap") is None, reason="bubblewrap is not installed (apt-get install bubblewrap)"
@@ -89,13 +90,14 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
                 "-c",
                 "import sys; from kutnahora.clients.tournament.cli import main; sys.exit(main())",
                 *("--submissions", str(submissions), "--bots", "greedy", "--players", "2"),
-                *("--games", "14", "--seed", "1", "--concurrency", "4", "--move-timeout", "20"),
+                *("--games", "14", "--seed", "1", "--concurrency", "4", "--move-timeout", "45"),
                 *("--bot-cpu", "3", "--bot-processes", str(PROCESSES), "--bot-log", str(LOG_KIB)),
+                *("--bot-memory", str(MEMORY_MIB), "--sandbox-runtime", str(folder / "leases")),
                 *("--server", address, "--server-socket", str(socket), "--out", str(out), "--quiet"),
             ],
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=600,
             check=False,
         )
         results = json.loads(out.read_text())
@@ -106,7 +108,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
 
 
 def test_the_tournament_completes_and_every_game_has_a_result(run: Run) -> None:
-    assert run.code == 0, run.output
+    assert run.code == 1, run.output  # three submissions could not play: the exit status says so
+    assert "3 submission(s) could not play (badmanifest, failingbuild, missingprogram)" in run.output
     games = run.results["games"]
     assert len(games) == 14
     assert all(g["scores"] is not None for g in games), [g for g in games if g["scores"] is None]
@@ -151,8 +154,13 @@ def test_a_fork_bomb_meets_the_process_limit(run: Run) -> None:
 
 
 def test_eight_gigabytes_are_refused(run: Run) -> None:
-    assert "BLOCKED allocating 8 GB: MemoryError" in run.log_of("memory")
-    assert all("out of memory" in f["reason"] for f in run.failures_of("memory"))
+    failures = run.failures_of("memory")
+    assert failures and "LEAKED" not in run.log_of("memory")
+    if run.results["config"]["walls"]["limits"] == "prlimit":  # each process's address space
+        assert "BLOCKED allocating 8 GB: MemoryError" in run.log_of("memory")
+        assert all("out of memory" in f["reason"] for f in failures)
+    else:  # the bot's cgroup: the kernel kills it at the limit
+        assert all(f["reason"] == f"out of memory (limit {MEMORY_MIB} MiB)" for f in failures)
 
 
 def test_the_disk_cannot_be_filled(run: Run) -> None:
@@ -190,10 +198,12 @@ def test_a_cpu_spinner_meets_the_cpu_limit(run: Run) -> None:
 def test_unusable_submissions_are_named_and_lose_their_seats(run: Run) -> None:
     reasons = {b: run.failures_of(b)[0]["reason"] for b in ("badmanifest", "failingbuild", "missingprogram")}
     assert "badmanifest: kutnahora-bot.toml lacks run" in reasons["badmanifest"]
+    log = run.folder / "results.logs" / "failingbuild.build.log"
     assert (
-        "submission failingbuild: the build (echo compiling; exit 2) failed with status 2"
-        in (reasons["failingbuild"])
+        "submission failingbuild: the build (echo compiling; exit 2) failed with status 2 "
+        f"(its output: {log}); it ended with: compiling" in reasons["failingbuild"]
     )
+    assert log.read_text() == "compiling\n"  # kept beside the results, not deleted with the work folder
     assert (
         "submission missingprogram: the run command's program ./target/release/bot is not in"
         in (reasons["missingprogram"])

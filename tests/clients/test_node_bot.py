@@ -76,6 +76,9 @@ def test_the_node_bot_creates_a_game_and_says_when_the_server_is_away(server_add
         check=False,
     )
     assert away.returncode == 2 and "cannot connect" in away.stderr
+    # It said at once that it retries, where, why and for how long (not a silent wait).
+    assert "cannot reach 127.0.0.1:1 (" in away.stderr and "ECONNREFUSED" in away.stderr, away.stderr
+    assert "retrying for up to 1 s" in away.stderr
     usage = subprocess.run(
         [NODE, "bot.js", "--server", server_address],
         cwd=NODE_DIR,

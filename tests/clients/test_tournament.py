@@ -241,3 +241,16 @@ def test_the_local_server_plays_the_component_set_given(tmp_path: Path) -> None:
     assert all(json.loads(path.read_text())["game"]["componentsHash"] == digest for path in replays)
     refused = run_module(TOURNAMENT, *args, "--components", str(components), "--server", "127.0.0.1:1")
     assert refused.returncode == 2 and "--components sets up the local server" in refused.stderr
+
+
+def test_the_table_is_not_cut_at_80_columns_into_a_pipe(server_address: str) -> None:
+    done = run_module(
+        TOURNAMENT,
+        *("--bots", "random,greedy,a-bot-with-a-rather-long-name", "--players", "2", "--games", "3"),
+        *("--bot-cmd", "a-bot-with-a-rather-long-name=exit 3", "--server", server_address, "--quiet"),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    header = next(line for line in done.stdout.splitlines() if "Bot" in line and "Games" in line)
+    assert "Rating" in header and "Failed" in header, done.stdout
+    assert "a-bot-with-a-rather-long-name" in done.stdout and "…" not in done.stdout
+    assert max(len(line) for line in done.stdout.splitlines()) > 80

@@ -221,10 +221,58 @@ def test_the_health_probe_reports_a_serving_server_and_a_missing_one(tmp_path: P
     assert time.monotonic() - started < 15
 
 
+CI_PODMAN_COMPOSE = ROOT / ".ci" / ".tools" / "podman-compose" / "bin" / "podman-compose"
+"""Where deploy/ci/check-image.sh installs a podman-compose with ``config`` when the one on PATH has none."""
+
+
+def has_config_command(podman_compose: str) -> bool:
+    """Whether this podman-compose has the ``config`` command (1.0.3, Debian 12's, has not)."""
+    result = subprocess.run(
+        [podman_compose, "config", "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    return result.returncode == 0
+
+
+def podman_compose_with_config() -> str:
+    """The podman-compose to read the file with: CI's own when it is installed, else the one on PATH if it
+    has ``config``; a skip saying why otherwise."""
+    installed = shutil.which("podman-compose")
+    for candidate in ([str(CI_PODMAN_COMPOSE)] if CI_PODMAN_COMPOSE.exists() else []) + [installed or ""]:
+        if candidate and has_config_command(candidate):
+            return candidate
+    if installed is None:
+        pytest.skip(
+            "podman-compose is not installed (deploy/ci/check-image.sh installs one into "
+            ".ci/.tools/podman-compose; or pip install podman-compose)"
+        )
+    said = subprocess.run([installed, "--version"], capture_output=True, text=True, timeout=60, check=False)
+    version = re.search(r"podman-composer? version:? +(\S+)", said.stdout + said.stderr)
+    pytest.skip(
+        f"the podman-compose installed ({installed}, version {version[1] if version else 'unknown'}) has no "
+        "config command, as Debian 12's 1.0.3 has none; deploy/ci/check-image.sh installs one that has "
+        "into .ci/.tools/podman-compose, which this test then uses"
+    )
+
+
+def test_an_old_podman_compose_is_not_the_one_used_to_read_the_file(tmp_path: Path) -> None:
+    """A podman-compose without ``config`` (as Debian 12's) is passed over, never run on the file."""
+    fake = tmp_path / "podman-compose"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in\n'
+        "  config) echo \"podman-compose: error: argument command: invalid choice: 'config'\" >&2; exit 2;;\n"
+        "  --version|-v) echo 'podman-compose version: 1.0.3'; exit 0;;\n"
+        "esac\n"
+        "exit 0\n"
+    )
+    fake.chmod(0o755)
+    assert not has_config_command(str(fake))
+    if CI_PODMAN_COMPOSE.exists():
+        assert has_config_command(str(CI_PODMAN_COMPOSE))
+
+
 def test_podman_compose_reads_the_file() -> None:
-    podman_compose = shutil.which("podman-compose")
-    if podman_compose is None:
-        pytest.skip("podman-compose is not installed (pip install podman-compose)")
+    podman_compose = podman_compose_with_config()
     result = subprocess.run(
         [podman_compose, "-f", "compose.yaml", "config"],
         cwd=DEPLOY,

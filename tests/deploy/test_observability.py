@@ -199,16 +199,30 @@ def sample_names(families: dict[str, str]) -> set[str]:
     return names
 
 
+def arena_series() -> set[str]:
+    """Every series name the arena's metrics produce (the rules read them under job kutnahora-arena)."""
+    from kutnahora.arena.metrics import ArenaMetrics
+
+    families = {family.name: family.type for family in ArenaMetrics().registry.collect()}
+    return {
+        name + suffix
+        for name, kind in families.items()
+        for suffix in {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count")}.get(kind, ("",))
+    }
+
+
 def server_label_names() -> dict[str, set[str]]:
-    """Each kutnahora_ metric's label names, read from the server's metric definitions."""
+    """Each kutnahora_ metric's label names, read from the server's and the arena's metric definitions."""
     from prometheus_client import Metric
     from prometheus_client.metrics import MetricWrapperBase
 
+    from kutnahora.arena.metrics import ArenaMetrics
     from kutnahora.server.metrics import Metrics
 
     labels: dict[str, set[str]] = {}
     metrics = Metrics()
-    for value in vars(metrics).values():
+    signals = [*vars(metrics.signals.lag).values(), *vars(metrics.signals.gc).values()]
+    for value in [*vars(metrics).values(), *vars(ArenaMetrics()).values(), *signals]:
         if isinstance(value, MetricWrapperBase):
             described: list[Metric] = list(value.describe())
             for family in described:
@@ -228,11 +242,12 @@ def test_every_metric_in_the_dashboard_and_the_rules_is_exported(server: ServerP
     families, text = exported_metrics(server)
     assert "kutnahora_decisions_applied_total" in text
     exported = sample_names(families)
+    arena = arena_series()
     missing = {
         (where, name)
         for where, expr in used_expressions()
         for name in metric_names(expr)
-        if name not in exported
+        if name not in (arena if name.startswith("kutnahora_arena_") else exported)
     }
     assert missing == set(), "metrics used but not exported by the server"
     # Names follow the conventions the README promises.

@@ -84,3 +84,44 @@ def test_ansi_rendering_shows_the_decision_and_its_options() -> None:
     assert text is not None and game.engine is not None and game.engine.pending is not None
     assert f"seat {game.engine.pending.seat} decides {game.engine.pending.kind.value}" in text
     assert len(text.splitlines()) == 3 + len(game.engine.pending.options)
+
+
+@pytest.mark.filterwarnings("ignore:Illegal move made")
+@pytest.mark.parametrize("players", [2, 4])
+def test_pettingzoo_state_test_passes_with_unmasked_random_actions(players: int) -> None:
+    """PettingZoo's own state tests: its ``test_state`` steps with ``action_space.sample()`` (no mask), so
+    almost every first action is illegal and must end the game, as in PettingZoo's classic games."""
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    game = env(players=players)
+    test_state_space(game)
+    test_state(game, num_cycles=20)
+
+
+@pytest.mark.filterwarnings("ignore:Illegal move made")
+def test_an_illegal_action_through_env_ends_the_game_with_minus_one_for_its_agent() -> None:
+    game = env(players=3)
+    game.reset(seed=4)
+    agent = game.agent_selection
+    observation, *_ = game.last()
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    version = game.unwrapped.engine.version
+    game.step(illegal)
+    assert game.unwrapped.engine.version == version  # the game itself did not move
+    assert all(game.terminations.values())
+    seen: dict[str, float] = {}
+    for name in game.agent_iter():
+        _, reward, termination, truncation, _ = game.last()
+        assert termination or truncation
+        seen[name] = reward
+        game.step(None)
+    assert seen[agent] == -1.0
+    assert all(reward == 0.0 for name, reward in seen.items() if name != agent)
+    assert set(seen) == set(game.possible_agents)
+
+
+def test_an_action_outside_the_space_is_refused_by_env() -> None:
+    game = env(players=2)
+    game.reset(seed=1)
+    with pytest.raises(AssertionError):
+        game.step(10_000)

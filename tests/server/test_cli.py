@@ -239,6 +239,8 @@ OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--max-message-bytes": ("2048", 2048),
     "--rate": ("0.5", 0.5),
     "--burst": ("11", 11),
+    "--overload-lag-ms": ("120", 120.0),
+    "--overload-for": ("3", 3.0),
     "--admin-token": ("secret", "secret"),
     "--tls-cert": ("cert.pem", "cert.pem"),
     "--tls-key": ("key.pem", "key.pem"),
@@ -249,6 +251,12 @@ OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--event-loop": ("asyncio", "asyncio"),
     "--ended-games-in-memory": ("12", 12),
     "--idle-timeout": ("90", 90.0),
+    "--waiting-timeout": ("45", 45.0),
+    "--caller-games": ("6", 6),
+    "--caller-rate": ("0.25", 0.25),
+    "--caller-burst": ("4", 4),
+    "--quota-exempt": ("unix,10.0.0.0/8", ("unix", "10.0.0.0/8")),
+    "--quota-token": ("quota-secret", "quota-secret"),
     "--components": ("", ""),  # a file is read when set: test_component_sets covers it
 }
 
@@ -273,7 +281,7 @@ def test_a_variable_and_its_flag_give_the_same_configuration(monkeypatch: pytest
         expected = OTHER_VALUES[item.setting.flag][1]
         assert field_value(from_flags, item.path) == (expected if expected != "" else item.default)
     assert from_flags.clock == ClockConfig(2500, 30_000, 5, enabled=False)
-    assert from_flags.limits == Limits(7, 8, 9, 2048, 0.5, 11)
+    assert from_flags.limits == Limits(7, 8, 9, 2048, 0.5, 11, 120.0, 3.0)
     # A flag wins over its variable.
     assert config_from_args(build_parser().parse_args(["--port", "6002"])).port == 6002
 

@@ -34,7 +34,8 @@ async def wait_until_ended(client: Client, game_id: str, within: float) -> game_
 
 
 async def test_a_game_nobody_joins_is_abandoned_and_its_place_freed(start_server: StartServer) -> None:
-    server, client = await start_server(idle_timeout_seconds=IDLE)
+    # --waiting-timeout 0: the idle timeout applies to waiting games too
+    server, client = await start_server(idle_timeout_seconds=IDLE, waiting_timeout_seconds=0)
     started = time.monotonic()
     game_id, _, _ = await client.new_game(players=3, join=False)
     await client.games.JoinGame(game_service_pb2.JoinGameRequest(game_id=game_id, seat=0, name="early"))
@@ -79,7 +80,7 @@ async def test_a_game_with_a_clock_is_never_idle(start_server: StartServer) -> N
 
 
 async def test_no_idle_timeout_keeps_idle_games(start_server: StartServer) -> None:
-    _, client = await start_server(idle_timeout_seconds=0)
+    _, client = await start_server(idle_timeout_seconds=0, waiting_timeout_seconds=0)
     game_id, _, _ = await client.new_game(players=2, join=False)
     await asyncio.sleep(0.5)
     assert (await status(client, game_id)).status == game_pb2.GAME_STATUS_WAITING

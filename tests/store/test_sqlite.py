@@ -180,3 +180,23 @@ async def test_a_game_applies_the_decision_it_stored_even_when_its_submitter_is_
         assert game.version == 4 and await stored() == 4
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize("every", [0, 40])
+async def test_the_worker_thread_checkpoints_the_log_off_the_event_loop(tmp_path: Path, every: int) -> None:
+    """With ``checkpoint_every`` the worker copies the log into the database file as decisions are written
+    on the event loop; without, nothing reaches it before SQLite's own checkpoint at 1,000 log pages."""
+    path = tmp_path / "store.db"
+    store = SqliteStore(path, checkpoint_every=every)
+    await store.open()
+    try:
+        await store.create_game(make_game("g", players=2), empty_seats(2))
+        before = path.stat().st_size
+        for seq in range(200):
+            await store.append_decision("g", decision(seq, seat=seq % 2))
+            await asyncio.sleep(0)
+        assert await logged(store, "g") == list(range(200))  # read on the worker, after its checkpoints
+        grown = path.stat().st_size > before
+    finally:
+        await store.close()
+    assert grown == bool(every)

@@ -43,10 +43,14 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coroutine).result(timeout=120)
 
 
-def start(command: list[str], pattern: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """Start a process whose output goes to ``log`` and wait for the line that names its address."""
+def start(
+    command: list[str], pattern: str, log: Path, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start a process whose output goes to ``log`` and wait for the line that names its address;
+    ``env`` adds to its environment."""
     handle = log.open("wb")
-    process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, cwd=ROOT)
+    environment = {**os.environ, **(env or {})}
+    process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, cwd=ROOT, env=environment)
     for _ in range(300):
         found = re.search(pattern, log.read_text(errors="replace"))
         if found:
@@ -114,6 +118,69 @@ def servers() -> Iterator[Servers]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class ArenaSite:
+    """An arena on the session's game server where two bots have played two rated games, and a web server
+    that shows it (``KUTNAHORA_WEB_ARENA``)."""
+
+    arena: str
+    web: str
+
+
+async def _play_rated(address: str) -> None:
+    from rich.console import Console
+
+    from kutnahora.clients.bots import make_bot
+    from kutnahora.clients.bots.arena import play_rated
+    from kutnahora.clients.sdk import ArenaClient
+
+    async with await ArenaClient.connect(address) as arena:
+        keys = {name: await arena.register_bot(name) for name in ("steady-greedy", "lucky-random")}
+
+    async def loop(name: str) -> None:
+        kind = "greedy" if "greedy" in name else "random"
+        await play_rated(
+            address, keys[name], ["2"], 2, lambda: make_bot(kind, 7), Console(quiet=True), quiet=True
+        )
+
+    await asyncio.gather(loop("steady-greedy"), loop("lucky-random"))
+    async with await ArenaClient.connect(address) as arena:
+        for _ in range(100):
+            profile = await arena.bot_profile("steady-greedy")
+            if profile.ratings and profile.ratings[0].games == 2:
+                return
+            await asyncio.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def arena_site(servers: Servers) -> Iterator[ArenaSite]:
+    folder = Path(tempfile.mkdtemp(prefix="kutnahora-arena-web-"))
+    arena, address = start(
+        [
+            *(sys.executable, "-m", "kutnahora.arena.main", "--port", "0", "--server", servers.grpc),
+            *("--db", str(folder / "arena.db"), "--metrics-port", "off", "--open-after", "0.5"),
+            *("--log-level", "warning"),
+        ],
+        r"listening on grpc://(\S+)",
+        folder / "arena.log",
+    )
+    try:
+        run(_play_rated(address))
+        web, url = start(
+            [sys.executable, "-m", "kutnahora.web.cli", "--server", servers.grpc, "--port", "0"],
+            r"serving (http://\S+)",
+            folder / "web.log",
+            env={"KUTNAHORA_WEB_ARENA": address},
+        )
+        try:
+            yield ArenaSite(address, url)
+        finally:
+            stop(web)
+    finally:
+        stop(arena)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """Headless Chromium (Debian's), or a skip saying why there is none."""
@@ -131,9 +198,10 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def context(browser: Any) -> Iterator[Any]:
-    """A fresh browser profile (its own cookies) for one test."""
-    # The pages forbid evaluated scripts (CSP); the tests' own waiting functions are allowed through.
-    ctx = browser.new_context(viewport={"width": 1600, "height": 1200}, bypass_csp=True)
+    """A fresh browser profile (its own cookies) for one test. Its pages run under their own
+    Content-Security-Policy, as a visitor's do: the tests drive them through the DevTools protocol, which the
+    CSP does not govern, and never add a script to a page."""
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1200})
     ctx.set_default_timeout(20_000)
     try:
         yield ctx

@@ -28,7 +28,7 @@ def test_the_clock_shows_and_ticks(servers: Servers, context: Any) -> None:
     assert found, first
     assert 0 < int(found[2]) * 60 + int(found[3]) <= 60
     assert int(found[4]) * 60 + int(found[5]) <= 600 and int(found[6]) * 60 + int(found[7]) <= 600
-    page.wait_for_function(f"document.querySelector('#clock').textContent !== {first!r}", timeout=5000)
+    page.wait_for_function(f"() => document.querySelector('#clock').textContent !== {first!r}", timeout=5000)
     # A game without a clock shows none.
     page.goto(servers.web)
     page.select_option("#seat0", "you")

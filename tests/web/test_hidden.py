@@ -72,14 +72,16 @@ def test_the_spectator_page_holds_no_private_information(
     drawn_at = [obs for obs in played.private if obs.drawn][:4]
     assert drawn_at
     spectator = context.new_page()
-    holder = browser.new_context(bypass_csp=True)
+    holder = browser.new_context()
     try:
         for obs in drawn_at:
             seat = played.seats[obs.pending.seat]
             url = f"{servers.web}/games/{played.game_id}?v={obs.version}"
             spectator.goto(url)
             spectator.wait_for_selector("#game[data-ended='true']")
-            spectator.wait_for_function(f"document.querySelector('#version').textContent === '{obs.version}'")
+            spectator.wait_for_function(
+                f"() => document.querySelector('#version').textContent === '{obs.version}'"
+            )
             # The moves made after this position are listed too (public once made): they are left out here.
             page = spectator.evaluate(
                 "(() => { const copy = document.documentElement.cloneNode(true);"
@@ -97,7 +99,9 @@ def test_the_spectator_page_holds_no_private_information(
             mine = holder.new_page()
             mine.goto(url)
             mine.wait_for_selector("#game[data-ended='true']")
-            mine.wait_for_function(f"document.querySelector('#version').textContent === '{obs.version}'")
+            mine.wait_for_function(
+                f"() => document.querySelector('#version').textContent === '{obs.version}'"
+            )
             text = mine.locator("#you").inner_text()
             assert all(f"tile {tile} (" in text for tile in obs.drawn), text
             mine.close()

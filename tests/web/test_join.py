@@ -23,7 +23,7 @@ def test_a_second_person_joins_a_waiting_seat_from_the_lobby(
     alice.wait_for_selector("#turn[data-waiting='true']")
     assert "seat 0: Alice, seat 1: open" in alice.locator("#turn").inner_text()
 
-    other = browser.new_context(bypass_csp=True)
+    other = browser.new_context()
     try:
         bob = other.new_page()
         bob.goto(servers.web)
@@ -31,11 +31,11 @@ def test_a_second_person_joins_a_waiting_seat_from_the_lobby(
         bob.locator(f"#waiting tr[data-game-id='{game_id}'] button.join").click()
         bob.wait_for_url(re.compile(f"/games/{game_id}$"))
         bob.wait_for_selector("#you:not([hidden])")
-        assert bob.locator("#you h3").inner_text() == "You play seat 1"
+        assert bob.locator("#you h2").inner_text() == "You play seat 1"
 
         # Alice's page hears that the seat was taken: the game starts, with Bob on seat 1.
-        alice.wait_for_function("!document.querySelector('#turn').dataset.waiting")
-        alice.wait_for_function("document.querySelector('#header').textContent.endsWith('active')")
+        alice.wait_for_function("() => !document.querySelector('#turn').dataset.waiting")
+        alice.wait_for_function("() => document.querySelector('#header').textContent.endsWith('active')")
         assert "Bob" in alice.locator("figure.player[data-seat='1']").text_content()
         # Exactly one of them owes the first decision, and only that page offers options.
         pages = {0: alice, 1: bob}

@@ -34,22 +34,23 @@ def test_the_lobby_shows_a_bot_game_and_its_page_follows_it(
     assert "greedy" in row.inner_text() and "random" in row.inner_text()
     moves_in_lobby = int(row.locator("td.moves").inner_text())
     page.wait_for_function(
-        f"Number(document.querySelector(\"#active tr[data-game-id='{game_id}'] td.moves\")?.textContent)"
-        f" > {moves_in_lobby}"
+        "() => Number(document.querySelector("
+        f"\"#active tr[data-game-id='{game_id}'] td.moves\")?.textContent) > {moves_in_lobby}"
     )
     page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
 
     # Its page draws the board and counts the moves as they are made.
     row.locator("a.game-link").click()
     page.wait_for_url(re.compile(f"/games/{game_id}"))
-    page.wait_for_function("Number(document.querySelector('#move-count').textContent) > 0")
+    page.wait_for_function("() => Number(document.querySelector('#move-count').textContent) > 0")
     first = moves_shown(page)
-    page.wait_for_function(f"Number(document.querySelector('#move-count').textContent) >= {first + 3}")
+    page.wait_for_function(f"() => Number(document.querySelector('#move-count').textContent) >= {first + 3}")
     assert moves_shown(page) >= first + 3
     assert page.locator("#live").inner_text() == "● live"
     # The position on screen follows the newest version, and the move list names the bots' decisions.
     page.wait_for_function(
-        "document.querySelector('#version').textContent === document.querySelector('#move-count').textContent"
+        "() => document.querySelector('#version').textContent"
+        " === document.querySelector('#move-count').textContent"
     )
     assert page.locator("#moves li").count() >= 1
     assert page.locator("svg.city-svg").count() == 1 and page.locator("svg.mines-svg").count() == 1

@@ -20,7 +20,7 @@ def finished(servers: Servers) -> PlayedGame:
 
 def shown(page: Any, obs: game_pb2.Observation) -> None:
     """The page shows exactly this observation's scores, groschen and prices."""
-    page.wait_for_function(f"document.querySelector('#version').textContent === '{obs.version}'")
+    page.wait_for_function(f"() => document.querySelector('#version').textContent === '{obs.version}'")
     for board in obs.players:
         score = page.locator(f"[data-score-seat='{board.seat}'] .statvalue").text_content()
         groschen = page.locator(f"[data-groschen-seat='{board.seat}'] .statvalue").text_content()

@@ -41,5 +41,5 @@ def test_resigning_shows_at_once_and_stays_after_a_reload(servers: Servers, cont
     page.wait_for_url(re.compile(r"/games/[0-9a-f]+$"))
     assert page.url != game_url
     page.wait_for_selector(READY)
-    assert page.locator("#you h3").inner_text() == "You play seat 0"
+    assert page.locator("#you h2").inner_text() == "You play seat 0"
     assert "greedy" in page.locator("#scores tr[data-scores-row='1']").inner_text()

@@ -278,7 +278,7 @@ function renderYou(obs, atLatest) {
   panel.hidden = false;
   const me = obs.players.find((p) => p.seat === state.you);
   // The seat's shape is drawn before the heading (CSS), so the heading reads "You play seat N".
-  const parts = [h("h3", { class: "shaped", "data-shape": SEAT_SHAPES[state.you], style: `--seat:${SEAT_COLOURS[state.you]}` }, `You play seat ${state.you}`)];
+  const parts = [h("h2", { class: "shaped", "data-shape": SEAT_SHAPES[state.you], style: `--seat:${SEAT_COLOURS[state.you]}` }, `You play seat ${state.you}`)];
   if (me) {
     const stat = (name, value, kind) => h("div", { class: kind }, name, h("b", {}, String(value)));
     parts.push(h("div", { class: "stats" },
@@ -332,9 +332,9 @@ function renderResult(entry) {
     verdict = result.winners.includes(state.you) ? `You won with ${mine.score} points!` : `You scored ${mine ? mine.score : "?"} points.`;
   }
   panel.replaceChildren(
-    h("h3", {}, "Final result"),
+    h("h2", {}, "Final result"),
     verdict ? h("p", { class: "verdict" }, verdict) : "",
-    h("table", { class: "list" }, h("thead", {}, h("tr", {}, ["Seat", "Score", "Groschen", ""].map((t) => h("th", {}, t)))), h("tbody", {}, rows)),
+    h("table", { class: "list" }, h("thead", {}, h("tr", {}, ["Seat", "Score", "Groschen", "Result"].map((t) => h("th", { scope: "col" }, t)))), h("tbody", {}, rows)),
     state.you !== null ? h("button", { id: "rematch", onclick: rematch }, "Rematch: a new game, the same seats") : "",
   );
 }

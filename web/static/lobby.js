@@ -1,4 +1,5 @@
-// The lobby: the server's games, refreshed every two seconds; a form to create a game; join buttons.
+// The lobby: every game waiting or being played and a page of the ended ones, refreshed every two seconds;
+// a form to create a game; join buttons.
 import { getJSON, h, postJSON, SEAT_COLOURS } from "./common.js";
 
 const KINDS = ["you", "greedy", "mcts", "random", "open"];
@@ -29,55 +30,98 @@ function scores(list, winners = []) {
   return list.map((score, seat) => `${winners.includes(seat) ? "★" : ""}${score}`).join(" · ");
 }
 
+// Ended games come a page at a time, newest first. Each ended status keeps the tokens of the pages shown
+// so far (the first page's is ""): Older goes on from the server's next token, Newer goes back one.
+const pages = {
+  finished: { tokens: [""], next: "" },
+  abandoned: { tokens: [""], next: "" },
+};
+let asked = 0; // the number of the latest listing asked for; an older answer is not drawn over it
+
+function row(game, ...cells) {
+  return h("tr", { "data-game-id": game.game_id }, h("td", {}, gameLink(game)), ...cells.map((c) => h("td", c.attrs || {}, c.body ?? c)));
+}
+
 function render(data) {
-  const bodies = {
-    waiting: document.querySelector("#waiting tbody"),
-    active: document.querySelector("#active tbody"),
-    finished: document.querySelector("#finished tbody"),
-  };
-  const rows = { waiting: [], active: [], finished: [] };
+  const rows = { waiting: [], active: [], finished: [], abandoned: [] };
   for (const game of data.games) {
     if (game.status === "waiting") {
       const free = game.seats.filter((s) => !s.joined);
       const button = free.length
         ? h("button", { class: "join", "data-game-id": game.game_id, onclick: () => join(game.game_id) }, "Join")
         : "";
-      rows.waiting.push(h("tr", { "data-game-id": game.game_id }, h("td", {}, gameLink(game)),
-        h("td", {}, String(game.players)), h("td", {}, names(game)), h("td", {}, button)));
+      rows.waiting.push(row(game, String(game.players), names(game), button));
     } else if (game.status === "active") {
-      rows.active.push(h("tr", { "data-game-id": game.game_id }, h("td", {}, gameLink(game)),
-        h("td", {}, names(game)), h("td", {}, game.round ? `${game.round}/${game.rounds}` : "setup"),
-        h("td", { class: "moves" }, String(game.version)), h("td", {}, scores(game.scores))));
-    } else {
-      const result = game.status === "finished" ? "finished" : `abandoned${game.abandon_reason ? ": " + game.abandon_reason : ""}`;
-      rows.finished.push(h("tr", { "data-game-id": game.game_id }, h("td", {}, gameLink(game)),
-        h("td", {}, names(game)), h("td", {}, String(game.version)),
-        h("td", {}, game.result ? scores(game.result.scores, game.result.winners) : "—"), h("td", {}, result)));
+      const round = game.round === undefined ? "—" : game.round ? `${game.round}/${game.rounds}` : "setup";
+      rows.active.push(row(game, names(game), round, { attrs: { class: "moves" }, body: String(game.version) },
+        scores(game.scores)));
+    } else if (game.status === "finished") {
+      rows.finished.push(row(game, names(game), String(game.version),
+        game.result ? scores(game.result.scores, game.result.winners) : "—", "finished"));
+    } else if (game.status === "abandoned") {
+      rows.abandoned.push(row(game, names(game), String(game.version), game.abandon_reason || "—"));
     }
   }
-  for (const [key, body] of Object.entries(bodies)) {
-    const fresh = rows[key].length ? rows[key] : [h("tr", { class: "empty" }, h("td", { colspan: 5 }, "none"))];
+  for (const [key, list] of Object.entries(rows)) {
+    const table = document.getElementById(key);
+    const body = table.querySelector("tbody");
+    const columns = table.querySelectorAll("thead th").length;
+    const fresh = list.length ? list : [h("tr", { class: "empty" }, h("td", { colspan: columns }, "none"))];
     // Replace a table's rows only when they changed, so that a click never lands on a row being replaced.
-    const signature = fresh.map((row) => row.outerHTML).join("");
+    const signature = fresh.map((r) => r.outerHTML).join("");
     if (body.dataset.signature === signature) continue;
     body.dataset.signature = signature;
     body.replaceChildren(...fresh);
+  }
+  for (const key of ["waiting", "active"]) {
+    const note = document.getElementById(`${key}-more`);
+    note.hidden = !data.more[key];
+    note.textContent = `The newest ${data.most} are listed; the game server has more.`;
+  }
+  for (const [key, state] of Object.entries(pages)) {
+    state.next = data.next[key];
+    const pager = document.getElementById(`${key}-pager`);
+    pager.querySelector(".newest").disabled = state.tokens.length === 1;
+    pager.querySelector(".newer").disabled = state.tokens.length === 1;
+    pager.querySelector(".older").disabled = !state.next;
+    pager.querySelector(".pageno").textContent = `page ${state.tokens.length}`;
   }
 }
 
 async function refresh() {
   const status = document.getElementById("lobby-status");
+  const query = new URLSearchParams();
+  for (const [key, state] of Object.entries(pages)) {
+    const token = state.tokens[state.tokens.length - 1];
+    if (token) query.set(key, token);
+  }
+  const number = ++asked;
   try {
-    const data = await getJSON("/api/games");
+    const data = await getJSON(`/api/games${query.toString() ? "?" + query : ""}`);
+    if (number !== asked) return;
     document.getElementById("unavailable").hidden = true;
     render(data);
     status.textContent = `Game server ${data.server}; updated ${new Date().toLocaleTimeString()}.`;
   } catch (error) {
+    if (number !== asked) return;
     status.textContent = error.message;
+    if (/page token/.test(error.message)) {
+      // A token the game server no longer knows (it was restarted): back to the newest pages.
+      for (const state of Object.values(pages)) state.tokens = [""];
+    }
     const banner = document.getElementById("unavailable");
     banner.hidden = !/unavailable/.test(error.message);
     if (!banner.hidden) banner.textContent = error.message;
   }
+}
+
+function turnPage(key, direction) {
+  const state = pages[key];
+  if (direction === "older" && state.next) state.tokens.push(state.next);
+  else if (direction === "newer" && state.tokens.length > 1) state.tokens.pop();
+  else if (direction === "newest") state.tokens = [""];
+  else return;
+  refresh();
 }
 
 async function join(gameId) {
@@ -114,6 +158,11 @@ async function create(event) {
 
 document.getElementById("players").addEventListener("change", seatChoices);
 document.getElementById("create").addEventListener("submit", create);
+for (const key of Object.keys(pages)) {
+  for (const direction of ["newest", "newer", "older"]) {
+    document.querySelector(`#${key}-pager .${direction}`).addEventListener("click", () => turnPage(key, direction));
+  }
+}
 seatChoices();
 refresh();
 setInterval(refresh, 2000);

@@ -80,7 +80,9 @@ class GameServiceServicer:
         """Creates a game with the given options and seed. The game waits until every seat has joined, unless
         the request names every seat (seat_names): then each seat is taken at once, its token is returned,
         and the game starts. Refused with RESOURCE_EXHAUSTED when the server holds its maximum number of
-        unfinished games.
+        unfinished games (LIMIT_REACHED), when the caller holds its own maximum (QUOTA_EXCEEDED) or calls
+        too often (RATE_LIMITED), or when the server is overloaded (OVERLOADED); the last three carry a
+        google.rpc.RetryInfo.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -89,6 +91,8 @@ class GameServiceServicer:
     def JoinGame(self, request, context):
         """Joins a seat of a waiting game and returns the seat's secret token; the game starts once every
         seat has joined. A taken seat is refused with ALREADY_EXISTS, a full game with FAILED_PRECONDITION.
+        Like CreateGame, it is refused RESOURCE_EXHAUSTED when the caller calls too often or the server is
+        overloaded.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

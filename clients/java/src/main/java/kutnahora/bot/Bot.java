@@ -3,7 +3,9 @@
 //
 // The seat comes from the tournament runner's environment (KUTNAHORA_SERVER, KUTNAHORA_GAME_ID,
 // KUTNAHORA_SEAT, KUTNAHORA_TOKEN), or from flags: --create makes a game and joins it, --game ID joins a
-// free seat of a waiting game; --server HOST:PORT (or unix:/path) says where.
+// free seat of a waiting game; --server HOST:PORT (or unix:/path) says where. In an arena (Arena.java)
+// --arena ADDRESS --register NAME --key-file FILE registers the bot, and --arena ADDRESS --key-file FILE
+// --pool P --games N plays rated games.
 package kutnahora.bot;
 
 import com.google.protobuf.Any;
@@ -13,6 +15,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
@@ -46,6 +49,28 @@ public final class Bot {
   private static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
   private static final Object END = new Object();
+  /** Put in a Play stream's inbox to leave the game (the arena abandoned it). */
+  static final Object LEAVE = new Object();
+  private static final java.util.Set<String> FLAGS =
+      java.util.Set.of(
+          "--server", "--game", "--create", "--players", "--arena", "--register", "--key-file",
+          "--pool", "--games", "--retry-for");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: kutnahora-java-bot [--server ADDRESS] (--create [--players N] | --game ID)",
+          "       kutnahora-java-bot --arena ADDRESS --register NAME --key-file FILE",
+          "       kutnahora-java-bot --arena ADDRESS [--key-file FILE] [--pool POOL] [--games N]"
+              + " [--retry-for SECONDS]",
+          "  --server     the game server (default $KUTNAHORA_SERVER, else localhost:50051)",
+          "  --create     create a game of --players players (default 2) and join its seat 0",
+          "  --game       join a free seat of this waiting game",
+          "  --arena      an arena's address: play rated games there (or register with --register)",
+          "  --register   register NAME with the arena, write its API key to --key-file, and exit",
+          "  --key-file   the file holding the bot's arena API key (default $KUTNAHORA_ARENA_KEY)",
+          "  --pool       the arena pool to seek games in (default 2)",
+          "  --games      rated games to play in the arena (default 1; 0 plays until stopped)",
+          "  --retry-for  seconds to retry an arena or game server out of reach (default 30)");
 
   private Bot() {}
 
@@ -76,12 +101,30 @@ public final class Bot {
     return "";
   }
 
-  static int fail(String what, Throwable error) {
+  /**
+   * What went wrong, in words: the status's description and ErrorInfo reason, or for a connection that
+   * failed (UNAVAILABLE) the cause the transport gives, such as "Connection refused".
+   */
+  static String explain(Throwable error) {
+    Status status = Status.fromThrowable(error);
     String why = reason(error);
-    String message = Status.fromThrowable(error).getDescription();
-    System.err.println(
-        "kutnahora-java-bot: " + what + ": " + (message == null ? error : message)
-            + (why.isEmpty() ? "" : " (" + why + ")"));
+    String message = status.getDescription() == null ? status.getCode().name() : status.getDescription();
+    if (status.getCode() == Status.Code.UNAVAILABLE) {
+      Throwable cause = status.getCause();
+      while (cause != null && cause.getCause() != null && cause.getCause() != cause) {
+        cause = cause.getCause();
+      }
+      if (cause != null && cause.getMessage() != null) {
+        message = "the connection failed: " + cause.getMessage();
+      } else {
+        message = "the connection failed: " + message;
+      }
+    }
+    return message + (why.isEmpty() ? "" : " (" + why + ")");
+  }
+
+  static int fail(String what, Throwable error) {
+    System.err.println("kutnahora-java-bot: " + what + ": " + explain(error));
     return 1;
   }
 
@@ -108,24 +151,72 @@ public final class Bot {
     String seatText = env("KUTNAHORA_SEAT", "");
     boolean create = false;
     int players = 2;
+    Arena.Options arena = new Arena.Options();
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
-      boolean hasValue = i + 1 < args.length;
-      if (flag.equals("--server") && hasValue) {
-        server = args[++i];
-      } else if (flag.equals("--game") && hasValue) {
-        gameId = args[++i];
-        token = "";
-      } else if (flag.equals("--create")) {
-        create = true;
-        token = "";
-      } else if (flag.equals("--players") && hasValue) {
-        players = Integer.parseInt(args[++i]);
-      } else {
-        System.err.println(
-            "usage: kutnahora-bot [--server ADDRESS] (--create [--players N] | --game ID)");
-        return 2;
+      if (flag.equals("--help") || flag.equals("-h")) {
+        System.out.println(
+            "A Kutná Hora starter bot: plays the first legal option of every decision.\n" + USAGE);
+        return 0;
       }
+      if (!FLAGS.contains(flag)) {
+        return usage("unknown argument " + flag);
+      }
+      if (!flag.equals("--create") && i + 1 >= args.length) {
+        return usage(flag + " needs a value");
+      }
+      try {
+        switch (flag) {
+          case "--server":
+            server = args[++i];
+            break;
+          case "--game":
+            gameId = args[++i];
+            token = "";
+            break;
+          case "--create":
+            create = true;
+            token = "";
+            break;
+          case "--players":
+            players = Integer.parseInt(args[++i]);
+            break;
+          case "--arena":
+            arena.address = args[++i];
+            break;
+          case "--register":
+            arena.register = args[++i];
+            break;
+          case "--key-file":
+            arena.keyFile = args[++i];
+            break;
+          case "--pool":
+            arena.pool = args[++i];
+            break;
+          case "--games":
+            arena.games = Integer.parseInt(args[++i]);
+            break;
+          case "--retry-for":
+            arena.retryFor = Integer.parseInt(args[++i]);
+            break;
+          default:
+            return usage("unknown argument " + flag);
+        }
+      } catch (NumberFormatException error) {
+        return usage(flag + " takes a number, not '" + args[i] + "'");
+      }
+    }
+    if (arena.games < 0 || arena.retryFor < 0) {
+      return usage("--games and --retry-for take 0 or more");
+    }
+    if (!arena.register.isEmpty() && arena.address.isEmpty()) {
+      return usage("--register needs --arena, the arena's address");
+    }
+    if (!arena.register.isEmpty()) {
+      return Arena.register(arena);
+    }
+    if (!arena.address.isEmpty()) {
+      return Arena.play(arena);
     }
 
     ManagedChannel channel;
@@ -150,7 +241,7 @@ public final class Bot {
             CreateGameResponse created = games.createGame(request);
             gameId = created.getGame().getGameId();
           } catch (StatusRuntimeException error) {
-            return fail("cannot create a game", error);
+            return fail("cannot create a game at " + server, error);
           }
           System.out.println("created game " + gameId + " for " + players + " players");
         }
@@ -166,11 +257,23 @@ public final class Bot {
           seat = joined.getSeat();
           token = joined.getSeatToken();
         } catch (StatusRuntimeException error) {
-          return fail("cannot join game " + gameId, error);
+          return fail("cannot join game " + gameId + " at " + server, error);
         }
         System.out.println("joined game " + gameId + " as seat " + seat);
       }
-      return play(channel, gameId, seat, token);
+      Played played = playSeat(channel, gameId, seat, token, new LinkedBlockingQueue<>());
+      if (played.ended == null) {
+        return fail("the Play stream of game " + gameId + " at " + server + " failed", played.error);
+      }
+      GameEnded ended = played.ended;
+      for (SeatResult result : ended.getResult().getSeatsList()) {
+        if (result.getSeat() == seat) {
+          System.out.println(
+              "game " + gameId + " " + ended.getStatus() + ": seat " + seat + " scored "
+                  + result.getScore() + (result.getWinner() ? " and won" : ""));
+        }
+      }
+      return ended.getStatus() == GameStatus.GAME_STATUS_FINISHED ? 0 : 1;
     } finally {
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
@@ -188,15 +291,30 @@ public final class Bot {
     return UnixSocketBridge.open(path);
   }
 
-  /** Answers every YourTurn on the seat's Play stream until the game ends. */
-  static int play(ManagedChannel channel, String gameId, int seat, String token)
+  static int usage(String problem) {
+    System.err.println("kutnahora-java-bot: " + problem + "\n" + USAGE);
+    return 2;
+  }
+
+  /** How a Play stream ended: the GameEnded message, or the error, or left (the arena abandoned it). */
+  static final class Played {
+    GameEnded ended;
+    Throwable error;
+    boolean left;
+  }
+
+  /**
+   * Answers every YourTurn on the seat's Play stream until the game ends; LEAVE put in the inbox ends
+   * the stream at once.
+   */
+  static Played playSeat(
+      ManagedChannel channel, String gameId, int seat, String token, BlockingQueue<Object> inbox)
       throws InterruptedException {
     Metadata headers = new Metadata();
     headers.put(AUTHORIZATION, "Bearer " + token);
     PlayServiceGrpc.PlayServiceStub stub =
         PlayServiceGrpc.newStub(channel)
             .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
-    BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
     StreamObserver<PlayRequest> stream =
         stub.play(
             new StreamObserver<PlayResponse>() {
@@ -220,15 +338,24 @@ public final class Bot {
             .setStart(PlayStart.newBuilder().setGameId(gameId).setSeat(seat))
             .build());
     long answered = -1;
+    Played played = new Played();
     while (true) {
       Object next = inbox.take();
       if (next instanceof Throwable) {
-        return fail("the Play stream of game " + gameId + " failed", (Throwable) next);
+        played.error = (Throwable) next;
+        return played;
       }
       if (next == END) {
-        System.err.println(
-            "kutnahora-java-bot: the server closed the Play stream of game " + gameId + " early");
-        return 1;
+        played.error =
+            Status.UNKNOWN
+                .withDescription("the server closed the stream before the game ended")
+                .asRuntimeException();
+        return played;
+      }
+      if (next == LEAVE) {
+        ((ClientCallStreamObserver<PlayRequest>) stream).cancel("the arena abandoned the game", null);
+        played.left = true;
+        return played;
       }
       PlayResponse message = (PlayResponse) next;
       switch (message.getMessageCase()) {
@@ -254,16 +381,9 @@ public final class Bot {
           }
           break;
         case GAME_ENDED:
-          GameEnded ended = message.getGameEnded();
-          for (SeatResult result : ended.getResult().getSeatsList()) {
-            if (result.getSeat() == seat) {
-              System.out.println(
-                  "game " + gameId + " " + ended.getStatus() + ": seat " + seat + " scored "
-                      + result.getScore() + (result.getWinner() ? " and won" : ""));
-            }
-          }
+          played.ended = message.getGameEnded();
           stream.onCompleted();
-          return ended.getStatus() == GameStatus.GAME_STATUS_FINISHED ? 0 : 1;
+          return played;
         default:
           break;
       }

@@ -1,0 +1,284 @@
+"""The neural bot: a trained policy and value network, alone or guiding a search, in NumPy alone.
+
+Without a search (``neural``) the bot reads its seat's observation as the environments' normalised vector
+(:class:`~kutnahora.envs.encoding.ObservationLayout`) and plays the legal option the network's policy
+likes most. With a search (``neural:200`` for 200 simulations a decision, ``neural:150ms`` for a time
+budget) it runs PUCT, the search of AlphaZero, over the same determinizations the search bot uses: each
+simulation draws one whole game the seat could be in (:func:`kutnahora.engine.resample`, from the
+observation alone, so the bot never peeks), walks one tree shared by all draws (a node is a sequence of
+decisions; among the options legal in this draw it picks by the PUCT score, the network's policy as the
+prior), and at the first decision not yet in the tree asks the network instead of playing the game out:
+the policy there becomes that node's prior and the network's value of each seat's observation (one
+batched forward pass; at two players the other seat's is the negative) is backed up, each decision on the
+path credited with the value of the seat that took it. A value is a terminal return
+(:func:`kutnahora.envs.outcome.returns`), so a simulation costs a draw, a few moves and one forward pass,
+not a whole game played out: many more simulations fit in the search bot's time.
+The decision played is the root option visited most. Like the search bot, the tree leaves out playing a
+card for no effect while a card half has one.
+
+The network is :mod:`kutnahora.envs.network`'s, read from the weights file shipped in the package
+(``kutnahora/envs/weights/neural.npz``) or another (``weights=``); NumPy is all it needs: nothing here
+imports a deep-learning library.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from kutnahora.clients.bots.mcts import tree_options
+from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
+from kutnahora.engine import GameState, Observation, Option, apply, default_components, option_text, resample
+from kutnahora.envs import network
+from kutnahora.envs.actions import ActionSpace
+from kutnahora.envs.encoding import ObservationLayout
+from kutnahora.envs.outcome import returns
+from kutnahora.envs.state_encoding import StateEncoder
+from kutnahora.v1.game_pb2 import Observation as WireObservation
+from kutnahora.wire import engine_observation
+
+EXPLORATION = 1.5
+"""PUCT's exploration constant (values are returns in [−1, 1])."""
+
+
+@cache
+def shipped_network(path: Path = network.WEIGHTS) -> network.PolicyValueNet:
+    """The network of a weights file, read once per process."""
+    return network.load(path)
+
+
+class Node:
+    """A decision sequence's statistics: visits and summed value of the seat that chose it, the prior
+    of the options below it (from the network, at the first draw that reached it) and its children."""
+
+    __slots__ = ("children", "priors", "total", "value", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[Option, Node] = {}
+        self.priors: dict[Option, float] | None = None
+        self.value = 0.0
+        """The network's value for the seat deciding here, at the first draw: an unvisited option's score."""
+        self.visits = 0
+        self.total = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The option chosen, and how the search went."""
+
+    option: Option
+    simulations: int
+    seconds: float
+    visits: dict[Option, int]
+
+
+class Evaluator:
+    """The network applied to game states: the prior of the pending decision's options and each seat's
+    value, for one state at a time."""
+
+    def __init__(self, net: network.PolicyValueNet, layout: ObservationLayout) -> None:
+        self.net = net
+        self.space = ActionSpace(layout.components)
+        self.encoder = StateEncoder(layout, normalized=True)
+
+    def evaluate(
+        self, state: GameState, options: tuple[Option, ...]
+    ) -> tuple[dict[Option, float], list[float]]:
+        """Priors over ``options`` (the pending seat's) and every seat's value."""
+        pending = state.pending
+        assert pending is not None
+        mover = pending.seat
+        n = len(state.players)
+        seats = [mover] if n == 2 else [mover, *(s for s in range(n) if s != mover)]
+        vectors = np.stack([self.encoder.encode(state, s) for s in seats])
+        logits, values = self.net.forward(vectors)
+        ids = self.space.ids(options)
+        priors = network.softmax(logits[0, ids])
+        if n == 2:
+            v = float(values[0])
+            seat_values = [v, -v] if mover == 0 else [-v, v]
+        else:
+            seat_values = [0.0] * n
+            for s, value in zip(seats, values, strict=True):
+                seat_values[s] = float(value)
+        return dict(zip(options, priors.tolist(), strict=True)), seat_values
+
+
+def search(
+    observation: Observation,
+    evaluator: Evaluator,
+    rng: random.Random,
+    *,
+    simulations: int | None = None,
+    budget_ms: float | None = None,
+    exploration: float = EXPLORATION,
+) -> SearchResult:
+    """PUCT from ``observation`` (its viewer owes the pending decision) over resampled games; stops after
+    ``simulations`` or ``budget_ms`` milliseconds, whichever comes first (one of them must be given)."""
+    if simulations is None and budget_ms is None:
+        raise ValueError("give a budget: simulations, milliseconds, or both")
+    pending = observation.pending
+    if pending is None or pending.seat != observation.viewer or not pending.options:
+        raise ValueError("the observation's viewer owes no decision")
+    components = evaluator.space.components
+    started = time.perf_counter()
+    deadline = None if budget_ms is None else started + budget_ms / 1000
+    root = Node()
+    done = 0
+    if len(pending.options) > 1:
+        # The root's prior is the viewer's own policy, the same in every draw: asked once, before the
+        # simulations, so that each of them walks down to a new leaf.
+        first = resample(observation, rng, components)
+        root.priors, values = evaluator.evaluate(first, tree_options(first))
+        root.value = values[pending.seat]
+        while (simulations is None or done < simulations) and (
+            deadline is None or time.perf_counter() < deadline
+        ):
+            _simulate(root, resample(observation, rng, components), evaluator, exploration)
+            done += 1
+    visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
+    priors = root.priors or {}
+    best = max(pending.options, key=lambda o: (visits[o], priors.get(o, 0.0), -pending.options.index(o)))
+    return SearchResult(best, done, time.perf_counter() - started, visits)
+
+
+def _simulate(root: Node, state: GameState, evaluator: Evaluator, exploration: float) -> None:
+    """One simulation on one drawn state: select by PUCT, expand one node with the network, back up."""
+    node = root
+    path: list[tuple[Node, int]] = []
+    values: list[float] | None = None
+    while state.pending is not None:
+        options = tree_options(state)
+        if len(options) == 1:
+            apply(state, options[0])
+            continue
+        seat = state.pending.seat
+        priors = node.priors
+        missing = priors is None or any(o not in priors for o in options)
+        if missing:
+            fresh, values = evaluator.evaluate(state, options)
+            if priors is None:
+                node.priors = fresh
+                node.value = values[seat]
+                break
+            for option in options:
+                priors.setdefault(option, fresh[option])
+        assert node.priors is not None
+        priors = node.priors
+        total_prior = sum(priors[o] for o in options) or 1.0
+        parent_visits = sum(node.children[o].visits for o in options if o in node.children)
+        scale = exploration * math.sqrt(parent_visits + 1)
+        first_play = node.value
+        best_score = -math.inf
+        chosen = options[0]
+        for option in options:
+            child = node.children.get(option)
+            prior = priors[option] / total_prior
+            if child is None or not child.visits:
+                score = first_play + scale * prior
+            else:
+                score = child.total / child.visits + scale * prior / (1 + child.visits)
+            if score > best_score:
+                best_score, chosen = score, option
+        child = node.children.get(chosen)
+        if child is None:
+            child = node.children[chosen] = Node()
+        apply(state, chosen)
+        path.append((child, seat))
+        node = child
+        values = None
+    if state.pending is None:
+        values = returns(state)
+    assert values is not None
+    root.visits += 1
+    for visited, seat in path:
+        visited.visits += 1
+        visited.total += values[seat]
+
+
+class NeuralBot(Bot):
+    """Plays by the trained network's policy, or by a PUCT search it guides (``simulations`` or
+    ``budget_ms`` a decision); ``seed`` makes the search deterministic with a simulation budget."""
+
+    name = "neural"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        simulations: int | None = None,
+        budget_ms: float | None = None,
+        weights: Path | None = None,
+        exploration: float = EXPLORATION,
+    ) -> None:
+        if simulations is not None and simulations < 1:
+            raise ValueError(f"simulations must be at least 1, not {simulations}")
+        if budget_ms is not None and budget_ms <= 0:
+            raise ValueError(f"the budget must be more than 0 ms, not {budget_ms}")
+        self.seed = seed
+        self.simulations = simulations
+        self.budget_ms = budget_ms
+        self.exploration = exploration
+        self.layout = ObservationLayout(default_components())
+        self.net = shipped_network(weights or network.WEIGHTS)
+        if (
+            self.net.inputs != self.layout.size
+            or self.net.actions != ActionSpace(self.layout.components).size
+        ):
+            raise ValueError(
+                f"the weights read {self.net.inputs} inputs and give {self.net.actions} actions; this "
+                f"version's observations have {self.layout.size} entries"
+            )
+        self.evaluator = Evaluator(self.net, self.layout)
+        self.last: SearchResult | None = None
+
+    @property
+    def searches(self) -> bool:
+        """Whether the bot searches (else it plays the policy's favourite)."""
+        return self.simulations is not None or self.budget_ms is not None
+
+    def start(self, game: GameInfo) -> None:
+        if game.components.name != self.layout.components.name:
+            raise ClientError(
+                f"the neural bot was trained on the engine's default component set "
+                f"({self.layout.components.name!r}); this game uses {game.components.name!r}"
+            )
+
+    def decide(self, observation: Observation) -> Option:
+        """The option chosen for an engine observation whose viewer owes the decision."""
+        pending = observation.pending
+        if pending is None or pending.seat != observation.viewer or not pending.options:
+            raise ValueError("the observation's viewer owes no decision")
+        if len(pending.options) == 1:
+            return pending.options[0]
+        if not self.searches:
+            vector = self.layout.encode(observation, normalized=True)
+            ids = self.evaluator.space.ids(pending.options)
+            logits, _ = self.net.forward(vector)
+            return pending.options[int(np.argmax(logits[0, ids]))]
+        rng = (
+            random.Random(f"{self.seed}:{observation.version}") if self.seed is not None else random.Random()
+        )
+        self.last = search(
+            observation,
+            self.evaluator,
+            rng,
+            simulations=self.simulations,
+            budget_ms=self.budget_ms,
+            exploration=self.exploration,
+        )
+        return self.last.option
+
+    async def choose(self, observation: WireObservation) -> Choice:
+        options = observation.pending.options
+        if len(options) == 1:
+            return options[0]
+        view = engine_observation(observation)
+        option = await asyncio.to_thread(self.decide, view) if self.searches else self.decide(view)
+        return option_text(option)

@@ -1,0 +1,327 @@
+"""The strength ladder: a round-robin of the built-in bots, the neural bot among them, played in process.
+
+Every game is played with the engine as a library (no server, no wire), each bot deciding from its
+seat's observation; a decision with one legal option is played without asking. At two players every pair
+of bots meets ``--games`` times, seats alternating; at four players each game seats four different bots
+(the line-ups cycle through every choice of four, in a seeded order, seats shuffled). The tables give,
+per player count, each bot's games, wins (a game is won by a sole or shared first place, by points then
+groschen), the win rate with its Wilson 95 % interval, the openskill rating (Plackett-Luce, μ − 3σ, as
+the tournament runner computes it, :mod:`kutnahora.clients.tournament.stats`), and the CPU time per
+decision (process time of the decisions with two or more options); at two players also each pair's
+head-to-head record::
+
+    python -m kutnahora.clients.bots.neural_ladder --games 4 --games4 14
+    python -m kutnahora.clients.bots.neural_ladder --bots neural:300,mcts:100 --games 100 --players 2
+    python -m kutnahora.clients.bots.neural_ladder --bots neural --field greedy --players 4 --games4 400
+
+``--json`` writes every game and both tables (after every game); ``--weights`` plays the neural bots with
+another weights file, such as a training run's ``latest.npz``. Bots are named as everywhere (``mcts:100``,
+``neural:300``, ``neural:150ms``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kutnahora.clients.bots import is_bot, make_bot
+from kutnahora.clients.bots.neural import NeuralBot
+from kutnahora.clients.tournament.results import GameRecord
+from kutnahora.clients.tournament.stats import standings, wilson
+from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
+from kutnahora.engine.scoring import winners
+
+DEFAULT_BOTS = "random,greedy,mcts:25,mcts:100,mcts:400,neural,neural:300"
+
+SeatPlayer = Callable[[GameState, int], Option]
+
+
+WEIGHTS: list[Path] = []
+"""Another weights file for the neural bots than the shipped one (``--weights``), when set."""
+
+
+def seat_player(name: str, seed: int) -> SeatPlayer:
+    """A built-in bot deciding in process: from the engine's observation when it reads one (``mcts``,
+    ``neural``), else from the wire observation the server would send (``greedy``, ``random``)."""
+    bot = make_bot(name, seed)
+    if WEIGHTS and isinstance(bot, NeuralBot):
+        bot = NeuralBot(seed, bot.simulations, bot.budget_ms, weights=WEIGHTS[0])
+    decide = getattr(bot, "decide", None)
+    if decide is not None:
+        return lambda state, seat: decide(observe(state, seat))
+    from kutnahora.envs.opponents import BotOpponent
+
+    opponent = BotOpponent(bot)
+    started: set[int] = set()
+
+    def play(state: GameState, seat: int) -> Option:
+        if seat not in started:
+            opponent.start(state, seat)
+            started.add(seat)
+        return opponent.choose(state, seat)
+
+    return play
+
+
+@dataclass
+class Clock:
+    """CPU time and decisions, per bot."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    decisions: dict[str, int] = field(default_factory=dict)
+    per_game: dict[str, list[float]] = field(default_factory=dict)
+
+    def ms_per_decision(self, bot: str) -> float:
+        """Mean CPU milliseconds per decision (NaN before any)."""
+        count = self.decisions.get(bot, 0)
+        return 1000 * self.seconds.get(bot, 0.0) / count if count else float("nan")
+
+
+def play(bots: Sequence[str], seed: int, index: int, clock: Clock) -> GameRecord:
+    """One game, seat ``s`` played by ``bots[s]``; its record (scores, winners, decisions, seconds)."""
+    players = [seat_player(name, seed * 10 + seat) for seat, name in enumerate(bots)]
+    state = new_game(GameOptions(players=len(bots)), seed)
+    decisions = 0
+    started = time.perf_counter()
+    while state.pending is not None:
+        options = state.pending.options
+        seat = state.pending.seat
+        if len(options) == 1:
+            apply(state, options[0])
+            continue
+        name = bots[seat]
+        before = time.process_time()
+        option = players[seat](state, seat)
+        spent = time.process_time() - before
+        clock.seconds[name] = clock.seconds.get(name, 0.0) + spent
+        clock.decisions[name] = clock.decisions.get(name, 0) + 1
+        decisions += 1
+        apply(state, option)
+    return GameRecord(
+        index=index,
+        game_id=f"ladder-{index}",
+        seed=seed,
+        bots=list(bots),
+        scores=[p.points for p in state.players],
+        winners=list(winners(state)),
+        status="finished",
+        replay=None,
+        groschen=[p.groschen for p in state.players],
+        decisions=decisions,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def schedule(
+    bots: Sequence[str], players: int, games: int, seed: int, field: str | None = None
+) -> list[list[str]]:
+    """The line-ups: at two players every pair ``games`` times, seats alternating; at more, ``games``
+    games of distinct bots cycling through the combinations in a seeded order, seats shuffled. With a
+    ``field`` bot, each of the others plays ``games`` games alone against it in every other seat, its
+    own seat rotating."""
+    rng = random.Random(seed)
+    if field is not None:
+        return [
+            [bot if seat == k % players else field for seat in range(players)]
+            for bot in bots
+            if bot != field
+            for k in range(games)
+        ]
+    if players == 2:
+        return [
+            [a, b] if k % 2 == 0 else [b, a] for a, b in itertools.combinations(bots, 2) for k in range(games)
+        ]
+    if len(bots) < players:
+        return []
+    combos = list(itertools.combinations(bots, players))
+    rng.shuffle(combos)
+    lineups = []
+    for k in range(games):
+        lineup = list(combos[k % len(combos)])
+        rng.shuffle(lineup)
+        lineups.append(lineup)
+    return lineups
+
+
+def standings_table(
+    bots: Sequence[str], records: Sequence[GameRecord], clock: Clock, title: str
+) -> tuple[Table, list[dict[str, Any]]]:
+    """Each bot's line: games, wins, win rate and interval, rating, CPU per decision."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_style="bold", padding=(0, 1))
+    for heading in ("Bot", "Games", "Wins", "Win %", "95% CI", "Rating", "μ ± σ", "CPU ms/decision"):
+        table.add_column(heading, justify="left" if heading == "Bot" else "right", no_wrap=True)
+    rows = []
+    for entry in standings(bots, records):
+        low, high = entry.interval
+        ms = clock.ms_per_decision(entry.bot)
+        table.add_row(
+            entry.bot,
+            str(entry.games),
+            str(entry.wins),
+            f"{entry.win_rate:.1%}",
+            f"{low:.0%}–{high:.0%}",
+            f"{entry.rating:.1f}",
+            f"{entry.mu:.1f}±{entry.sigma:.1f}",
+            "-" if math.isnan(ms) else f"{ms:.1f}",
+        )
+        rows.append({**entry.to_json(), "cpu_ms_per_decision": None if math.isnan(ms) else round(ms, 2)})
+    return table, rows
+
+
+def head_to_head(bots: Sequence[str], records: Sequence[GameRecord]) -> tuple[Table, list[dict[str, Any]]]:
+    """At two players, each pair's record: wins of each, ties, and the first's win rate with ties as
+    half (Wilson interval)."""
+    table = Table(title="Head to head, two players", box=box.SIMPLE_HEAD, title_style="bold")
+    for heading in ("Bot A", "Bot B", "Games", "A wins", "B wins", "Ties", "A's score", "95% CI"):
+        table.add_column(heading, justify="left" if heading.startswith("Bot") else "right", no_wrap=True)
+    rows = []
+    for a, b in itertools.combinations(bots, 2):
+        games = [r for r in records if sorted(r.bots) == sorted([a, b]) and a != b]
+        if not games:
+            continue
+        a_wins = sum(1 for r in games if r.winners == [r.bots.index(a)])
+        b_wins = sum(1 for r in games if r.winners == [r.bots.index(b)])
+        ties = len(games) - a_wins - b_wins
+        score = a_wins + ties / 2
+        low, high = wilson(round(score), len(games))
+        table.add_row(
+            a,
+            b,
+            str(len(games)),
+            str(a_wins),
+            str(b_wins),
+            str(ties),
+            f"{score / len(games):.1%}",
+            f"{low:.0%}–{high:.0%}",
+        )
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "games": len(games),
+                "a_wins": a_wins,
+                "b_wins": b_wins,
+                "ties": ties,
+                "a_score": round(score / len(games), 4),
+                "a_score_ci95": [round(low, 4), round(high, 4)],
+            }
+        )
+    return table, rows
+
+
+def summary(bots: Sequence[str], players: int, records: Sequence[GameRecord], clock: Clock) -> dict[str, Any]:
+    """The figures of one player count so far: standings, head to head (two players), every game."""
+    part: dict[str, Any] = {"games": len(records), "standings": standings_table(bots, records, clock, "")[1]}
+    if players == 2:
+        part["head_to_head"] = head_to_head(bots, records)[1]
+    part["records"] = [r.to_json() for r in records]
+    part["median_game_seconds"] = round(statistics.median(r.seconds for r in records), 2) if records else 0
+    return part
+
+
+def write_report(path: Path, report: dict[str, Any]) -> None:
+    """Write the report as JSON, atomically."""
+    partial = path.with_suffix(path.suffix + ".part")
+    partial.write_text(json.dumps(report, indent=1) + "\n")
+    partial.replace(path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Play the ladder and print its tables."""
+    parser = argparse.ArgumentParser(
+        prog="python -m kutnahora.clients.bots.neural_ladder",
+        description="A round-robin of built-in bots in process, at two and four players: openskill ratings, "
+        "win rates with Wilson intervals, CPU per decision.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--bots", default=DEFAULT_BOTS, help="comma-separated bot names")
+    parser.add_argument("--players", default="2,4", help="player counts to play, comma-separated")
+    parser.add_argument("--games", type=int, default=4, help="games per pair of bots at two players")
+    parser.add_argument("--games4", type=int, default=14, help="games at three or four players")
+    parser.add_argument(
+        "--field",
+        help="instead of a round-robin, each bot alone against this bot in every other seat (its seat "
+        "rotating): --bots neural --field greedy --players 4 is one neural seat against three greedy",
+    )
+    parser.add_argument(
+        "--weights", type=Path, help="the neural bots play with this weights file instead of the shipped one"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the games and line-ups")
+    parser.add_argument("--json", type=Path, help="write every game and the tables to this file")
+    args = parser.parse_args(argv)
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if args.field:
+        bots = [b for b in bots if b != args.field] + [args.field]
+    unknown = [b for b in bots if not is_bot(b)]
+    if unknown or len(set(bots)) != len(bots) or len(bots) < 2:
+        parser.error(
+            f"--bots wants two or more different built-in bots; unknown: {', '.join(unknown) or '-'}"
+        )
+    try:
+        counts = [int(p) for p in args.players.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or any(p not in (2, 3, 4) for p in counts):
+        parser.error("--players wants counts among 2, 3 and 4, comma-separated")
+    if args.games < 1 or args.games4 < 0:
+        parser.error("--games must be at least 1 and --games4 at least 0")
+    if args.weights:
+        WEIGHTS[:] = [args.weights]
+    for name in bots:
+        seat_player(name, 0)  # a missing weights file or NumPy fails here, before any game
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    report: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "bots": bots,
+        "seed": args.seed,
+        "by_players": {},
+    }
+    plans = {
+        p: schedule(bots, p, args.games if p == 2 else args.games4, args.seed + p, args.field) for p in counts
+    }
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as progress:
+        for players, lineups in plans.items():
+            clock = Clock()
+            records: list[GameRecord] = []
+            task = progress.add_task(f"{players} players", total=len(lineups))
+            for index, lineup in enumerate(lineups):
+                seed = args.seed * 100_000 + players * 10_000 + index
+                records.append(play(lineup, seed, index, clock))
+                progress.advance(task)
+                report["by_players"][str(players)] = summary(bots, players, records, clock)
+                if args.json:  # after every game, so a long ladder can be read while it plays
+                    write_report(args.json, report)
+            title = f"{players} players, {len(records)} games"
+            progress.console.print(standings_table(bots, records, clock, title)[0])
+            if players == 2:
+                progress.console.print(head_to_head(bots, records)[0])
+    if args.json:
+        write_report(args.json, report)
+        console.print(f"written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

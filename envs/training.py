@@ -1,0 +1,908 @@
+"""Train the policy and value network by PPO in self-play against a league: ``kutnahora-train``.
+
+**The method.** Proximal policy optimisation (PPO, clipped objective, generalised advantage estimates)
+over whole games played in process with the engine. Every game draws its number of players
+(``--players``, two players most often) and its opponents (``--opponents``): **self** (every seat is the
+learning network, and every seat's decisions are training data), **past** (one seat learns, the others are
+a frozen copy of the network from an earlier iteration, sampled from a pool of the last few), **greedy**
+(the one-step heuristic bot) or **mcts:N** (the search bot with N iterations a decision). Self-play and
+the past copies keep the policy from overfitting one fixed opponent (a policy trained only against
+greedy beats it and still loses every game to the search bot); greedy and the search bot keep it honest
+against play unlike its own. A decision with one legal option is played without the network and is not
+a training sample. The reward is the terminal return of :func:`kutnahora.envs.outcome.returns` and
+nothing before it; the value head learns that return.
+
+Decisions of many games (``--games``) are gathered and the network decides them in one batched forward
+pass; the engine, the observation encoder and the opponents run in between. The network is
+:mod:`kutnahora.envs.network`'s shape in PyTorch; each checkpoint is also exported to a NumPy weights file,
+which is what the ``neural`` bot plays with.
+
+**The run folder** (``--run``; by default a new ``kutnahora-runs/neural-<time>`` under the current
+folder, never a tracked file) holds ``config.json`` (every option and the seed), ``checkpoint.pt`` (model,
+optimiser, generators, counters: ``--resume`` continues from it), ``latest.npz`` and
+``weights/iter-NNNNN.npz`` (exported networks), ``pool/`` (the past copies), ``history.json`` (one line
+per iteration: samples, games, returns by opponent, losses, seconds), ``evaluations.json`` (win rates of
+the deterministic and the sampled policy against greedy at two and four players, and against a search
+bot, with Wilson intervals) and ``curve.png`` (the learning curve). A progress bar shows the samples
+done.
+
+Commands::
+
+    kutnahora-train run --run RUN                    # train (hours; checkpoints every few minutes)
+    kutnahora-train run --run RUN --resume           # go on from RUN's checkpoint
+    kutnahora-train run --smoke --run /tmp/smoke     # the whole pipeline in seconds, not learning
+    kutnahora-train export RUN                       # RUN's latest network → the bot's weights file
+
+(``python -m kutnahora.envs.training`` is the same command.) Needs the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
+from kutnahora.envs import network
+from kutnahora.envs.actions import ActionSpace
+from kutnahora.envs.encoding import ObservationLayout
+from kutnahora.envs.outcome import returns
+from kutnahora.envs.state_encoding import StateEncoder
+
+WEIGHTS = network.WEIGHTS
+
+SeatPlayer = Callable[[GameState, int], Option]
+"""A player of a seat in process: the option it takes in a state where it owes the decision."""
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a rate (95 % for the default ``z``); a tie may count as half a win."""
+    if games == 0:
+        return 0.0, 1.0
+    rate = wins / games
+    centre = (rate + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def parse_weights(text: str, what: str) -> dict[str, float]:
+    """``a=3,b=1`` as weights by name; ``ValueError`` says what is wrong."""
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, weight = part.strip().partition("=")
+        try:
+            value = float(weight) if sep else 1.0
+        except ValueError:
+            value = -1.0
+        if not name or value < 0:
+            raise ValueError(
+                f"{what}: write name=weight pairs separated by commas (such as {text!r}), not {part!r}"
+            )
+        out[name] = value
+    if not any(out.values()):
+        raise ValueError(f"{what}: at least one weight must be above 0")
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------
+# The network in PyTorch
+
+
+def build_model(inputs: int, hidden: Sequence[int], actions: int) -> Any:
+    """The PyTorch twin of :class:`kutnahora.envs.network.PolicyValueNet`."""
+    import torch
+    from torch import nn
+
+    class Model(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            widths = [inputs, *hidden]
+            self.trunk = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(widths))
+            self.policy = nn.Linear(widths[-1], actions)
+            self.value = nn.Linear(widths[-1], 1)
+            nn.init.orthogonal_(self.policy.weight, 0.01)
+            nn.init.zeros_(self.policy.bias)
+            nn.init.orthogonal_(self.value.weight, 1.0)
+            nn.init.zeros_(self.value.bias)
+
+        def forward(self, x: Any) -> tuple[Any, Any]:
+            layers: list[Any] = list(self.trunk)
+            first, rest = layers[0], layers[1:]
+            # Only the columns of the first layer at inputs that are non-zero somewhere in the batch: an
+            # observation has about 170 non-zero entries of 3,886, so this is most of the work saved, in
+            # the forward pass and the backward one alike (the other columns' gradients are zero anyway).
+            used = x.abs().sum(0).nonzero().squeeze(1)
+            x = torch.relu(x.index_select(1, used) @ first.weight.index_select(1, used).T + first.bias)
+            for layer in rest:
+                x = torch.relu(layer(x))
+            return self.policy(x), torch.tanh(self.value(x)).squeeze(-1)
+
+    return Model()
+
+
+def to_numpy(model: Any, meta: dict[str, Any]) -> network.PolicyValueNet:
+    """The model's weights as a NumPy network (weights transposed to (inputs, outputs))."""
+
+    def layer(linear: Any) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        return (
+            linear.weight.detach().cpu().numpy().T.astype(np.float32),
+            linear.bias.detach().cpu().numpy().astype(np.float32),
+        )
+
+    return network.PolicyValueNet(
+        [layer(lin) for lin in model.trunk], layer(model.policy), layer(model.value), dict(meta)
+    )
+
+
+# --------------------------------------------------------------------------------------------------------
+# Seat players in process (opponents, evaluation)
+
+
+class NetPlayer:
+    """A NumPy network playing a seat: the most likely legal option, or one drawn from the policy."""
+
+    def __init__(
+        self, net: network.PolicyValueNet, encoder: StateEncoder, space: ActionSpace, sample: bool, seed: int
+    ) -> None:
+        self.net, self.encoder, self.space, self.sample = net, encoder, space, sample
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, state: GameState, seat: int) -> Option:
+        assert state.pending is not None
+        options = state.pending.options
+        ids = self.space.ids(options)
+        probs, _ = self.net.policy_value(self.encoder.encode(state, seat), ids)
+        index = int(self.rng.choice(len(ids), p=probs / probs.sum())) if self.sample else int(probs.argmax())
+        return options[index]
+
+
+def bot_player(name: str, seed: int) -> SeatPlayer:
+    """A built-in bot (``random``, ``greedy``, ``mcts:N``) as a seat player, fed the engine's observation
+    where it reads one (the search bot) and the wire observation otherwise."""
+    if name.startswith("mcts"):
+        from kutnahora.clients.bots import make_bot
+        from kutnahora.clients.bots.mcts import MctsBot
+
+        bot = make_bot(name, seed)
+        assert isinstance(bot, MctsBot)
+        return lambda state, seat: bot.decide(observe(state, seat))
+    from kutnahora.envs.opponents import make_opponent
+
+    opponent = make_opponent(name, seed)
+    started: set[int] = set()
+
+    def play(state: GameState, seat: int) -> Option:
+        if seat not in started:
+            opponent.start(state, seat)
+            started.add(seat)
+        return opponent.choose(state, seat)
+
+    return play
+
+
+def play_game(players: Sequence[SeatPlayer], seed: int) -> list[float]:
+    """One game with one player per seat; each seat's return."""
+    state = new_game(GameOptions(players=len(players)), seed)
+    while state.pending is not None:
+        options = state.pending.options
+        seat = state.pending.seat
+        apply(state, options[0] if len(options) == 1 else players[seat](state, seat))
+    return returns(state)
+
+
+def evaluate(
+    net: network.PolicyValueNet,
+    opponent: str,
+    players: int,
+    games: int,
+    sample: bool,
+    seed: int,
+) -> dict[str, Any]:
+    """The network at one seat (rotating over the seats) against ``opponent`` at every other seat: wins
+    (a sole first place), ties and losses, the mean return, and the win rate's Wilson interval."""
+    layout = ObservationLayout()
+    space = ActionSpace(layout.components)
+    encoder = StateEncoder(layout, normalized=True)
+    wins = ties = 0
+    total = 0.0
+    for game in range(games):
+        seat = game % players
+        seats: list[SeatPlayer] = [bot_player(opponent, seed * 1000 + game * 10 + s) for s in range(players)]
+        seats[seat] = NetPlayer(net, encoder, space, sample, seed + game)
+        result = play_game(seats, seed + game)
+        returns_of_seat = result[seat]
+        total += returns_of_seat
+        wins += returns_of_seat == 1.0
+        ties += returns_of_seat < 1.0 and returns_of_seat == max(result)
+    low, high = wilson(wins, games)
+    return {
+        "opponent": opponent,
+        "players": players,
+        "policy": "sampled" if sample else "deterministic",
+        "games": games,
+        "wins": wins,
+        "ties": ties,
+        "win_rate": wins / games,
+        "wilson95": [round(low, 4), round(high, 4)],
+        "mean_return": round(total / games, 4),
+    }
+
+
+# --------------------------------------------------------------------------------------------------------
+# Self-play rollouts
+
+
+@dataclass
+class Slot:
+    """One game under way: its state, the learning seats, the players of the others, its opponent kind."""
+
+    state: GameState
+    learners: set[int]
+    others: dict[int, SeatPlayer]
+    kind: str
+    rows: dict[int, list[int]]
+    encoder: StateEncoder
+    """This game's own encoder: it rewrites only what changed since the seat's last vector, which saves
+    most of the work only while it follows one game."""
+
+
+class Rollouts:
+    """Plays many games at once, the learning network deciding their pending decisions in one batch."""
+
+    def __init__(self, config: dict[str, Any], rng: random.Random, pool_dir: Path) -> None:
+        self.config = config
+        self.rng = rng
+        self.layout = ObservationLayout()
+        self.space = ActionSpace(self.layout.components)
+        self.encoder = StateEncoder(self.layout, normalized=True)
+        self.players = parse_weights(config["players"], "--players")
+        self.opponents = parse_weights(config["opponents"], "--opponents")
+        self.pool_dir = pool_dir
+        self.pool: list[network.PolicyValueNet] = []
+        self.slots: list[Slot | None] = []
+        self.finished: list[tuple[str, int, float]] = []
+        """(opponent kind, players, return of a learning seat) of the games finished since last asked."""
+
+    def load_pool(self) -> None:
+        """The past copies saved in the pool folder, oldest first (the last ``pool_size``)."""
+        files = sorted(self.pool_dir.glob("*.npz"))[-self.config["pool_size"] :]
+        self.pool = [network.load(f) for f in files]
+
+    def add_to_pool(self, net: network.PolicyValueNet, name: str) -> None:
+        """Keep a copy of the network as a past opponent (on disk too, for a resumed run)."""
+        network.save(net, self.pool_dir / f"{name}.npz")
+        self.pool.append(net)
+        del self.pool[: -self.config["pool_size"]]
+
+    def _new_slot(self) -> Slot:
+        rng = self.rng
+        names = list(self.players)
+        count = int(rng.choices(names, [self.players[n] for n in names])[0])
+        kinds = [k for k in self.opponents if k != "past" or self.pool]
+        kind = rng.choices(kinds, [self.opponents[k] for k in kinds])[0]
+        state = new_game(GameOptions(players=count), rng.getrandbits(62))
+        encoder = StateEncoder(self.layout, normalized=True)
+        if kind == "self":
+            return Slot(state, set(range(count)), {}, kind, {s: [] for s in range(count)}, encoder)
+        learner = rng.randrange(count)
+        others: dict[int, SeatPlayer] = {}
+        past = rng.choice(self.pool) if kind == "past" else None
+        for seat in range(count):
+            if seat == learner:
+                continue
+            if past is not None:
+                others[seat] = NetPlayer(past, encoder, self.space, True, rng.getrandbits(32))
+            else:
+                others[seat] = bot_player(kind, rng.getrandbits(32))
+        return Slot(state, {learner}, others, kind, {learner: []}, encoder)
+
+    def collect(self, model: Any, buffer: Buffer) -> None:
+        """Fill ``buffer``: start games until it holds enough samples, then play the last ones out."""
+        import torch
+
+        self.slots = [self._new_slot() for _ in range(self.config["games"])]
+        while self.slots:
+            waiting: list[tuple[Slot, int]] = []
+            for i, slot in enumerate(self.slots):
+                while slot is not None:
+                    state = slot.state
+                    pending = state.pending
+                    if pending is None:
+                        self._finish(slot, buffer)
+                        slot = self._new_slot() if not buffer.full() else None
+                        self.slots[i] = slot
+                        continue
+                    if len(pending.options) == 1:
+                        apply(state, pending.options[0])
+                        continue
+                    seat = pending.seat
+                    if seat in slot.learners:
+                        waiting.append((slot, seat))
+                        break
+                    apply(state, slot.others[seat](state, seat))
+            self.slots = [slot for slot in self.slots if slot is not None]
+            if not waiting:
+                continue
+            vectors = np.stack([slot.encoder.encode(slot.state, seat) for slot, seat in waiting])
+            masks = np.zeros((len(waiting), self.space.size), dtype=bool)
+            id_lists = []
+            for row, (slot, _) in enumerate(waiting):
+                assert slot.state.pending is not None
+                ids = self.space.ids(slot.state.pending.options)
+                id_lists.append(ids)
+                masks[row, ids] = True
+            with torch.no_grad():
+                logits, values = model(torch.from_numpy(vectors))
+                logits = logits.masked_fill(~torch.from_numpy(masks), -1e9)
+                dist = torch.distributions.Categorical(logits=logits)
+                actions = dist.sample()  # type: ignore[no-untyped-call]
+                logps = dist.log_prob(actions)  # type: ignore[no-untyped-call]
+            for row, (slot, seat) in enumerate(waiting):
+                action = int(actions[row])
+                index = buffer.add(vectors[row], masks[row], action, float(logps[row]), float(values[row]))
+                slot.rows[seat].append(index)
+                pending = slot.state.pending
+                assert pending is not None
+                apply(slot.state, pending.options[id_lists[row].index(action)])
+
+    def _finish(self, slot: Slot, buffer: Buffer) -> None:
+        result = returns(slot.state)
+        for seat, rows in slot.rows.items():
+            buffer.end(rows, result[seat])
+            self.finished.append((slot.kind, len(result), result[seat]))
+
+
+class Buffer:
+    """The samples of one iteration: vectors, masks, actions, log-probabilities and values as they are
+    taken, then each sample's return and advantage once its game has ended.
+
+    At least ``size`` samples are taken; the games under way when that many are reached are played to
+    their end (no new game starts), so every sample belongs to a finished game and none is thrown away.
+    """
+
+    def __init__(self, size: int, gamma: float, lam: float) -> None:
+        self.size = size
+        self.vectors: list[npt.NDArray[np.float32]] = []
+        self.masks: list[npt.NDArray[np.bool_]] = []
+        self.actions: list[int] = []
+        self.logps: list[float] = []
+        self.values: list[float] = []
+        self.returns: dict[int, float] = {}
+        self.advantages: dict[int, float] = {}
+        self.gamma, self.lam = gamma, lam
+
+    @property
+    def count(self) -> int:
+        """Samples taken so far."""
+        return len(self.actions)
+
+    def full(self) -> bool:
+        """Whether enough samples are taken (games under way then play to their end)."""
+        return self.count >= self.size
+
+    def add(self, vector: Any, mask: Any, action: int, logp: float, value: float) -> int:
+        """One sample; its row."""
+        self.vectors.append(vector)
+        self.masks.append(mask)
+        self.actions.append(action)
+        self.logps.append(logp)
+        self.values.append(value)
+        return self.count - 1
+
+    def end(self, rows: list[int], reward: float) -> None:
+        """One seat's game is over with ``reward``: its samples' advantages (GAE) and value targets."""
+        following, advantage = 0.0, 0.0
+        for position in range(len(rows) - 1, -1, -1):
+            r = rows[position]
+            last = position == len(rows) - 1
+            delta = (reward if last else 0.0) + self.gamma * following - self.values[r]
+            advantage = delta + self.gamma * self.lam * advantage
+            self.advantages[r] = advantage
+            self.returns[r] = advantage + self.values[r]
+            following = self.values[r]
+
+    def arrays(self) -> dict[str, npt.NDArray[Any]]:
+        """The finished samples as arrays, for the update."""
+        rows = sorted(self.returns)
+        return {
+            "vectors": np.stack([self.vectors[r] for r in rows]),
+            "masks": np.stack([self.masks[r] for r in rows]),
+            "actions": np.array([self.actions[r] for r in rows], dtype=np.int64),
+            "logps": np.array([self.logps[r] for r in rows], dtype=np.float32),
+            "returns": np.array([self.returns[r] for r in rows], dtype=np.float32),
+            "advantages": np.array([self.advantages[r] for r in rows], dtype=np.float32),
+        }
+
+
+def ppo_update(
+    model: Any, optimiser: Any, buffer: Buffer, config: dict[str, Any], rng: np.random.Generator
+) -> dict[str, float]:
+    """Epochs of clipped PPO over the finished samples; mean losses."""
+    import torch
+
+    data = buffer.arrays()
+    rows = np.arange(len(data["actions"]))
+    stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0, "kl": 0.0}
+    steps = 0
+    for _ in range(config["epochs"]):
+        order = rng.permutation(rows)
+        for start in range(0, len(order), config["minibatch"]):
+            batch = order[start : start + config["minibatch"]]
+            if len(batch) < 2:
+                continue
+            x = torch.from_numpy(data["vectors"][batch])
+            mask = torch.from_numpy(data["masks"][batch])
+            actions = torch.from_numpy(data["actions"][batch])
+            old = torch.from_numpy(data["logps"][batch])
+            adv = torch.from_numpy(data["advantages"][batch])
+            target = torch.from_numpy(data["returns"][batch])
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            logits, values = model(x)
+            logits = logits.masked_fill(~mask, -1e9)
+            logp_all = torch.log_softmax(logits, -1)
+            logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+            ratio = torch.exp(logp - old)
+            clip = config["clip"]
+            policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
+            probs = logp_all.exp()
+            entropy = -(probs * logp_all.masked_fill(~mask, 0.0)).sum(-1).mean()
+            value_loss = ((values - target) ** 2).mean()
+            loss = policy_loss + config["value_coef"] * value_loss - config["entropy"] * entropy
+            optimiser.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            optimiser.step()
+            with torch.no_grad():
+                stats["policy_loss"] += float(policy_loss)
+                stats["value_loss"] += float(value_loss)
+                stats["entropy"] += float(entropy)
+                stats["clip_fraction"] += float(((ratio - 1).abs() > clip).float().mean())
+                stats["kl"] += float((old - logp).mean())
+            steps += 1
+    return {k: round(v / max(steps, 1), 5) for k, v in stats.items()}
+
+
+# --------------------------------------------------------------------------------------------------------
+# The run: checkpoints, evaluations, the curve
+
+
+def git_commit() -> str:
+    """The commit of the source tree this module is in (``unknown`` outside a checkout)."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def draw_curve(history: list[dict[str, Any]], evaluations: list[dict[str, Any]], path: Path) -> None:
+    """The learning curve: mean training return by opponent kind, and evaluation win rates, by samples."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+    kinds = sorted({k for h in history for k in h["returns"]})
+    for kind in kinds:
+        xs = [h["samples"] for h in history if kind in h["returns"]]
+        ys = [h["returns"][kind] for h in history if kind in h["returns"]]
+        ys = [float(np.mean(ys[max(0, i - 4) : i + 1])) for i in range(len(ys))]  # the last five
+        top.plot(xs, ys, label=f"against {kind}")
+    top.set_ylabel("mean return of training games\n(average of the last five iterations)")
+    top.set_ylim(-1.05, 1.05)
+    top.axhline(0, color="grey", lw=0.5)
+    top.legend(loc="lower right", fontsize=8)
+    keys = sorted({(e["opponent"], e["players"], e["policy"]) for e in evaluations})
+    for opponent, players, policy in keys:
+        points = [
+            e
+            for e in evaluations
+            if (e["opponent"], e["players"], e["policy"]) == (opponent, players, policy)
+        ]
+        bottom.plot(
+            [e["samples"] for e in points],
+            [e["win_rate"] for e in points],
+            "o-" if policy == "deterministic" else "x--",
+            label=f"{policy} vs {opponent}, {players} players",
+        )
+    bottom.set_ylabel("evaluation win rate")
+    bottom.set_xlabel("training samples (decisions of the learning seats)")
+    bottom.set_ylim(0, 1)
+    if keys:
+        bottom.legend(loc="lower right", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write ``value`` as JSON atomically (a reader never sees half a file)."""
+    partial = path.with_suffix(path.suffix + ".part")
+    partial.write_text(json.dumps(value, indent=1) + "\n")
+    os.replace(partial, path)
+
+
+RESUMABLE = (
+    "samples",
+    "players",
+    "opponents",
+    "lr",
+    "entropy",
+    "eval_every",
+    "eval_games",
+    "eval_search_games",
+    "checkpoint_minutes",
+    "pool_every",
+)
+"""The options a resumed run takes from its command line when given there (else from ``config.json``);
+every command is recorded in ``config.json``."""
+
+SMOKE = {"games": 4, "batch": 512, "minibatch": 128, "epochs": 1, "eval_games": 2, "eval_search_games": 0}
+
+
+def run(args: argparse.Namespace, command: str) -> int:
+    """Train (or resume) in the run folder."""
+    import torch
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    torch.set_num_threads(args.threads)
+    folder: Path = args.run
+    config_path = folder / "config.json"
+    if args.resume:
+        if not (folder / "checkpoint.pt").exists():
+            print(f"kutnahora-train: {folder} holds no checkpoint.pt to resume from", file=sys.stderr)
+            return 2
+        config = json.loads(config_path.read_text())
+        for key in RESUMABLE:
+            if key in args.given:
+                config[key] = getattr(args, key)
+        config.setdefault("commands", []).append(command)
+        write_json(config_path, config)
+    else:
+        if folder.exists() and any(folder.iterdir()):
+            print(
+                f"kutnahora-train: {folder} is not empty; give a new --run folder, or --resume to go on",
+                file=sys.stderr,
+            )
+            return 2
+        config = {
+            key: getattr(args, key)
+            for key in (
+                "samples",
+                "batch",
+                "games",
+                "epochs",
+                "minibatch",
+                "lr",
+                "entropy",
+                "clip",
+                "value_coef",
+                "gamma",
+                "lam",
+                "players",
+                "opponents",
+                "pool_size",
+                "pool_every",
+                "seed",
+                "eval_every",
+                "eval_games",
+                "eval_search",
+                "eval_search_games",
+                "checkpoint_minutes",
+                "threads",
+            )
+        }
+        config["hidden"] = [int(h) for h in args.hidden.split(",")]
+        if args.smoke:
+            config.update(SMOKE)
+        config["commands"] = [command]
+        config["commit"] = git_commit()
+        config["started"] = datetime.now(UTC).isoformat(timespec="seconds")
+        config["torch"] = torch.__version__
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json(config_path, config)
+    try:
+        parse_weights(config["players"], "--players")
+        parse_weights(config["opponents"], "--opponents")
+    except ValueError as error:
+        print(f"kutnahora-train: {error}", file=sys.stderr)
+        return 2
+    (folder / "pool").mkdir(exist_ok=True)
+    (folder / "weights").mkdir(exist_ok=True)
+    layout = ObservationLayout()
+    space = ActionSpace(layout.components)
+    model = build_model(layout.size, config["hidden"], space.size)
+    optimiser = torch.optim.Adam(model.parameters(), lr=config["lr"], eps=1e-5)
+    rng = random.Random(config["seed"])
+    np_rng = np.random.default_rng(config["seed"])
+    torch.manual_seed(config["seed"])
+    iteration, samples, seconds = 0, 0, 0.0
+    history: list[dict[str, Any]] = []
+    evaluations: list[dict[str, Any]] = []
+    rollouts = Rollouts(config, rng, folder / "pool")
+    if args.resume:
+        saved = torch.load(folder / "checkpoint.pt", weights_only=False)
+        model.load_state_dict(saved["model"])
+        optimiser.load_state_dict(saved["optimiser"])
+        for group in optimiser.param_groups:
+            group["lr"] = config["lr"]
+        rng.setstate(saved["rng"])
+        np_rng.bit_generator.state = saved["np_rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        iteration, samples, seconds = saved["iteration"], saved["samples"], saved["seconds"]
+        history = (
+            json.loads((folder / "history.json").read_text()) if (folder / "history.json").exists() else []
+        )
+        if (folder / "evaluations.json").exists():
+            evaluations = json.loads((folder / "evaluations.json").read_text())
+        rollouts.load_pool()
+    meta = {"hidden": config["hidden"], "observation": "normalized", "seed": config["seed"]}
+
+    def export(name: str) -> network.PolicyValueNet:
+        net = to_numpy(model, {**meta, "iteration": iteration, "samples": samples})
+        network.save(net, folder / "weights" / f"{name}.npz")
+        shutil.copyfile(folder / "weights" / f"{name}.npz", folder / "latest.npz.part")
+        os.replace(folder / "latest.npz.part", folder / "latest.npz")
+        return net
+
+    def checkpoint() -> None:
+        state = {
+            "model": model.state_dict(),
+            "optimiser": optimiser.state_dict(),
+            "rng": rng.getstate(),
+            "np_rng": np_rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "iteration": iteration,
+            "samples": samples,
+            "seconds": seconds,
+        }
+        torch.save(state, folder / "checkpoint.pt.part")
+        os.replace(folder / "checkpoint.pt.part", folder / "checkpoint.pt")
+        write_json(folder / "history.json", history)
+        write_json(folder / "evaluations.json", evaluations)
+        draw_curve(history, evaluations, folder / "curve.png")
+
+    def evaluate_now() -> None:
+        net = export(f"iter-{iteration:05d}")
+        started = time.process_time()
+        seed = 900_000
+        plan = [("greedy", 2, config["eval_games"]), ("greedy", 4, config["eval_games"])]
+        for opponent, players, games in plan:
+            for sample in (False, True):
+                result = evaluate(net, opponent, players, games, sample, seed)
+                evaluations.append({"iteration": iteration, "samples": samples, **result})
+        if config["eval_search_games"]:
+            result = evaluate(net, config["eval_search"], 2, config["eval_search_games"], False, seed)
+            evaluations.append({"iteration": iteration, "samples": samples, **result})
+        log(
+            f"evaluated in {time.process_time() - started:.0f} s CPU: "
+            + "; ".join(
+                f"{e['policy'][:3]} vs {e['opponent']} {e['players']}p {e['wins']}/{e['games']}"
+                for e in evaluations
+                if e["iteration"] == iteration
+            )
+        )
+
+    def log(text: str) -> None:
+        progress.console.print(f"[{datetime.now(UTC):%H:%M:%S}] iter {iteration}: {text}")
+
+    last_checkpoint = time.monotonic()
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,}/{task.total:,} samples"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        disable=not args.progress,
+        transient=False,
+    ) as progress:
+        task = progress.add_task("training", total=config["samples"], completed=samples)
+        while samples < config["samples"]:
+            started = time.perf_counter()
+            buffer = Buffer(config["batch"], config["gamma"], config["lam"])
+            model.eval()
+            rollouts.collect(model, buffer)
+            collected = time.perf_counter()
+            model.train()
+            stats = ppo_update(model, optimiser, buffer, config, np_rng)
+            iteration += 1
+            used = buffer.count
+            samples += used
+            seconds += time.perf_counter() - started
+            by_kind: dict[str, list[float]] = {}
+            mean_returns: dict[str, float] = {}
+            for kind, players, value in rollouts.finished:
+                by_kind.setdefault(f"{kind} {players}p" if kind != "self" else "self", []).append(value)
+            rollouts.finished = []
+            mean_returns.update({k: round(float(np.mean(v)), 4) for k, v in by_kind.items()})
+            entry = {
+                "iteration": iteration,
+                "samples": samples,
+                "seconds": round(seconds, 1),
+                "collect_seconds": round(collected - started, 1),
+                "update_seconds": round(time.perf_counter() - collected, 1),
+                "returns": mean_returns,
+                "games": {k: len(v) for k, v in by_kind.items()},
+                **stats,
+            }
+            history.append(entry)
+            progress.update(task, completed=min(samples, config["samples"]))
+            progress.update(
+                task,
+                description="training "
+                + " ".join(f"{k}:{v:+.2f}" for k, v in sorted(mean_returns.items()) if k != "self"),
+            )
+            if not args.progress:
+                log(
+                    f"{samples:,} samples; collect {entry['collect_seconds']} s, update "
+                    f"{entry['update_seconds']} s; returns "
+                    + " ".join(f"{k} {v:+.2f}" for k, v in sorted(mean_returns.items()))
+                    + f"; entropy {stats['entropy']:.2f}"
+                )
+            if iteration % config["pool_every"] == 0:
+                rollouts.add_to_pool(to_numpy(model, meta), f"iter-{iteration:05d}")
+            if iteration % config["eval_every"] == 0:
+                evaluate_now()
+            if time.monotonic() - last_checkpoint > 60 * config["checkpoint_minutes"]:
+                export(f"iter-{iteration:05d}")
+                checkpoint()
+                last_checkpoint = time.monotonic()
+                log(f"checkpoint; {samples:,} samples in {seconds / 60:.0f} min")
+        if not evaluations or evaluations[-1]["iteration"] != iteration:
+            evaluate_now()
+        export(f"iter-{iteration:05d}")
+        checkpoint()
+        log(f"done: {samples:,} samples in {seconds / 60:.1f} min")
+    return 0
+
+
+def export_command(args: argparse.Namespace, command: str) -> int:
+    """Copy a run's network (its latest, or ``--iteration``) into the weights file, with its record (the
+    commands that trained and exported it, the run folder named relative to the folder holding it)."""
+    folder: Path = args.run
+    source = (
+        folder / "latest.npz"
+        if args.iteration is None
+        else folder / "weights" / f"iter-{args.iteration:05d}.npz"
+    )
+    if not source.exists():
+        print(f"kutnahora-train: {source} does not exist", file=sys.stderr)
+        return 2
+    net = network.load(source)
+    config = json.loads((folder / "config.json").read_text()) if (folder / "config.json").exists() else {}
+    target: Path = args.to
+    network.save(net, target, np.float16)
+    parent = str(folder.resolve().parent) + os.sep
+
+    def relative(text: str) -> str:
+        """A command as recorded: the run folder named from the folder that holds it (the rest of an
+        absolute path says where one machine kept its runs, nothing about the network)."""
+        return text.replace(parent, "")
+
+    record = {
+        "source": source.name,
+        "iteration": net.meta.get("iteration"),
+        "samples": net.meta.get("samples"),
+        "hidden": net.meta.get("hidden"),
+        "trained_by": [relative(c) for c in config.get("commands", [])],
+        "trained_at_commit": config.get("commit"),
+        "training_seed": config.get("seed"),
+        "exported_by": relative(command),
+        "exported_at_commit": git_commit(),
+        "exported": datetime.now(UTC).isoformat(timespec="seconds"),
+        "bytes": target.stat().st_size,
+    }
+    write_json(target.with_suffix(".json"), record)
+    print(
+        f"{source} → {target} ({record['bytes']:,} bytes; iteration {record['iteration']}, "
+        f"{record['samples']:,} samples)"
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``kutnahora-train``: train the policy and value network, or export a run's network."""
+    parser = argparse.ArgumentParser(
+        prog="kutnahora-train",
+        description="Train the neural bot's policy and value network by PPO in self-play against a league, "
+        "or export a run's network to the bot's weights file.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    train = commands.add_parser(
+        "run",
+        help="train (or --resume) in a run folder",
+        description="Train by PPO: checkpoints, evaluations, the learning curve in the run folder.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    train.add_argument(
+        "--run", type=Path, default=Path("kutnahora-runs") / f"neural-{stamp}", help="run folder"
+    )
+    train.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from the run folder's checkpoint, with its options, except those given again of "
+        + ", ".join("--" + k.replace("_", "-") for k in RESUMABLE),
+    )
+    train.add_argument(
+        "--samples", type=int, default=20_000_000, help="stop after this many training samples"
+    )
+    train.add_argument("--batch", type=int, default=4096, help="samples per iteration (at least)")
+    train.add_argument("--games", type=int, default=24, help="games played at once")
+    train.add_argument("--epochs", type=int, default=4, help="PPO epochs per iteration")
+    train.add_argument("--minibatch", type=int, default=256, help="samples per gradient step")
+    train.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate")
+    train.add_argument("--entropy", type=float, default=0.01, help="entropy bonus")
+    train.add_argument("--clip", type=float, default=0.2, help="PPO's ratio clip")
+    train.add_argument("--value-coef", type=float, default=0.5, help="weight of the value loss")
+    train.add_argument("--gamma", type=float, default=1.0, help="discount per decision")
+    train.add_argument("--lam", type=float, default=0.95, help="GAE's lambda")
+    train.add_argument("--hidden", default="256,128", help="widths of the trunk's layers")
+    train.add_argument("--players", default="2=7,3=1,4=2", help="weights of the player counts")
+    train.add_argument(
+        "--opponents",
+        default="self=5,past=3,greedy=3,mcts:10=0.25",
+        help="weights of the opponent kinds: self, past, random, greedy, mcts:N",
+    )
+    train.add_argument("--pool-size", type=int, default=8, help="past copies kept as opponents")
+    train.add_argument("--pool-every", type=int, default=5, help="iterations between past copies")
+    train.add_argument("--eval-every", type=int, default=25, help="iterations between evaluations")
+    train.add_argument("--eval-games", type=int, default=40, help="games per evaluation against greedy")
+    train.add_argument("--eval-search", default="mcts:25", help="the search bot evaluated against")
+    train.add_argument("--eval-search-games", type=int, default=10, help="games against it (0: none)")
+    train.add_argument("--checkpoint-minutes", type=float, default=5.0, help="minutes between checkpoints")
+    train.add_argument("--seed", type=int, default=1, help="seed of the games, the sampling and the network")
+    train.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    train.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    train.add_argument(
+        "--smoke", action="store_true", help="the pipeline end to end in seconds (tiny batches, not learning)"
+    )
+    exporter = commands.add_parser(
+        "export",
+        help="copy a run's network into the bot's weights file",
+        description="Copy a run's latest network (or --iteration's) to the weights file, as float16, with a "
+        "JSON record beside it of the commit and commands that made it.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    exporter.add_argument("run", type=Path, help="run folder")
+    exporter.add_argument("--iteration", type=int, help="an exported iteration instead of the latest")
+    exporter.add_argument("--to", type=Path, default=WEIGHTS, help="the weights file to write")
+    args = parser.parse_args(argv)
+    command = "kutnahora-train " + shlex.join(sys.argv[1:] if argv is None else list(argv))
+    if args.command == "export":
+        return export_command(args, command)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args.given = {
+        key for key in RESUMABLE if any(w.split("=")[0] == "--" + key.replace("_", "-") for w in words)
+    }
+    if args.smoke and "samples" not in args.given:
+        args.samples = 1024
+    return run(args, command)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

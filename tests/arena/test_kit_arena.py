@@ -1,0 +1,202 @@
+"""Every starter kit (Go, C++, Java, Node.js) plays rated games in a real arena: it registers with its own
+step (which plays no game), meets a ticket of its account that another process holds (ALREADY_EXISTS) and
+waits instead of dying, then plays two rated games against a Python bot, keeping the arena's event stream
+open (it prints each rating change), and exits 0. The compiled kits also leave a game the arena reports
+abandoned (its game server killed mid-game) at once, and play their rated game on the server still alive
+(tests/arena/test_node_arena.py does so for the Node.js bot).
+
+The kits are the ones tests/clients/kit_builds.py builds once per session from their READMEs; a kit whose
+toolchain is missing is skipped, saying what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from kutnahora.arena.app import Arena, create_arena
+from kutnahora.clients.bots import make_bot
+from kutnahora.clients.bots.arena import play_rated
+from kutnahora.clients.bots.random_bot import RandomBot
+from kutnahora.clients.sdk import ArenaClient, Bot
+from kutnahora.v1 import arena_service_pb2 as pb
+from tests.arena.conftest import arena_config, start_process, stop_process
+from tests.arena.test_server_loss import SERVER_FLAGS, SlowBot
+from tests.clients.kit_builds import build_kit
+
+# The flags differ only in spelling: Go's flag package takes -flag (and --flag too).
+KITS = ["go", "cpp", "java", "node"]
+
+
+@pytest.fixture(scope="module", params=KITS)
+def kit_name(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    return name
+
+
+async def test_the_kit_registers_and_plays_rated_games(
+    kit_name: str, arena: Arena, arena_client: ArenaClient, tmp_path: Path
+) -> None:
+    kit = await asyncio.to_thread(build_kit, kit_name)
+    address = f"127.0.0.1:{arena.port}"
+    key_file = tmp_path / "kit.key"
+    name = f"{kit_name}-kit"
+
+    registered = await asyncio.to_thread(
+        subprocess.run,
+        [*kit.command, "--arena", address, "--register", name, "--key-file", str(key_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert registered.returncode == 0, registered.stdout + registered.stderr
+    assert f"registered {name}; its key is in {key_file}" in registered.stdout
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    key = key_file.read_text().strip()
+    profile = await arena_client.bot_profile(name)
+    assert not profile.recent_games and not profile.ratings  # registering played no game
+
+    taken = await asyncio.to_thread(
+        subprocess.run,
+        [*kit.command, "--arena", address, "--register", name, "--key-file", str(tmp_path / "again.key")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert taken.returncode == 1 and "(NAME_TAKEN)" in taken.stderr, taken.stdout + taken.stderr
+    assert not (tmp_path / "again.key").exists()
+
+    # Another process of the same account holds a ticket in pool 2: the kit says so and waits.
+    holder_waiting = asyncio.Event()
+    holder = asyncio.ensure_future(_hold_ticket(arena_client, key, holder_waiting))
+    await asyncio.wait_for(holder_waiting.wait(), 30)
+    opponent_key = await arena_client.register_bot("py-opponent")
+    process = await asyncio.create_subprocess_exec(
+        *kit.command,
+        *("--arena", address, "--key-file", str(key_file), "--pool", "2", "--games", "2"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        first = await asyncio.wait_for(process.stdout.readline(), 60)
+        told = first.decode()
+        assert "another process of this bot already seeks in this pool (TICKET_EXISTS)" in told, told
+        holder.cancel()  # the other process leaves: the kit's next Seek goes through
+        with contextlib.suppress(asyncio.CancelledError):
+            await holder
+        outcomes = await play_rated(
+            address, opponent_key, ["2"], 2, lambda: make_bot("random", None), Console(quiet=True), quiet=True
+        )
+        stdout, stderr = await asyncio.wait_for(process.communicate(), 120)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    output = told + stdout.decode()
+    assert process.returncode == 0, output + stderr.decode()
+    assert len(outcomes) == 2
+    counted = [line for line in output.splitlines() if line.startswith("pool 2 game ")]
+    assert [line.split(":")[0] for line in counted] == ["pool 2 game 1/2", "pool 2 game 2/2"], output
+    assert all("vs py-opponent: finished" in line for line in counted), output
+    rated = [line for line in output.splitlines() if " rated, place " in line]
+    assert len(rated) == 2 and rated[0].startswith("pool 2: ") and "μ 25.00 → " in rated[0], output
+    assert output.count("already seeks in this pool") == 1  # one sentence, not one per retry
+    for _ in range(100):
+        profile = await arena_client.bot_profile(name)
+        if profile.ratings and profile.ratings[0].games == 2:
+            break
+        await asyncio.sleep(0.1)
+    assert profile.ratings[0].games == 2
+    assert [g.status for g in profile.recent_games] == ["finished", "finished"]
+
+
+async def _hold_ticket(client: ArenaClient, key: str, waiting: asyncio.Event) -> None:
+    async for message in client.seek_updates(key, "2"):
+        if message.HasField("waiting"):
+            waiting.set()
+
+
+@pytest.mark.parametrize("compiled", ["go", "cpp", "java"])
+async def test_the_kit_leaves_a_game_the_arena_abandons_and_plays_a_rated_one(
+    compiled: str, tmp_path: Path
+) -> None:
+    """The game server of the kit's first game dies mid-game: the arena tells the kit on its event stream,
+    the kit leaves that game at once (before its own Play stream would give up), does not count it, and
+    plays its one rated game on the second server."""
+    kit = await asyncio.to_thread(build_kit, compiled)
+    doomed, doomed_address = start_process("kutnahora.server.main", *SERVER_FLAGS)
+    steady, steady_address = start_process("kutnahora.server.main", *SERVER_FLAGS)
+    arena = None
+    process: asyncio.subprocess.Process | None = None
+    try:
+        # The two servers are equally loaded, so the first game goes to the first one named: the doomed one.
+        config = arena_config(tmp_path / "lost.db", doomed_address, lost_after_seconds=1.0)
+        config.servers = [doomed_address, steady_address]
+        arena, port = await create_arena("127.0.0.1:0", config)
+        await arena.start()
+        address = f"127.0.0.1:{port}"
+        async with await ArenaClient.connect(address) as client:
+            kit_key = await client.register_bot(f"{compiled}-kit")
+            python_key = await client.register_bot("py-bot")
+        key_file = tmp_path / "kit.key"
+        key_file.write_text(kit_key + "\n")
+        # --retry-for 60: left to itself, the kit would retry the dead server for a minute.
+        process = await asyncio.create_subprocess_exec(
+            *kit.command,
+            *("--arena", address, "--key-file", str(key_file), "--pool", "2", "--games", "1"),
+            *("--retry-for", "60"),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        under_way = asyncio.Event()
+        heard: list[pb.StreamEventsResponse] = []
+        made: list[Bot] = []
+
+        def make() -> Bot:
+            # The Python opponent thinks a little in its first game: it is under way when the server dies.
+            made.append(SlowBot(under_way) if not made else RandomBot(2))
+            return made[-1]
+
+        opponent = asyncio.ensure_future(
+            play_rated(
+                address, python_key, ["2"], 1, make, Console(quiet=True), quiet=True, on_event=heard.append
+            )
+        )
+        await asyncio.wait_for(under_way.wait(), 90)
+        doomed.kill()  # mid-game, without a word
+        doomed.wait(10)
+        outcomes = await asyncio.wait_for(opponent, 120)
+        stdout, stderr = await asyncio.wait_for(process.communicate(), 60)
+        output = stdout.decode()
+        assert process.returncode == 0, output + stderr.decode()
+        assert len(outcomes) == 1
+        kinds = [m.WhichOneof("event") for m in heard]
+        assert kinds == ["started", "abandoned", "started", "finished"], kinds
+        lost, rated = heard[0].started, heard[2].started
+        assert lost.server_address == doomed_address and rated.server_address == steady_address
+        lines = output.splitlines()
+        told = [line for line in lines if f"{lost.game_id} abandoned, not rated" in line]
+        assert len(told) == 1, output
+        assert "given up" not in output, "the kit left the lost game when the arena said so, not on its own"
+        counted = [line for line in lines if line.startswith("pool 2 game")]
+        assert len(counted) == 1 and counted[0].startswith(f"pool 2 game 1/1: {rated.game_id} seat "), output
+        assert lines.index(told[0]) < lines.index(counted[0])
+        assert any(line.startswith(f"pool 2: {rated.game_id} rated, place ") for line in lines), output
+    finally:
+        if process is not None and process.returncode is None:
+            process.kill()
+            await process.wait()
+        if arena is not None:
+            await arena.stop(0)
+        for server in (doomed, steady):
+            if server.poll() is None:
+                stop_process(server)
