@@ -3,8 +3,10 @@ register with ``kutnahora-bot register`` and play 25 rated games each in pool 2 
 seeking again the moment each game ends. Every bot exits 0; the word TICKET_EXISTS (or ALREADY_EXISTS)
 appears nowhere, neither in the bots' output nor in the arena's log, and the arena counted no such refusal;
 the low-rated bots are not starved: 95% of the tickets were matched within the bound on waiting (2 s)
-plus a few seconds, none waited over 30 s (the arena's time-to-match histogram says so), and when the
-first bot had played its 25 games every other had played at least half as many (read from the store).
+plus a few seconds, none waited over 30 s (the arena's time-to-match histogram says so), and from the
+moment every bot had played a game to the moment the first had played its 25, no bot played fewer than
+a third as many games as the one that played most (read from the store; a bot far from the others'
+ratings waits up to the bound before each game, while the others may meet again at once).
 A random house bot keeps the pool playable for the last bots, whose opponents have played their 25 and
 left."""
 
@@ -29,7 +31,9 @@ MAX_WAIT = 2.0
 WAIT_LIMIT = 30.0  # seconds no ticket waits over (the bound holds while enough others wait; at the end the
 # last bots wait for the house bot's game to end too)
 WAIT_USUAL = 5.0  # seconds that 95% of the tickets wait at most: the bound, a tick and the game's creation
-LAG_LIMIT = GAMES // 2  # games a bot may be behind the first to finish, at that moment
+# A bot far from the others' ratings waits up to the bound (2 s) before each game while the others may meet
+# again at once; with games of about a second it still plays at least a third as many games as the busiest.
+SHARE = 1 / 3
 
 
 def start_arena(db: str, game_server: str, log: Path) -> tuple[subprocess.Popen[str], str, str]:
@@ -114,11 +118,20 @@ async def test_eight_bots_play_25_games_each_in_one_pool(tmp_path: Path, game_se
                 for name in names
             ]
             deadline = time.monotonic() + 600
+            # Progress is counted from the moment every bot has played a game (the processes start
+            # seconds apart on a busy machine), up to the moment the first has played all of its.
+            started: dict[str, int] | None = None
             behind_at_first_finish: dict[str, int] | None = None
             while any(bot.poll() is None for bot in bots) and time.monotonic() < deadline:
                 counts = await asyncio.to_thread(rated_games, db)
-                if behind_at_first_finish is None and max(counts.values(), default=0) >= GAMES:
-                    behind_at_first_finish = {name: counts.get(name, 0) for name in names}
+                if started is None and all(counts.get(name, 0) >= 1 for name in names):
+                    started = {name: counts[name] for name in names}
+                if (
+                    started is not None
+                    and behind_at_first_finish is None
+                    and max(counts.values(), default=0) >= GAMES
+                ):
+                    behind_at_first_finish = {name: counts[name] - started[name] for name in names}
                 await asyncio.sleep(0.5)
             outputs = []
             for name, bot in zip(names, bots, strict=True):
@@ -150,4 +163,5 @@ async def test_eight_bots_play_25_games_each_in_one_pool(tmp_path: Path, game_se
         usual = max(le for le in buckets if le <= WAIT_USUAL)
         assert buckets[usual] >= 0.95 * buckets[float("inf")], f"over 5% waited over {usual} s: {buckets}"
         assert behind_at_first_finish is not None
-        assert min(behind_at_first_finish.values()) >= GAMES - LAG_LIMIT, behind_at_first_finish
+        most = max(behind_at_first_finish.values())
+        assert min(behind_at_first_finish.values()) >= SHARE * most, behind_at_first_finish
