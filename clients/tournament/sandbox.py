@@ -86,6 +86,9 @@ def interpreter_paths() -> list[str]:
 
 LIBRARY_FOLDERS = ("site-packages", "dist-packages")
 
+SUBPACKAGES = ("v1", "engine", "wire", "clients", "envs", "server", "plumbing", "arena", "bench", "web")
+"""The subpackages of ``kutnahora``, each bound where the bot's ``PYTHONPATH`` finds it."""
+
 
 def package_view() -> list[tuple[str, str]]:
     """(where it lies, where the bot sees it) for each file and folder of the installed ``kutnahora``
@@ -102,6 +105,14 @@ def package_view() -> list[tuple[str, str]]:
             source = os.path.realpath(os.path.join(location, entry))
             if os.path.isdir(source) or os.path.isfile(source):
                 view[entry] = source
+    # An editable install maps the subpackages to folders of their own (engine/, clients/, ...), which an
+    # import finder knows and the package's folder does not hold.
+    for name in SUBPACKAGES:
+        if name in view:
+            continue
+        found = importlib.util.find_spec(f"{PACKAGE}.{name}")
+        if found is not None and found.submodule_search_locations:
+            view[name] = os.path.realpath(next(iter(found.submodule_search_locations)))
     return [(source, f"{PACKAGE_INSIDE}/{PACKAGE}/{entry}") for entry, source in view.items()]
 
 
