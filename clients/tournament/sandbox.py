@@ -113,7 +113,15 @@ def package_view() -> list[tuple[str, str]]:
         found = importlib.util.find_spec(f"{PACKAGE}.{name}")
         if found is not None and found.submodule_search_locations:
             view[name] = os.path.realpath(next(iter(found.submodule_search_locations)))
-    return [(source, f"{PACKAGE_INSIDE}/{PACKAGE}/{entry}") for entry, source in view.items()]
+    shown = [(source, f"{PACKAGE_INSIDE}/{PACKAGE}/{entry}") for entry, source in view.items()]
+    # The compiled build's shared runtime (kutnahora__mypyc.*.so) lies beside the package, not in it.
+    for location in spec.submodule_search_locations:
+        beside = os.path.dirname(os.path.realpath(location))
+        for entry in sorted(os.listdir(beside)):
+            source = os.path.join(beside, entry)
+            if entry.startswith(f"{PACKAGE}__mypyc") and os.path.isfile(source):
+                shown.append((source, f"{PACKAGE_INSIDE}/{entry}"))
+    return shown
 
 
 def python_paths() -> list[str]:
