@@ -38,7 +38,8 @@ def test_resigning_shows_at_once_and_stays_after_a_reload(servers: Servers, cont
     # The server plays the resigned seat to the end; then a rematch makes a new game with the same seats.
     page.wait_for_selector("#result:not([hidden])", timeout=120_000)
     page.click("#rematch")
-    page.wait_for_url(re.compile(r"/games/[0-9a-f]+$"))
+    # The page is already at a game's address: wait for another one (a pattern would match at once).
+    page.wait_for_url(lambda url: url != game_url and re.search(r"/games/[0-9a-f]+$", url) is not None)
     assert page.url != game_url
     page.wait_for_selector(READY)
     assert page.locator("#you h2").inner_text() == "You play seat 0"
