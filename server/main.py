@@ -62,6 +62,11 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         raise SystemExit("--tls-cert and --tls-key must be given together")
     if args.max_connection_age < 0 or args.max_connection_age_grace < 0:
         raise SystemExit("--max-connection-age and --max-connection-age-grace must not be negative")
+    if args.gc_young_every < 0 or args.gc_full_every < 0:
+        raise SystemExit(
+            "--gc-young-every and --gc-full-every must be 0 (off) or more, not "
+            f"{args.gc_young_every:g} and {args.gc_full_every:g}"
+        )
     if args.idle_timeout < 0:
         raise SystemExit(f"--idle-timeout must be 0 (never) or more seconds, not {args.idle_timeout:g}")
     components = None
@@ -116,6 +121,10 @@ async def serve(config: ServerConfig) -> None:
         await server.stop(0)
         raise SystemExit(f"kutnahora-server: {error}") from None
     collector.freeze_loaded()
+    young = None
+    if config.gc_young_every_ms:
+        young = collector.YoungCollector(config.gc_young_every_ms / 1000, config.gc_full_every_seconds)
+        young.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -140,6 +149,8 @@ async def serve(config: ServerConfig) -> None:
     )
     await stop.wait()
     log.info("stopping", grace_seconds=config.grace_seconds)
+    if young is not None:
+        young.stop()
     await server.stop()
 
 

@@ -248,6 +248,8 @@ OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--max-connection-age": ("600", 600.0),
     "--max-connection-age-grace": ("60", 60.0),
     "--gc-thresholds": ("700,10,10", (700, 10, 10)),
+    "--gc-young-every": ("250", 250.0),
+    "--gc-full-every": ("0", 0.0),
     "--event-loop": ("asyncio", "asyncio"),
     "--ended-games-in-memory": ("12", 12),
     "--idle-timeout": ("90", 90.0),
