@@ -155,6 +155,20 @@ async def _awaited(choice: Awaitable[Choice]) -> Choice:
     return await choice
 
 
+def started_once(opponent: Opponent) -> Callable[[GameState, int], Option]:
+    """A function deciding for ``opponent`` in any seat of one game, which starts it the first time it
+    plays each seat (as a server would before the game)."""
+    started: set[int] = set()
+
+    def play(state: GameState, seat: int) -> Option:
+        if seat not in started:
+            opponent.start(state, seat)
+            started.add(seat)
+        return opponent.choose(state, seat)
+
+    return play
+
+
 OPPONENTS: tuple[str, ...] = tuple(sorted({"random", *BOTS}))
 """The opponents by name (a search bot's name may carry its budget: ``mcts:200``, ``mcts:500ms``)."""
 

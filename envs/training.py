@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import os
 import random
 import shlex
@@ -58,6 +57,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
 from kutnahora.envs import network
 from kutnahora.envs.actions import ActionSpace
@@ -69,16 +69,6 @@ WEIGHTS = network.WEIGHTS
 
 SeatPlayer = Callable[[GameState, int], Option]
 """A player of a seat in process: the option it takes in a state where it owes the decision."""
-
-
-def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a rate (95 % for the default ``z``); a tie may count as half a win."""
-    if games == 0:
-        return 0.0, 1.0
-    rate = wins / games
-    centre = (rate + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def parse_weights(text: str, what: str) -> dict[str, float]:
@@ -182,18 +172,9 @@ def bot_player(name: str, seed: int) -> SeatPlayer:
         bot = make_bot(name, seed)
         assert isinstance(bot, MctsBot)
         return lambda state, seat: bot.decide(observe(state, seat))
-    from kutnahora.envs.opponents import make_opponent
+    from kutnahora.envs.opponents import make_opponent, started_once
 
-    opponent = make_opponent(name, seed)
-    started: set[int] = set()
-
-    def play(state: GameState, seat: int) -> Option:
-        if seat not in started:
-            opponent.start(state, seat)
-            started.add(seat)
-        return opponent.choose(state, seat)
-
-    return play
+    return started_once(make_opponent(name, seed))
 
 
 def play_game(players: Sequence[SeatPlayer], seed: int) -> list[float]:

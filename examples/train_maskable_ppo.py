@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections.abc import Sequence
@@ -32,17 +31,9 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 
+from kutnahora.clients.tournament.stats import wilson
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a win rate (95 % for the default ``z``)."""
-    if games == 0:
-        return 0.0, 1.0
-    rate = wins / games
-    centre = (rate + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class VectorOnly(gymnasium.ObservationWrapper[npt.NDArray[np.float32], np.int64, dict[str, Any]]):

@@ -65,18 +65,9 @@ def seat_player(name: str, seed: int) -> SeatPlayer:
     decide = getattr(bot, "decide", None)
     if decide is not None:
         return lambda state, seat: decide(observe(state, seat))
-    from kutnahora.envs.opponents import BotOpponent
+    from kutnahora.envs.opponents import BotOpponent, started_once
 
-    opponent = BotOpponent(bot)
-    started: set[int] = set()
-
-    def play(state: GameState, seat: int) -> Option:
-        if seat not in started:
-            opponent.start(state, seat)
-            started.add(seat)
-        return opponent.choose(state, seat)
-
-    return play
+    return started_once(BotOpponent(bot))
 
 
 @dataclass

@@ -26,8 +26,9 @@ from kutnahora.clients.tournament.results import GameRecord
 Z_95 = 1.959963984540054
 
 
-def wilson(wins: int, games: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval of a win rate (95% by default); (0, 1) with no games."""
+def wilson(wins: float, games: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% by default; a tie may count as half a win); (0, 1)
+    with no games."""
     if games <= 0:
         return (0.0, 1.0)
     p = wins / games
