@@ -21,7 +21,8 @@ decisions summed, latencies pooled before the percentiles (:mod:`kutnahora.bench
 ``GetServerInfo`` on its own connection, and adds its p50, p99, p99.9 and maximum to each line: a stall
 of the server's event loop shows there whatever its handlers' histograms say. A new game the server
 refuses because it is overloaded (``RESOURCE_EXHAUSTED``) is counted by reason, not as a failure, and
-asked for again a second later: driven past its capacity, the server refuses new games and the line says
+asked for again once the refusal's RetryInfo delay has passed (a second without one, ten at most):
+driven past its capacity, the server refuses new games and the line says
 how many.
 
 With ``--replicas 2`` (PostgreSQL) the clients' target lists every replica, so that gRPC moves a
@@ -270,7 +271,8 @@ async def hold(
     window's figures; the tally at the end."""
     tally = Tally()
     answered: dict[str, float] = {}
-    clients = [Client(target) for _ in range(settings.connections)]
+    # Refusals are counted here (and asked again after their RetryInfo's delay), not waited out in the SDK.
+    clients = [Client(target, retry_refused=False) for _ in range(settings.connections)]
     stopping = asyncio.Event()
     started = time.monotonic()
     seeds = iter(range(seed_base, 10**12))
@@ -292,7 +294,7 @@ async def hold(
                     tally.failed += 1
                     tally.errors.append(f"create: {error}")
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stopping.wait(), 1.0)
+                    await asyncio.wait_for(stopping.wait(), min(error.retry_after or 1.0, 10.0))
                 continue
             game_id = created.game.game_id
             under_way[game_id] = (client, created.game_token)

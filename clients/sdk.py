@@ -136,6 +136,8 @@ class ClientError(Exception):
     its prefix (``NOT_YOUR_TURN``, ``SEAT_TAKEN``, ``LIMIT_REACHED``, ...), read from the
     ``google.rpc.ErrorInfo`` in the status details; None when the failure carried none (the server was
     unreachable, or the status came from gRPC itself). ``metadata`` is the ErrorInfo's metadata.
+    ``retry_after`` is the delay in seconds of a ``google.rpc.RetryInfo`` in the details (a quota, a rate
+    limit or an overloaded server says when to ask again), else None.
     """
 
     def __init__(
@@ -144,11 +146,13 @@ class ClientError(Exception):
         code: grpc.StatusCode | None = None,
         reason: str | None = None,
         metadata: dict[str, str] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.metadata = metadata or {}
+        self.retry_after = retry_after
 
 
 class ConnectError(ClientError):
@@ -162,18 +166,30 @@ class InvalidChoice(ClientError):
 ERROR_DOMAIN: Final = "kutnahora.v1"
 
 
-def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
-    """The ``google.rpc.ErrorInfo`` a refusal of the Kutná Hora server carries in its status details."""
+def _status_details(error: grpc.aio.AioRpcError) -> Sequence[Any]:
+    """The ``google.rpc.Status`` details of a failed call (none when it carries no valid status)."""
     try:
         status = rpc_status.from_call(error)  # type: ignore[arg-type]  # an AioRpcError reads the same
     except ValueError:  # details that contradict the call's status: not the server's
-        return None
-    if status is None:
-        return None
-    for detail in status.details:
+        return ()
+    return () if status is None else status.details
+
+
+def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ``google.rpc.ErrorInfo`` a refusal of the Kutná Hora server carries in its status details."""
+    for detail in _status_details(error):
         info = error_details_pb2.ErrorInfo()
         if detail.Unpack(info) and info.domain == ERROR_DOMAIN:
             return info
+    return None
+
+
+def retry_delay(error: grpc.aio.AioRpcError) -> float | None:
+    """The seconds a ``google.rpc.RetryInfo`` in the status details asks the caller to wait, or None."""
+    for detail in _status_details(error):
+        retry = error_details_pb2.RetryInfo()
+        if detail.Unpack(retry):
+            return max(0.0, float(retry.retry_delay.ToTimedelta().total_seconds()))
     return None
 
 
@@ -186,7 +202,8 @@ def rpc_error(error: grpc.aio.AioRpcError, doing: str) -> ClientError:
     metadata = dict(info.metadata) if info is not None else {}
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
         return ConnectError(f"{doing} failed: the server is unavailable ({details}).", code, reason, metadata)
-    return ClientError(f"{doing} failed: {details} ({code.name}).", code, reason, metadata)
+    after = retry_delay(error)
+    return ClientError(f"{doing} failed: {details} ({code.name}).", code, reason, metadata, after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,11 +339,15 @@ class Client:
         root_certificates: bytes | None = None,
         server_name: str | None = None,
         retry_for: float = RETRY_FOR,
+        retry_refused: bool = True,
     ) -> None:
         """``retry_for``: seconds during which CreateGame, JoinGame and ResignSeat are sent again (with the
-        same request_id, so never applied twice) after UNAVAILABLE or DEADLINE_EXCEEDED; 0 never retries."""
+        same request_id, so never applied twice) after UNAVAILABLE or DEADLINE_EXCEEDED, and, with
+        ``retry_refused``, once the delay of a RESOURCE_EXHAUSTED refusal's RetryInfo has passed (a quota,
+        a rate limit, an overloaded server); 0 never retries."""
         self.address = address
         self.retry_for = retry_for
+        self.retry_refused = retry_refused
         options = channel_options()
         if tls or root_certificates is not None:
             if server_name:
@@ -357,8 +378,10 @@ class Client:
         ca_cert: str | None = None,
         server_name: str | None = None,
         timeout: float = 5.0,
+        retry_for: float = RETRY_FOR,
     ) -> Self:
-        """Open a connection and wait until the server answers; :class:`ConnectError` if it does not."""
+        """Open a connection and wait until the server answers; :class:`ConnectError` if it does not.
+        ``retry_for`` is :class:`Client`'s."""
         root = None
         if ca_cert:
             try:
@@ -366,7 +389,7 @@ class Client:
                     root = handle.read()
             except OSError as error:
                 raise ConnectError(f"cannot read the CA certificate {ca_cert}: {error.strerror}.") from None
-        client = cls(address, tls=tls, root_certificates=root, server_name=server_name)
+        client = cls(address, tls=tls, root_certificates=root, server_name=server_name, retry_for=retry_for)
         try:
             await client.wait_ready(timeout)
         except BaseException:
@@ -690,7 +713,10 @@ class Client:
         self, call: Callable[[], Awaitable[Any]], request: Any, doing: str, kind: type[Response]
     ) -> Response:
         """A mutating call with a fresh ``request_id``, sent again with the same id after transient
-        failures, with exponential backoff and jitter, for up to :attr:`retry_for` seconds."""
+        failures, with exponential backoff and jitter, for up to :attr:`retry_for` seconds; and after a
+        ``RESOURCE_EXHAUSTED`` refusal carrying a ``RetryInfo`` (a quota, a rate limit, an overloaded
+        server), once its delay has passed, when that is within the same time (a refusal stores nothing,
+        so asking again is safe)."""
         request.request_id = str(uuid.uuid4())
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.retry_for
@@ -699,6 +725,17 @@ class Client:
             try:
                 return await self._call(call(), doing, kind)
             except ClientError as error:
+                if (
+                    self.retry_refused
+                    and error.code is grpc.StatusCode.RESOURCE_EXHAUSTED
+                    and error.retry_after is not None
+                ):
+                    # The server's delay, and a little more so that callers refused together spread out.
+                    wait = error.retry_after * random.uniform(1.0, 1.2)
+                    if loop.time() + wait > give_up:
+                        raise
+                    await asyncio.sleep(wait)
+                    continue
                 if error.code not in TRANSIENT_CODES or loop.time() + delay > give_up:
                     raise
             await asyncio.sleep(delay * random.uniform(0.5, 1.0))

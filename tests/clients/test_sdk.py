@@ -24,7 +24,7 @@ from kutnahora.clients.sdk import (
     to_answer,
 )
 from kutnahora.server.app import create_server
-from kutnahora.server.config import ServerConfig
+from kutnahora.server.config import Quotas, ServerConfig
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2
 from kutnahora.v1.game_pb2 import Observation
 from tests.certificates import make_certificate, needs_openssl
@@ -451,3 +451,29 @@ async def test_answers_refused_while_the_store_is_away_are_sent_again_until_it_r
     assert failures["left"] == 0
     assert [o.status for o in outcomes] == [game_pb2.GAME_STATUS_FINISHED] * 2
     assert sum(o.refused for o in outcomes) == 4
+
+
+async def test_a_rate_limited_create_waits_as_the_server_asks_and_then_succeeds() -> None:
+    """A caller past its CreateGame/JoinGame rate is refused RESOURCE_EXHAUSTED with a RetryInfo; the SDK
+    waits that long and asks again within ``retry_for``, and without the time for it says why and when."""
+    config = ServerConfig.in_memory(quotas=Quotas(caller_rate=1.0, caller_burst=1, exempt=()))
+    server, port = await create_server("127.0.0.1:0", config)
+    await server.start()
+    try:
+        async with await Client.connect(f"127.0.0.1:{port}", retry_for=0.0) as hasty:
+            await hasty.create_game(2)
+            with pytest.raises(ClientError) as refused:
+                await hasty.create_game(2)
+            error = refused.value
+            assert (error.code, error.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+            assert error.retry_after is not None and 0 < error.retry_after <= 1.0
+            assert "try again in" in str(error)
+        async with await Client.connect(f"127.0.0.1:{port}", retry_for=10.0) as patient:
+            games_before = len(await patient.list_games())
+            started = time.monotonic()
+            await patient.create_game(2)  # the bucket is empty again after the refused caller's call
+            await patient.create_game(2)
+            assert time.monotonic() - started >= 0.5, "the second create waited for the bucket"
+            assert len(await patient.list_games()) == games_before + 2
+    finally:
+        await server.stop(0)
