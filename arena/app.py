@@ -25,6 +25,7 @@ from kutnahora.arena.servers import GameServers
 from kutnahora.arena.service import ArenaServicer
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
+from kutnahora.plumbing.callers import DEFAULT_EXEMPT
 from kutnahora.plumbing.errors import StartupError, StoreError
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.plumbing.signals import Signals
@@ -42,6 +43,13 @@ class ArenaConfig:
     pools: dict[str, Pool] = field(default_factory=lambda: parse_pools(DEFAULT_POOLS))
     registration: str = "open"
     admin_token: str = ""
+    register_rate: float = 2.0
+    """Registrations one caller may make per minute on average (0: no limit)."""
+    register_burst: int = 10
+    """Registrations one caller may make at once above ``register_rate``."""
+    quota_exempt: tuple[str, ...] = DEFAULT_EXEMPT
+    """The callers the registration limit does not count (:func:`kutnahora.plumbing.callers.parse_exempt`);
+    a call carrying the admin token is never counted."""
     house_bots: list[HouseBot] = field(default_factory=list)
     window: Window = field(default_factory=Window)
     tick_seconds: float = 0.2
@@ -77,6 +85,9 @@ class Arena:
             self.lobby,
             registration=config.registration,
             admin_token=config.admin_token,
+            register_rate=config.register_rate,
+            register_burst=config.register_burst,
+            quota_exempt=config.quota_exempt,
             status_interval=config.status_seconds,
             log=log,
         )

@@ -29,6 +29,7 @@ from kutnahora.arena.pools import DEFAULT_POOLS, parse_pools
 from kutnahora.arena.ratings import recompute
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
+from kutnahora.plumbing.callers import DEFAULT_EXEMPT, parse_exempt, show_exempt
 from kutnahora.plumbing.errors import StartupError, StoreError
 
 ENV_PREFIX = "KUTNAHORA_ARENA_"
@@ -84,6 +85,22 @@ def build_parser() -> argparse.ArgumentParser:
         "token for admin registration and revocation (prefer the variable)",
     )
     add(
+        "--register-rate",
+        "REGISTER_RATE",
+        2.0,
+        float,
+        "bots one caller (an IPv4 address, an IPv6 /64) may register per minute on average (0: no limit)",
+    )
+    add("--register-burst", "REGISTER_BURST", 10, int, "bots one caller may register at once")
+    add(
+        "--quota-exempt",
+        "QUOTA_EXEMPT",
+        show_exempt(DEFAULT_EXEMPT),
+        str,
+        "callers the registration limit does not count, comma-separated: loopback, unix, addresses or "
+        "networks (10.0.0.0/8); none for nobody (the admin token is never counted)",
+    )
+    add(
         "--house-bots", "HOUSE_BOTS", "", str, "house bot kinds, such as greedy,random,mcts:100 (empty: none)"
     )
     add(
@@ -129,6 +146,14 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         raise SystemExit("kutnahora-arena: --registration admin needs --admin-token")
     if args.log_format not in ("json", "console"):
         raise SystemExit(f"kutnahora-arena: --log-format must be json or console, not {args.log_format!r}")
+    if args.register_rate < 0 or args.register_burst < 1:
+        raise SystemExit(
+            "kutnahora-arena: --register-rate must not be negative and --register-burst must be at least 1"
+        )
+    try:
+        exempt = parse_exempt(args.quota_exempt)
+    except ValueError as error:
+        raise SystemExit(f"kutnahora-arena: --quota-exempt: {error}") from None
     servers = [s.strip() for s in args.server.split(",") if s.strip()]
     if not servers:
         raise SystemExit("kutnahora-arena: name at least one game server with --server")
@@ -147,6 +172,9 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         pools=pools,
         registration=args.registration,
         admin_token=args.admin_token,
+        register_rate=args.register_rate,
+        register_burst=args.register_burst,
+        quota_exempt=exempt,
         house_bots=house,
         window=Window(args.window, args.widen, args.max_wait),
         tick_seconds=args.tick,

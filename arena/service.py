@@ -4,6 +4,11 @@ Refusals are :class:`kutnahora.plumbing.errors.ServiceError`, sent as the game s
 code, a sentence, and a ``google.rpc.ErrorInfo`` whose reason is a ``RejectReason`` name
 (:func:`kutnahora.plumbing.status.status_details`). API keys are checked as the game server checks seat
 tokens (:mod:`kutnahora.plumbing.auth`: stored as SHA-256, compared in constant time) and never logged.
+
+Registration is open to strangers (``--registration open``), and each account is a row kept for good, so
+one caller may register only ``--register-burst`` bots at once and ``--register-rate`` a minute on average
+(a caller as :mod:`kutnahora.plumbing.callers` counts it: an IPv4 address, an IPv6 /64, ``unix``); the
+admin token and the ``--quota-exempt`` callers are not counted. The buckets are per replica, in memory.
 """
 
 from __future__ import annotations
@@ -24,12 +29,14 @@ from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating
 from kutnahora.arena.store import Account, ArenaStore, GameEvent, NameTaken
 from kutnahora.plumbing import auth
+from kutnahora.plumbing.callers import Callers, RateLimiter
 from kutnahora.plumbing.errors import (
     ServiceError,
     StoreError,
     clip,
     conflict,
     denied,
+    exhausted,
     invalid,
     server_fault,
     store_unavailable,
@@ -123,6 +130,9 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         *,
         registration: str,
         admin_token: str,
+        register_rate: float,
+        register_burst: int,
+        quota_exempt: tuple[str, ...],
         status_interval: float,
         log: Any,
     ) -> None:
@@ -130,6 +140,9 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self.lobby = lobby
         self.registration = registration
         self.admin_hash = auth.token_hash(admin_token) if admin_token else ""
+        self.register_rate = register_rate  # per minute
+        self.registrations = RateLimiter(register_rate / 60, register_burst)
+        self.callers = Callers(quota_exempt, (admin_token,))
         self.status_interval = status_interval
         self.log = log
 
@@ -174,6 +187,23 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             )
         return account
 
+    def _count_registration(self, context: Context) -> None:
+        """Count one registration against its caller's bucket; RESOURCE_EXHAUSTED (RATE_LIMITED, with the
+        delay until the bucket holds one again) when the caller has none left."""
+        token = auth.token_from_metadata(context.invocation_metadata())
+        caller = self.callers.caller(context.peer(), token)
+        if caller.exempt:
+            return
+        wait = self.registrations.take(caller.key)
+        if wait > 0:
+            raise exhausted(
+                f"registration refused: {caller.key} asked to register more bots than its "
+                f"{self.register_rate:g} per minute allow; try again in {wait:.1f} s",
+                "caller_rate",
+                retry_after=wait,
+                metadata={"quota": "register_rate", "caller": caller.key},
+            )
+
     def _pool(self, name: str) -> Pool:
         pool = self.lobby.pools.get(name)
         if pool is None:
@@ -191,6 +221,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         async def work() -> pb.RegisterBotResponse:
             if self.registration == "admin" and not self._is_admin(context):
                 raise denied("this arena registers bots only with its admin token")
+            self._count_registration(context)  # every attempt counts, before anything is stored
             problem = name_problem(request.name)
             if problem is not None:
                 raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, problem, "name_invalid")

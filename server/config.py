@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kutnahora.engine.components import ComponentSet
-from kutnahora.server import collector, quotas
+from kutnahora.plumbing import callers
+from kutnahora.server import collector
 from kutnahora.server.settings import setting
 
 DEFAULT_DECISION_MS = 10_000
@@ -224,14 +225,14 @@ class Quotas:
         metavar="N",
     )
     exempt: tuple[str, ...] = setting(
-        quotas.DEFAULT_EXEMPT,
+        callers.DEFAULT_EXEMPT,
         "--quota-exempt",
         "QUOTA_EXEMPT",
         "callers the per-caller quotas do not count, comma-separated: loopback, unix, addresses or "
         "networks (10.0.0.0/8); none for nobody",
         doc="calls carrying the admin token or the quota token are never counted",
-        parse=quotas.parse_exempt,
-        show=quotas.show_exempt,
+        parse=callers.parse_exempt,
+        show=callers.show_exempt,
         metavar="LIST",
     )
     token: str = setting(

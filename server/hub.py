@@ -21,6 +21,7 @@ from kutnahora import engine
 from kutnahora.engine import GameOptions
 from kutnahora.engine.components import ComponentSet
 from kutnahora.plumbing import auth
+from kutnahora.plumbing.callers import Caller
 from kutnahora.plumbing.errors import ServiceError, clip, exhausted, invalid, not_found
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.game import (
@@ -34,7 +35,7 @@ from kutnahora.server.game import (
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.notify import change_feed
-from kutnahora.server.quotas import Caller, CallerQuotas
+from kutnahora.server.quotas import CallerQuotas
 from kutnahora.server.records import GameStatus, SeatState
 from kutnahora.server.replication import ReplicationMetrics
 from kutnahora.server.requests import Sealer

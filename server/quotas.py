@@ -1,20 +1,13 @@
 """Per-caller quotas: how many unfinished games one caller may have created, and how often it may call
 CreateGame and JoinGame, so that no caller can fill a server that others use.
 
-Who a caller is (:meth:`CallerQuotas.caller`):
-
-- a TCP caller is its address without the port: an IPv4 address, or an IPv6 address's /64 (one host
-  commonly holds a whole /64, so counting single IPv6 addresses would let it count as billions);
-  an IPv4 address mapped into IPv6 counts as that IPv4 address;
-- every caller of the Unix socket is one caller, ``unix``: gRPC says nothing about who is at the other
-  end of a Unix socket, and the socket is the one the tournament runner hands to hosted bots, which play
-  the seats they are given and need no new games;
-- a call carrying the admin token or the quota token (``--quota-token``) is not counted at all, nor one
-  from an exempt address (``--quota-exempt``: ``loopback`` by default, the server's own host, where the
-  runner, the benchmarks and an arena beside the server run).
-
-Behind a proxy every caller has the proxy's address: exempt it only if it does its own limiting, else
-raise the quotas (docs/operations.md#quotas).
+Who a caller is and which callers are exempt is :mod:`kutnahora.plumbing.callers`, shared with the
+arena, which also holds the rate buckets: a caller is an IPv4 address, an IPv6 /64, or ``unix`` for
+every caller of the Unix socket, which the tournament runner hands to hosted bots (they play the seats
+they are given and need no new games). A call carrying the admin token or the quota token
+(``--quota-token``) is not counted at all, nor one from an exempt address (``--quota-exempt``,
+``loopback`` by default). Behind a proxy every caller has the proxy's address: exempt it only if it
+does its own limiting, else raise the quotas (docs/operations.md#quotas).
 
 The count of unfinished games is kept per replica in memory, for the games this replica created: it
 starts empty when the server starts (the games it recovers count against nobody), and each game frees
@@ -25,81 +18,19 @@ most ``--max-games`` of them), the rate buckets at most :data:`MAX_CALLERS` call
 
 from __future__ import annotations
 
-import ipaddress
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from urllib.parse import unquote
 
 from prometheus_client import Counter
 
-from kutnahora.plumbing import auth
+from kutnahora.plumbing.callers import Caller, Callers, RateLimiter
 from kutnahora.plumbing.errors import ServiceError, exhausted
-from kutnahora.server.limits import RateLimiter
-
-DEFAULT_EXEMPT = ("loopback",)
-"""The callers no quota counts unless the operator says otherwise: the server's own host."""
-
-KEYWORDS = ("loopback", "unix")
-"""The names ``--quota-exempt`` takes besides addresses and networks."""
 
 MAX_CALLERS = 10_000
 """Most callers whose CreateGame/JoinGame rate is remembered at once."""
 
 GAMES_RETRY_SECONDS = 30.0
 """The RetryInfo delay of a caller that holds its quota of games: games end, or wait to be abandoned."""
-
-IPV6_PREFIX = 64
-
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-def parse_exempt(text: str) -> tuple[str, ...]:
-    """``--quota-exempt``: comma-separated ``loopback``, ``unix``, addresses or networks; ``none`` for
-    nobody. Raises ValueError, with a sentence, for anything else."""
-    items = [item.strip() for item in text.split(",") if item.strip()]
-    if items in (["none"], []):
-        return ()
-    for item in items:
-        if item in KEYWORDS:
-            continue
-        try:
-            ipaddress.ip_network(item, strict=False)
-        except ValueError:
-            raise ValueError(
-                f"{item!r} is not loopback, unix, an IP address or a network such as 10.0.0.0/8"
-            ) from None
-    return tuple(items)
-
-
-def show_exempt(value: tuple[str, ...]) -> str:
-    """``--quota-exempt`` as ``--help`` and the guide write it."""
-    return ",".join(value) or "none"
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who made a call, as the quotas count it: ``key`` names it in refusals and tables."""
-
-    key: str
-    exempt: bool
-
-
-def peer_address(peer: str) -> Address | None:
-    """The IP address of a gRPC peer (``ipv4:1.2.3.4:5``, ``ipv6:%5B::1%5D:5``), or None (a Unix socket,
-    or a peer gRPC names some other way)."""
-    kind, _, rest = peer.partition(":")
-    if kind not in ("ipv4", "ipv6"):
-        return None
-    host = unquote(rest).rpartition(":")[0].strip("[]").partition("%")[0]
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    return address
 
 
 class CallerQuotas:
@@ -119,12 +50,7 @@ class CallerQuotas:
         self.max_games = max_games
         self.rate = rate
         self._limiter = RateLimiter(rate, burst, clock, max_keys=max_callers)
-        self._loopback = "loopback" in exempt
-        self._unix = "unix" in exempt
-        self._networks: list[Network] = [
-            ipaddress.ip_network(item, strict=False) for item in exempt if item not in KEYWORDS
-        ]
-        self._token_hashes = [auth.token_hash(token) for token in tokens if token]
+        self._callers = Callers(exempt, tokens)
         self._refused = refused
         self._held: dict[str, int] = {}  # caller key -> unfinished games it created here (only those > 0)
         self._creators: dict[str, str] = {}  # game id -> its creator's key, while the game is unfinished
@@ -133,20 +59,7 @@ class CallerQuotas:
 
     def caller(self, peer: str, token: str | None) -> Caller:
         """The caller of a call from ``peer`` carrying ``token`` (or none)."""
-        if token and any(auth.matches(token, stored) for stored in self._token_hashes):
-            return Caller("token", True)
-        address = peer_address(peer)
-        if address is None:
-            if peer.startswith("unix:"):
-                return Caller("unix", self._unix)
-            return Caller(peer[:100], False)
-        exempt = (self._loopback and address.is_loopback) or any(
-            address in network for network in self._networks
-        )
-        if isinstance(address, ipaddress.IPv6Address):
-            network = ipaddress.IPv6Network((address, IPV6_PREFIX), strict=False)
-            return Caller(f"ipv6:{network}", exempt)
-        return Caller(f"ipv4:{address}", exempt)
+        return self._callers.caller(peer, token)
 
     # --- the rate of CreateGame and JoinGame ----------------------------------------------------------
 

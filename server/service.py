@@ -31,6 +31,7 @@ from google.protobuf.message import Message
 import kutnahora
 from kutnahora import engine, wire
 from kutnahora.plumbing import auth
+from kutnahora.plumbing.callers import Caller, RateLimiter
 from kutnahora.plumbing.errors import (
     ServiceError,
     clip,
@@ -47,11 +48,9 @@ from kutnahora.server import presenter, requests
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
-from kutnahora.server.limits import RateLimiter
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.overload import Overload
 from kutnahora.server.presenter import GameFeed
-from kutnahora.server.quotas import Caller
 from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.requests import Sealer
 from kutnahora.server.store import StoreError

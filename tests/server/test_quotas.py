@@ -16,10 +16,10 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from prometheus_client import CollectorRegistry, Counter
 
+from kutnahora.plumbing.callers import RateLimiter, parse_exempt, peer_address
 from kutnahora.server.config import Quotas, ServerConfig
-from kutnahora.server.limits import RateLimiter
 from kutnahora.server.main import build_parser, config_from_args
-from kutnahora.server.quotas import CallerQuotas, parse_exempt, peer_address
+from kutnahora.server.quotas import CallerQuotas
 from kutnahora.v1 import game_pb2, game_service_pb2
 from tests.server.conftest import Client, StartServer, bearer, play_game
 

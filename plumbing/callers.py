@@ -1,0 +1,181 @@
+"""Who calls a service, and how often it may: the caller identity and the token buckets that both the game
+server's per-caller quotas (:mod:`kutnahora.server.quotas`) and the arena's registration limit count
+against.
+
+Who a caller is (:meth:`Callers.caller`):
+
+- a TCP caller is its address without the port: an IPv4 address, or an IPv6 address's /64 (one host
+  commonly holds a whole /64, so counting single IPv6 addresses would let it count as billions);
+  an IPv4 address mapped into IPv6 counts as that IPv4 address;
+- every caller of a Unix socket is one caller, ``unix``: gRPC says nothing about who is at the other
+  end of a Unix socket;
+- a call carrying an exempting token (the service's admin token, the game server's ``--quota-token``) is
+  the caller ``token`` and is not counted at all, nor one from an exempt address (``--quota-exempt``:
+  ``loopback`` by default, the service's own host, where the tournament runner, the benchmarks and a
+  service beside it run).
+
+Behind a proxy every caller has the proxy's address: exempt it only if it does its own limiting, else
+raise the limits (docs/operations.md#quotas).
+
+:class:`RateLimiter` holds a token bucket for each key (a connection, or a caller's key): each key may
+spend ``rate`` tokens per second on average and ``burst`` at once. The table of buckets is bounded: it
+holds at most ``max_keys`` buckets, and when a new key comes to a full table the bucket used least
+recently is dropped. Dropping a bucket that has had time to fill up again loses nothing (a new key starts
+full); dropping one that has not forgives its debt, which only a crowd of more than ``max_keys`` keys at
+once can arrange.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from kutnahora.plumbing import auth
+
+DEFAULT_EXEMPT = ("loopback",)
+"""The callers no limit counts unless the operator says otherwise: the service's own host."""
+
+KEYWORDS = ("loopback", "unix")
+"""The names ``--quota-exempt`` takes besides addresses and networks."""
+
+IPV6_PREFIX = 64
+"""The IPv6 network one caller is: a host commonly holds a whole /64."""
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_exempt(text: str) -> tuple[str, ...]:
+    """``--quota-exempt``: comma-separated ``loopback``, ``unix``, addresses or networks; ``none`` for
+    nobody. Raises ValueError, with a sentence, for anything else."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if items in (["none"], []):
+        return ()
+    for item in items:
+        if item in KEYWORDS:
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"{item!r} is not loopback, unix, an IP address or a network such as 10.0.0.0/8"
+            ) from None
+    return tuple(items)
+
+
+def show_exempt(value: tuple[str, ...]) -> str:
+    """``--quota-exempt`` as ``--help`` and the guide write it."""
+    return ",".join(value) or "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who made a call, as the limits count it: ``key`` names it in refusals and tables."""
+
+    key: str
+    exempt: bool
+
+
+def peer_address(peer: str) -> Address | None:
+    """The IP address of a gRPC peer (``ipv4:1.2.3.4:5``, ``ipv6:%5B::1%5D:5``), or None (a Unix socket,
+    or a peer gRPC names some other way)."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return None
+    host = unquote(rest).rpartition(":")[0].strip("[]").partition("%")[0]
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+class Callers:
+    """Who a call's caller is, and whether it is exempt, for one service's exemptions and tokens."""
+
+    def __init__(self, exempt: tuple[str, ...], tokens: Iterable[str]) -> None:
+        self._loopback = "loopback" in exempt
+        self._unix = "unix" in exempt
+        self._networks: list[Network] = [
+            ipaddress.ip_network(item, strict=False) for item in exempt if item not in KEYWORDS
+        ]
+        self._token_hashes = [auth.token_hash(token) for token in tokens if token]
+
+    def caller(self, peer: str, token: str | None) -> Caller:
+        """The caller of a call from ``peer`` carrying ``token`` (or none)."""
+        if token and any(auth.matches(token, stored) for stored in self._token_hashes):
+            return Caller("token", True)
+        address = peer_address(peer)
+        if address is None:
+            if peer.startswith("unix:"):
+                return Caller("unix", self._unix)
+            return Caller(peer[:100], False)
+        exempt = (self._loopback and address.is_loopback) or any(
+            address in network for network in self._networks
+        )
+        if isinstance(address, ipaddress.IPv6Address):
+            network = ipaddress.IPv6Network((address, IPV6_PREFIX), strict=False)
+            return Caller(f"ipv6:{network}", exempt)
+        return Caller(f"ipv4:{address}", exempt)
+
+
+class _Bucket:
+    __slots__ = ("stamp", "tokens")
+
+    def __init__(self, tokens: float, stamp: float) -> None:
+        self.tokens = tokens
+        self.stamp = stamp
+
+
+class RateLimiter:
+    """Token buckets keyed by a text (a peer, a caller)."""
+
+    def __init__(
+        self,
+        rate: float,
+        burst: int,
+        clock: Callable[[], float] = time.monotonic,
+        max_keys: int = 10_000,
+    ) -> None:
+        self.rate = rate
+        self.burst = float(max(1, burst))
+        self._clock = clock
+        self._max_keys = max_keys
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def _bucket(self, key: str, now: float) -> _Bucket:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            while len(self._buckets) >= self._max_keys:
+                self._buckets.popitem(last=False)
+            bucket = self._buckets[key] = _Bucket(self.burst, now)
+        else:
+            self._buckets.move_to_end(key)
+            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.stamp) * self.rate)
+            bucket.stamp = now
+        return bucket
+
+    def allow(self, key: str, cost: float = 1.0) -> bool:
+        """Take ``cost`` tokens from the key's bucket; False when it does not hold that many."""
+        return self.take(key, cost) == 0.0
+
+    def take(self, key: str, cost: float = 1.0) -> float:
+        """Take ``cost`` tokens from the key's bucket and return 0.0; or, when it does not hold that many,
+        take nothing and return the seconds after which it will."""
+        if self.rate <= 0:
+            return 0.0
+        now = self._clock()
+        bucket = self._bucket(key, now)
+        if bucket.tokens < cost:
+            return (min(cost, self.burst) - bucket.tokens) / self.rate
+        bucket.tokens -= cost
+        return 0.0
