@@ -18,7 +18,10 @@
 ========================================  ==============================================================
 
 A browser's seat token lives only in its cookie (:mod:`.seats`); every POST must come from this site's
-own pages. A spectator's page and event stream are built from the server's spectator view only.
+own pages. A spectator's page and event stream are built from the server's spectator view only. Each
+visitor (:mod:`.visitors`) is held to its own limits (:mod:`.limits`): creations and joins a minute,
+unfinished games, requests a second and open event streams; past one it gets 429, and nothing is created,
+joined, listed or watched for it.
 """
 
 from __future__ import annotations
@@ -53,8 +56,10 @@ from kutnahora.web import arena_pages, lobby, replays, seats, wire
 from kutnahora.web.bots import BotPlayers
 from kutnahora.web.connection import Connection
 from kutnahora.web.hosts import AllowedHosts
+from kutnahora.web.limits import STATE_KEY, Limits, Refused, Releasing, VisitorGate, VisitorLimits
 from kutnahora.web.replays import ReplayError, replay_onto
 from kutnahora.web.standings import ResultsError, Tournament, from_records, read
+from kutnahora.web.visitors import Network, Visitors
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +104,7 @@ class Web:
 
     connection: Connection
     bots: BotPlayers
+    limits: VisitorLimits = field(default_factory=lambda: VisitorLimits(Limits.off()))
     names: Names | None = None
     components: dict[str, Any] | None = None
     tournament: Tournament | None = None
@@ -153,8 +159,15 @@ def api(
             return await handler(request, request.app.state.web)
         except (ClientError, BadRequest) as error:
             return error_response(error)
+        except Refused as refused:
+            return refused.response()
 
     return route
+
+
+def visitor(request: Request) -> str:
+    """Who sent the request, as :class:`VisitorGate` named them."""
+    return str(request.scope.get("state", {}).get(STATE_KEY, "unknown"))
 
 
 async def json_body(request: Request) -> dict[str, Any]:
@@ -380,9 +393,16 @@ async def game_events(request: Request, web: Web) -> Response:
     else:
         raw = request.query_params.get("from", "0")
         first = int(raw) if raw.isdigit() else 0
-    summary = await web.client.get_game(game_id)
-    names = Names(web.component_names().components, wire.seat_names(summary))
-    return EventSourceResponse(_relay(web, game_id, seat, first, names), ping=15)
+    who = visitor(request)
+    web.limits.streams.open(who)
+    try:
+        summary = await web.client.get_game(game_id)
+        names = Names(web.component_names().components, wire.seat_names(summary))
+    except BaseException:
+        web.limits.streams.close(who)
+        raise
+    stream = EventSourceResponse(_relay(web, game_id, seat, first, names), ping=15)
+    return Releasing(stream, lambda: web.limits.streams.close(who))
 
 
 async def _relay(
@@ -409,6 +429,9 @@ async def _relay(
 
 
 async def create_game(request: Request, web: Web) -> Response:
+    who = visitor(request)
+    # The rate is taken before the body is read, so that malformed requests count too.
+    web.limits.create_or_join(who)
     data = await json_body(request)
     players = integer(data, "players", 2, 4)
     kinds = data.get("seats")
@@ -432,8 +455,16 @@ async def create_game(request: Request, web: Web) -> Response:
         settings = game_pb2.ClockSettings()
         settings.decision_time.FromSeconds(per_move)
         settings.time_bank.FromSeconds(10 * per_move)
-    created = await web.client.create_game(players, seed=seed, clock=settings, label="kutnahora-web")
+    if web.limits.games.full(who):
+        await _forget_ended(web, who)
+    web.limits.games.reserve(who)
+    try:
+        created = await web.client.create_game(players, seed=seed, clock=settings, label="kutnahora-web")
+    except BaseException:
+        web.limits.games.unreserve(who)
+        raise
     game_id = created.game.game_id
+    web.limits.games.bind(who, game_id)
     response = JSONResponse({"game_id": game_id})
     if "you" in kinds:
         mine = await web.client.join_game(game_id, kinds.index("you"), name)
@@ -446,8 +477,23 @@ async def create_game(request: Request, web: Web) -> Response:
     return response
 
 
+async def _forget_ended(web: Web, who: str) -> None:
+    """Free the places of the visitor's games that have ended (or that the game server no longer has),
+    asking the game server about each; one it cannot answer about keeps its place."""
+    for game_id in web.limits.games.games(who):
+        try:
+            summary = await web.client.get_game(game_id)
+        except ClientError as error:
+            if error.code == grpc.StatusCode.NOT_FOUND:
+                web.limits.games.ended(who, game_id)
+            continue
+        if summary.status in wire.ENDED:
+            web.limits.games.ended(who, game_id)
+
+
 async def join_game(request: Request, web: Web) -> Response:
     game_id = request.path_params["game_id"]
+    web.limits.create_or_join(visitor(request))
     data = await json_body(request)
     seat = data.get("seat")
     if seat is not None:
@@ -534,15 +580,20 @@ def create_app(
     ca_cert: str | None = None,
     results: Path | None = None,
     allowed_hosts: Sequence[str] = ("*",),
+    limits: Limits | None = None,
+    trusted_proxies: Sequence[Network] = (),
 ) -> Starlette:
     """The application for the game server at ``address``; it connects in the background when it starts,
     and again whenever the connection drops (:mod:`.connection`).
 
     ``results`` is a tournament results file to show at ``/tournament``; it is read at once, so a bad file
     is reported before the server starts (:class:`ResultsError`). ``allowed_hosts`` are the names a request's
-    Host header may give (:mod:`.hosts`; ``*`` allows any).
+    Host header may give (:mod:`.hosts`; ``*`` allows any). ``limits`` are what one visitor may do
+    (:class:`Limits`; by default its defaults), and a request from one of ``trusted_proxies`` is the
+    visitor's its ``X-Forwarded-For`` names (:mod:`.visitors`).
     """
     tournament = read(results) if results is not None else None
+    visitor_limits = VisitorLimits(limits if limits is not None else Limits(), Visitors(trusted_proxies))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -550,6 +601,7 @@ def create_app(
         web = Web(
             connection=connection,
             bots=BotPlayers(address, tls=tls, ca_cert=ca_cert),
+            limits=visitor_limits,
             tournament=tournament,
             results=results,
             tls=tls,
@@ -584,5 +636,9 @@ def create_app(
         *arena_pages.routes(),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    middleware = [Middleware(SecurityHeaders), Middleware(AllowedHosts, hosts=allowed_hosts)]
+    middleware = [
+        Middleware(SecurityHeaders),
+        Middleware(AllowedHosts, hosts=allowed_hosts),
+        Middleware(VisitorGate, limits=visitor_limits),
+    ]
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)

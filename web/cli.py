@@ -7,6 +7,10 @@ It prints the address it serves once it is ready. It may start before its game s
 at once, saying "game server unavailable" until it reaches the server, retrying with a growing wait, and
 reconnects by itself when the game server stops or restarts. Requests must name it by an allowed host name
 (``--allowed-hosts``; by default the address it serves), so that a DNS-rebinding page cannot use it.
+
+Each visitor (a client address, an IPv6 /64; behind ``--trusted-proxies`` the address they forward) is
+held to its own limits, ``--visitor-*``, each also set by its ``KUTNAHORA_WEB_VISITOR_*`` variable
+(:mod:`kutnahora.web.limits`): the game server sees every visitor as this one caller.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import socket
 import sys
 from collections.abc import Sequence
@@ -26,7 +31,41 @@ from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.sdk import ClientError
 from kutnahora.web.app import create_app
 from kutnahora.web.hosts import default_hosts
+from kutnahora.web.limits import Limits
 from kutnahora.web.standings import ResultsError
+from kutnahora.web.visitors import Network, parse_networks
+
+DEFAULTS = Limits()
+
+
+def whole(text: str) -> int:
+    """A count: a whole number, 0 or more."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 0 or more")
+    return int(text)
+
+
+def rate(text: str) -> float:
+    """A rate: a number, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of 0 or more")
+    return value
+
+
+def networks(text: str) -> tuple[Network, ...]:
+    try:
+        return parse_networks(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def setting(name: str, default: object) -> str:
+    """A setting's default: its environment variable ``KUTNAHORA_WEB_<NAME>``, else ``default``."""
+    return os.environ.get(f"KUTNAHORA_WEB_{name}", str(default))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,7 +102,79 @@ def build_parser() -> argparse.ArgumentParser:
             "with localhost, 127.0.0.1 and ::1 when it is a loopback address"
         ),
     )
+    limits = parser.add_argument_group(
+        "limits per visitor",
+        "What one visitor (a client address; an IPv6 /64) may do; past a limit it gets HTTP 429 with "
+        "Retry-After and a sentence, and the game server is asked nothing. 0 turns a limit off. Each "
+        "option's default comes from the variable it names.",
+    )
+    limits.add_argument(
+        "--visitor-creations",
+        type=rate,
+        default=setting("VISITOR_CREATIONS", DEFAULTS.creations),
+        metavar="N",
+        help="game creations and joins a visitor may make a minute, on average "
+        "(KUTNAHORA_WEB_VISITOR_CREATIONS)",
+    )
+    limits.add_argument(
+        "--visitor-creation-burst",
+        type=whole,
+        default=setting("VISITOR_CREATION_BURST", DEFAULTS.creation_burst),
+        metavar="N",
+        help="... and at once (KUTNAHORA_WEB_VISITOR_CREATION_BURST)",
+    )
+    limits.add_argument(
+        "--visitor-games",
+        type=whole,
+        default=setting("VISITOR_GAMES", DEFAULTS.games),
+        metavar="N",
+        help="unfinished games a visitor may have created here; a game frees its place when it ends "
+        "(KUTNAHORA_WEB_VISITOR_GAMES)",
+    )
+    limits.add_argument(
+        "--visitor-requests",
+        type=rate,
+        default=setting("VISITOR_REQUESTS", DEFAULTS.requests),
+        metavar="N",
+        help="requests a visitor may send a second, on average, static files aside "
+        "(KUTNAHORA_WEB_VISITOR_REQUESTS)",
+    )
+    limits.add_argument(
+        "--visitor-request-burst",
+        type=whole,
+        default=setting("VISITOR_REQUEST_BURST", DEFAULTS.request_burst),
+        metavar="N",
+        help="... and at once (KUTNAHORA_WEB_VISITOR_REQUEST_BURST)",
+    )
+    limits.add_argument(
+        "--visitor-streams",
+        type=whole,
+        default=setting("VISITOR_STREAMS", DEFAULTS.streams),
+        metavar="N",
+        help="live games (event streams) a visitor may follow at once (KUTNAHORA_WEB_VISITOR_STREAMS)",
+    )
+    limits.add_argument(
+        "--trusted-proxies",
+        type=networks,
+        default=setting("TRUSTED_PROXIES", "none"),
+        metavar="NETWORKS",
+        help="comma-separated addresses or networks of reverse proxies in front of this server: a request "
+        "from one is the visitor's that X-Forwarded-For names (the right-most address there that is no "
+        "trusted proxy); default none, and the header is ignored (KUTNAHORA_WEB_TRUSTED_PROXIES)",
+    )
     return parser
+
+
+def visitor_limits(args: argparse.Namespace) -> Limits:
+    """The per-visitor limits the options give."""
+    return Limits(
+        creations=args.visitor_creations,
+        creation_burst=args.visitor_creation_burst,
+        games=args.visitor_games,
+        requests=args.visitor_requests,
+        request_burst=args.visitor_request_burst,
+        streams=args.visitor_streams,
+    )
 
 
 def allowed_hosts(args: argparse.Namespace) -> list[str]:
@@ -95,11 +206,17 @@ async def serve(args: argparse.Namespace, sock: socket.socket) -> int:
         ca_cert=args.ca_cert,
         results=args.results,
         allowed_hosts=allowed_hosts(args),
+        limits=visitor_limits(args),
+        trusted_proxies=args.trusted_proxies,
     )
     config = uvicorn.Config(
         app,
         log_level=args.log_level,
         access_log=not args.no_access_log,
+        # X-Forwarded-For and -Proto are believed from --trusted-proxies only (uvicorn would believe
+        # 127.0.0.1's by default); the app names visitors by the same rule (kutnahora.web.visitors).
+        proxy_headers=bool(args.trusted_proxies),
+        forwarded_allow_ips=[str(network) for network in args.trusted_proxies] or None,
         lifespan="on",
         timeout_graceful_shutdown=2,
     )

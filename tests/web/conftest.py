@@ -34,6 +34,13 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
+UNLIMITED = [
+    *("--visitor-creations", "0", "--visitor-games", "0"),
+    *("--visitor-requests", "0", "--visitor-streams", "0"),
+]
+"""The browser tests' web servers hold no visitor to limits: every test's browser and client is one
+visitor, 127.0.0.1, and the session creates far more games than one visitor may hold (the limits have
+their own tests, tests/web/test_visitor_limits.py)."""
 T = TypeVar("T")
 
 
@@ -105,7 +112,7 @@ def servers() -> Iterator[Servers]:
     try:
         log = folder / "web.log"
         web, url = start(
-            [sys.executable, "-m", "kutnahora.web.cli", "--server", address, "--port", "0"],
+            [sys.executable, "-m", "kutnahora.web.cli", "--server", address, "--port", "0", *UNLIMITED],
             r"serving (http://\S+)",
             log,
         )
@@ -167,7 +174,7 @@ def arena_site(servers: Servers) -> Iterator[ArenaSite]:
     try:
         run(_play_rated(address))
         web, url = start(
-            [sys.executable, "-m", "kutnahora.web.cli", "--server", servers.grpc, "--port", "0"],
+            [sys.executable, "-m", "kutnahora.web.cli", "--server", servers.grpc, "--port", "0", *UNLIMITED],
             r"serving (http://\S+)",
             folder / "web.log",
             env={"KUTNAHORA_WEB_ARENA": address},

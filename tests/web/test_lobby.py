@@ -24,7 +24,7 @@ from kutnahora.clients.sdk import Client
 from kutnahora.v1 import game_pb2
 from kutnahora.web import lobby
 from tests.web import axe
-from tests.web.conftest import run, start, stop
+from tests.web.conftest import UNLIMITED, run, start, stop
 
 FINISHED = 260
 ABANDONED = 25
@@ -92,7 +92,7 @@ def crowd() -> Iterator[Crowd]:
         ids = run(_populate(address))
         assert (len(ids["waiting"]), len(ids["active"]), len(ids["abandoned"])) == (3, 3, ABANDONED)
         web, url = start(
-            [sys.executable, "-m", "kutnahora.web.cli", "--server", address, "--port", "0"],
+            [sys.executable, "-m", "kutnahora.web.cli", "--server", address, "--port", "0", *UNLIMITED],
             r"serving (http://\S+)",
             folder / "web.log",
         )

@@ -473,6 +473,28 @@ function receive(entry) {
   else renderScrub();
 }
 
+async function refused(url) {
+  let wait = 5;
+  try {
+    const response = await fetch(url, { headers: { accept: "application/json" } });
+    if (response.ok) {
+      // Allowed this time (the refusal has passed): let this request go and follow the game again.
+      await response.body?.cancel();
+      wait = 1;
+    } else {
+      const data = await response.json().catch(() => ({ error: `${url} answered ${response.status}.` }));
+      showError(data.error || `${url} answered ${response.status}.`);
+      wait = Math.max(1, Number(response.headers.get("retry-after")) || 5);
+    }
+  } catch (error) {
+    showError(error.message);
+  }
+  setTimeout(() => {
+    showError("");
+    connect();
+  }, wait * 1000);
+}
+
 function connect() {
   const source = new EventSource(`/api/games/${gameId}/events?from=${state.history.length}`);
   state.source = source;
@@ -512,6 +534,12 @@ function connect() {
       });
     };
     finish();
+  });
+  source.addEventListener("error", () => {
+    // A stream that was refused (429: this visitor follows too many games at once) closes for good
+    // without saying why; ask once more to read the sentence, show it, and try again when allowed.
+    if (source.readyState !== EventSource.CLOSED || state.source !== source) return;
+    refused(source.url);
   });
   source.addEventListener("failure", (event) => {
     source.close();

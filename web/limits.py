@@ -1,0 +1,282 @@
+"""Per-visitor limits: what one visitor (:mod:`.visitors`) may ask of this web server, and so of the game
+server behind it.
+
+The game server counts this web server as one caller, so without limits of its own one visitor with a
+script could create games until the game server is full for everybody, spend the web host's quota so that
+nobody else can start a game, or have this server list games as fast as it can send requests. Each
+visitor has (:class:`Limits`, ``kutnahora-web --visitor-*``; 0 turns one off):
+
+- a rate of game creations and joins (a token bucket: ``creations`` a minute, ``creation_burst`` at once);
+- a number of unfinished games it created through this web server (``games``): a place is freed when the
+  game ends (finished or abandoned), which this server asks the game server about only when the visitor
+  would otherwise be refused;
+- a rate of every other request but the static files (``requests`` a second, ``request_burst`` at once);
+- a number of event streams open at once (``streams``).
+
+A refusal is :class:`Refused`: HTTP 429 with ``Retry-After`` and ``{"error": sentence}``, given before
+the game server is asked to create, join, list or watch anything (a visitor at its games' limit has their
+status read first, to free the places of those that ended).
+
+The tables are bounded: the buckets hold at most :data:`MAX_VISITORS` visitors (the one heard from least
+recently is forgotten, and starts full again if it comes back), the counts of games and streams only
+visitors that hold some (games: at most :data:`MAX_VISITORS` of them).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from kutnahora.web.visitors import Visitors
+
+MAX_VISITORS = 10_000
+GAMES_RETRY_SECONDS = 30
+"""The Retry-After of a visitor that holds its games: games end, or are abandoned when nobody joins."""
+STREAMS_RETRY_SECONDS = 10
+"""The Retry-After of a visitor that holds its event streams: one closes when its page does."""
+STATE_KEY = "visitor"
+"""Where :class:`VisitorGate` leaves the request's visitor, in ``request.state``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one visitor may do; 0 turns a limit off."""
+
+    creations: float = 6.0  # game creations and joins a minute, on average
+    creation_burst: int = 10  # ... and at once
+    games: int = 5  # unfinished games created through this web server
+    requests: float = 20.0  # other requests a second, on average
+    request_burst: int = 40  # ... and at once
+    streams: int = 8  # event streams open at once
+
+    @classmethod
+    def off(cls) -> Limits:
+        """No limit at all."""
+        return cls(0, 0, 0, 0, 0, 0)
+
+
+class Refused(Exception):
+    """A request over one of its visitor's limits: a sentence, and the seconds to wait before asking again."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+    def response(self) -> JSONResponse:
+        """HTTP 429 with ``Retry-After`` (whole seconds, at least 1) and ``{"error": sentence}``."""
+        seconds = max(1, math.ceil(self.retry_after))
+        return JSONResponse({"error": str(self)}, status_code=429, headers={"retry-after": str(seconds)})
+
+
+class Buckets:
+    """Token buckets keyed by visitor: ``rate`` tokens a second on average, ``burst`` at once."""
+
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic, most: int = MAX_VISITORS
+    ) -> None:
+        self.rate = rate
+        self.burst = float(max(1, burst))
+        self._clock = clock
+        self._most = most
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key -> (tokens, stamp)
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def take(self, key: str) -> float:
+        """Take a token from the key's bucket and return 0.0; or, when it holds none, take nothing and
+        return the seconds until it does. A rate of 0 means no limit."""
+        if self.rate <= 0:
+            return 0.0
+        now = self._clock()
+        held = self._buckets.pop(key, None)
+        if held is None:
+            while len(self._buckets) >= self._most:
+                self._buckets.popitem(last=False)
+            tokens = self.burst
+        else:
+            tokens = min(self.burst, held[0] + (now - held[1]) * self.rate)
+        if tokens < 1:
+            self._buckets[key] = (tokens, now)
+            return (1 - tokens) / self.rate
+        self._buckets[key] = (tokens - 1, now)
+        return 0.0
+
+
+class GamesHeld:
+    """The unfinished games each visitor created here, and the creations it has under way."""
+
+    def __init__(self, most: int, visitors_most: int = MAX_VISITORS) -> None:
+        self.most = most
+        self._visitors_most = visitors_most
+        self._games: OrderedDict[str, set[str]] = (
+            OrderedDict()
+        )  # visitor -> its games not known to have ended
+        self._creating: dict[str, int] = {}  # visitor -> creations reserved and not yet bound
+
+    def count(self, visitor: str) -> int:
+        return len(self._games.get(visitor, ())) + self._creating.get(visitor, 0)
+
+    def full(self, visitor: str) -> bool:
+        return self.most > 0 and self.count(visitor) >= self.most
+
+    def games(self, visitor: str) -> list[str]:
+        """The games the visitor created that are not known to have ended."""
+        return sorted(self._games.get(visitor, ()))
+
+    def reserve(self, visitor: str) -> None:
+        """Take a place for a game the visitor is creating; :class:`Refused` when it holds its limit."""
+        if self.most <= 0:
+            return
+        if self.full(visitor):
+            raise Refused(
+                f"You already have {self.most} unfinished games created here, as many as one visitor may; "
+                "finish or leave one (a game nobody joins is abandoned after a while), then try again.",
+                GAMES_RETRY_SECONDS,
+            )
+        self._creating[visitor] = self._creating.get(visitor, 0) + 1
+
+    def unreserve(self, visitor: str) -> None:
+        """Give back a place :meth:`reserve` took, for a game that was not created."""
+        if self.most <= 0:
+            return
+        left = self._creating.get(visitor, 0) - 1
+        if left > 0:
+            self._creating[visitor] = left
+        else:
+            self._creating.pop(visitor, None)
+
+    def bind(self, visitor: str, game_id: str) -> None:
+        """Tie a reserved place to the game created with it, until :meth:`ended` frees it."""
+        if self.most <= 0:
+            return
+        self.unreserve(visitor)
+        games = self._games.pop(visitor, None)
+        if games is None:
+            while len(self._games) >= self._visitors_most:
+                self._games.popitem(last=False)
+            games = set()
+        games.add(game_id)
+        self._games[visitor] = games
+
+    def ended(self, visitor: str, game_id: str) -> None:
+        """A game the visitor created has ended: its place is free."""
+        games = self._games.get(visitor)
+        if games is not None:
+            games.discard(game_id)
+            if not games:
+                del self._games[visitor]
+
+
+class Streams:
+    """The event streams each visitor has open."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._open: dict[str, int] = {}
+
+    def open(self, visitor: str) -> None:
+        """Count a stream the visitor opens; :class:`Refused` when it has its limit open."""
+        if self.most <= 0:
+            return
+        held = self._open.get(visitor, 0)
+        if held >= self.most:
+            raise Refused(
+                f"You already follow {self.most} games live at once, as many as one visitor may; "
+                "close another game's page, then reload this one.",
+                STREAMS_RETRY_SECONDS,
+            )
+        self._open[visitor] = held + 1
+
+    def close(self, visitor: str) -> None:
+        if self.most <= 0:
+            return
+        held = self._open.get(visitor, 0) - 1
+        if held > 0:
+            self._open[visitor] = held
+        else:
+            self._open.pop(visitor, None)
+
+    def held(self, visitor: str) -> int:
+        return self._open.get(visitor, 0)
+
+
+class VisitorLimits:
+    """Every per-visitor limit of one web server, and who a visitor is."""
+
+    def __init__(
+        self, limits: Limits, visitors: Visitors | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limits = limits
+        self.visitors = visitors or Visitors()
+        self.creation_rate = Buckets(limits.creations / 60, limits.creation_burst, clock)
+        self.request_rate = Buckets(limits.requests, limits.request_burst, clock)
+        self.games = GamesHeld(limits.games)
+        self.streams = Streams(limits.streams)
+
+    def create_or_join(self, visitor: str) -> None:
+        """Count a game creation or join; :class:`Refused` when the visitor has made too many lately."""
+        wait = self.creation_rate.take(visitor)
+        if wait > 0:
+            raise Refused(
+                f"Too many games created or joined from your address: at most "
+                f"{self.limits.creations:g} a minute; try again in {math.ceil(wait)} s.",
+                wait,
+            )
+
+    def request(self, visitor: str) -> None:
+        """Count a request; :class:`Refused` when the visitor has sent too many lately."""
+        wait = self.request_rate.take(visitor)
+        if wait > 0:
+            raise Refused(
+                f"Too many requests from your address: at most {self.limits.requests:g} a second; "
+                "wait a moment and try again.",
+                wait,
+            )
+
+
+class VisitorGate:
+    """Name each request's visitor (``request.state.visitor``) and hold every request but the static
+    files to the visitor's request rate (a plain ASGI middleware, so that event streams pass through
+    unbuffered)."""
+
+    def __init__(self, app: ASGIApp, limits: VisitorLimits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        visitor = self.limits.visitors.of(scope)
+        scope.setdefault("state", {})[STATE_KEY] = visitor
+        if not scope["path"].startswith("/static/"):
+            try:
+                self.limits.request(visitor)
+            except Refused as refused:
+                await refused.response()(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class Releasing(Response):
+    """A response that calls ``release`` once it is over, however it ends (finished, or the visitor
+    went away): an event stream's place among its visitor's open streams."""
+
+    def __init__(self, inner: Response, release: Callable[[], None]) -> None:
+        self.inner = inner
+        self.release = release
+        self.status_code = inner.status_code
+        self.background = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.inner(scope, receive, send)
+        finally:
+            self.release()

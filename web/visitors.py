@@ -1,0 +1,107 @@
+"""Who a visitor is: the address a request came from, as the web server's per-visitor limits count it.
+
+Every visitor reaches the game server through this web server, as one gRPC caller, so the game server's
+quotas cannot tell visitors apart; the web server counts them itself (:mod:`.limits`). A visitor is:
+
+- the request's client address without its port: an IPv4 address, or an IPv6 address's /64 (one host
+  commonly holds a whole /64, so counting single IPv6 addresses would let it count as billions); an IPv4
+  address mapped into IPv6 counts as that IPv4 address;
+- behind a reverse proxy, whose address every request would otherwise have: when the request comes from a
+  trusted proxy (``--trusted-proxies``; none by default), the right-most address of ``X-Forwarded-For``
+  that is not itself a trusted proxy. Each proxy appends the address it was reached from, so the entries
+  to the left of that one are the visitor's own words and are never believed. Without trusted proxies the
+  header is ignored: anyone can send one.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+
+from starlette.types import Scope
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+IPV6_PREFIX = 64
+FORWARDED_MOST = 64  # entries of X-Forwarded-For read at most, from the right
+
+
+def parse_networks(text: str) -> tuple[Network, ...]:
+    """``--trusted-proxies``: comma-separated addresses or networks (``10.0.0.5,10.1.0.0/16,::1``);
+    ``none`` or nothing for none. Raises ValueError, with a sentence, for anything else."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if items in (["none"], []):
+        return ()
+    networks = []
+    for item in items:
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ValueError(f"{item!r} is not an IP address or a network such as 10.0.0.0/8") from None
+    return tuple(networks)
+
+
+def address(text: str) -> Address | None:
+    """The IP address in ``text`` (``[::1]`` and a zone ``%eth0`` allowed), an IPv4-mapped IPv6 address as
+    its IPv4 address; None when it is not an address."""
+    text = text.strip().strip("[]").partition("%")[0]
+    try:
+        found = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(found, ipaddress.IPv6Address) and found.ipv4_mapped is not None:
+        return found.ipv4_mapped
+    return found
+
+
+def key(found: Address) -> str:
+    """A visitor's name in the limits' tables and refusals: ``203.0.113.7``, or ``2001:db8:1:2::/64``."""
+    if isinstance(found, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((found, IPV6_PREFIX), strict=False))
+    return str(found)
+
+
+class Visitors:
+    """Tells who sent a request, believing ``X-Forwarded-For`` from the ``trusted`` proxies only."""
+
+    def __init__(self, trusted: Iterable[Network] = ()) -> None:
+        self.trusted = tuple(trusted)
+
+    def _trusted(self, found: Address) -> bool:
+        return any(found in network for network in self.trusted)
+
+    def of(self, scope: Scope) -> str:
+        """The visitor of an HTTP request's ``scope``: its key (:func:`key`), or, for a peer that is not an
+        IP address (a Unix socket, a test client), the peer's name as given."""
+        client = scope.get("client")
+        peer_text = str(client[0]) if client else ""
+        peer = address(peer_text)
+        if peer is None:
+            return peer_text[:100] or "unknown"
+        if self.trusted and self._trusted(peer):
+            forwarded = self._forwarded(scope)
+            if forwarded is not None:
+                return key(forwarded)
+        return key(peer)
+
+    def _forwarded(self, scope: Scope) -> Address | None:
+        """The right-most address of X-Forwarded-For that is no trusted proxy; None when there is no
+        header, or an entry read before reaching one is not an address (a proxy that writes something
+        else: the request is then counted as the proxy's own)."""
+        entries: list[str] = []
+        for name, value in scope.get("headers", []):
+            if name.lower() == b"x-forwarded-for":
+                entries.extend(value.decode("latin-1").split(","))
+        if not entries:
+            return None
+        last: Address | None = None
+        for entry in reversed(entries[-FORWARDED_MOST:]):
+            found = address(entry)
+            if found is None:
+                return None
+            if not self._trusted(found):
+                return found
+            last = found
+        # Every hop is a trusted proxy: the left-most one read is the nearest thing to a visitor there is.
+        return last
