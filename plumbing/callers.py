@@ -80,13 +80,10 @@ class Caller:
     exempt: bool
 
 
-def peer_address(peer: str) -> Address | None:
-    """The IP address of a gRPC peer (``ipv4:1.2.3.4:5``, ``ipv6:%5B::1%5D:5``), or None (a Unix socket,
-    or a peer gRPC names some other way)."""
-    kind, _, rest = peer.partition(":")
-    if kind not in ("ipv4", "ipv6"):
-        return None
-    host = unquote(rest).rpartition(":")[0].strip("[]").partition("%")[0]
+def host_address(host: str) -> Address | None:
+    """The IP address written in ``host`` (``1.2.3.4``, ``::1``, ``[::1]``, with a zone ``%eth0`` or
+    not), an IPv4 address mapped into IPv6 as that IPv4 address; None when it is not an address."""
+    host = host.strip().strip("[]").partition("%")[0]
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
@@ -94,6 +91,23 @@ def peer_address(peer: str) -> Address | None:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped
     return address
+
+
+def address_key(address: Address) -> str:
+    """Who an address is, as limits count it: ``ipv4:203.0.113.7``, or an IPv6 address's /64
+    (``ipv6:2001:db8:1:2::/64``), since one host commonly holds a whole /64."""
+    if isinstance(address, ipaddress.IPv6Address):
+        return f"ipv6:{ipaddress.IPv6Network((address, IPV6_PREFIX), strict=False)}"
+    return f"ipv4:{address}"
+
+
+def peer_address(peer: str) -> Address | None:
+    """The IP address of a gRPC peer (``ipv4:1.2.3.4:5``, ``ipv6:%5B::1%5D:5``), or None (a Unix socket,
+    or a peer gRPC names some other way)."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return None
+    return host_address(unquote(rest).rpartition(":")[0])
 
 
 class Callers:
@@ -119,10 +133,7 @@ class Callers:
         exempt = (self._loopback and address.is_loopback) or any(
             address in network for network in self._networks
         )
-        if isinstance(address, ipaddress.IPv6Address):
-            network = ipaddress.IPv6Network((address, IPV6_PREFIX), strict=False)
-            return Caller(f"ipv6:{network}", exempt)
-        return Caller(f"ipv4:{address}", exempt)
+        return Caller(address_key(address), exempt)
 
 
 class _Bucket:

@@ -51,6 +51,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kutnahora.clients.render import Names
 from kutnahora.clients.sdk import Client, ClientError, SeatCredentials
 from kutnahora.clients.tournament.results import FORMAT, GameRecord
+from kutnahora.plumbing.callers import Network
 from kutnahora.v1 import game_pb2
 from kutnahora.web import arena_pages, lobby, replays, seats, wire
 from kutnahora.web.bots import BotPlayers
@@ -59,7 +60,7 @@ from kutnahora.web.hosts import AllowedHosts
 from kutnahora.web.limits import STATE_KEY, Limits, Refused, Releasing, VisitorGate, VisitorLimits
 from kutnahora.web.replays import ReplayError, replay_onto
 from kutnahora.web.standings import ResultsError, Tournament, from_records, read
-from kutnahora.web.visitors import Network, Visitors
+from kutnahora.web.visitors import Visitors
 
 log = logging.getLogger(__name__)
 

@@ -29,11 +29,12 @@ import uvicorn
 
 from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.sdk import ClientError
+from kutnahora.plumbing.callers import Network
 from kutnahora.web.app import create_app
 from kutnahora.web.hosts import default_hosts
 from kutnahora.web.limits import Limits
 from kutnahora.web.standings import ResultsError
-from kutnahora.web.visitors import Network, parse_networks
+from kutnahora.web.visitors import parse_networks
 
 DEFAULTS = Limits()
 

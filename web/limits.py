@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from kutnahora.plumbing.callers import RateLimiter
 from kutnahora.web.visitors import Visitors
 
 MAX_VISITORS = 10_000
@@ -72,41 +73,6 @@ class Refused(Exception):
         """HTTP 429 with ``Retry-After`` (whole seconds, at least 1) and ``{"error": sentence}``."""
         seconds = max(1, math.ceil(self.retry_after))
         return JSONResponse({"error": str(self)}, status_code=429, headers={"retry-after": str(seconds)})
-
-
-class Buckets:
-    """Token buckets keyed by visitor: ``rate`` tokens a second on average, ``burst`` at once."""
-
-    def __init__(
-        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic, most: int = MAX_VISITORS
-    ) -> None:
-        self.rate = rate
-        self.burst = float(max(1, burst))
-        self._clock = clock
-        self._most = most
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key -> (tokens, stamp)
-
-    def __len__(self) -> int:
-        return len(self._buckets)
-
-    def take(self, key: str) -> float:
-        """Take a token from the key's bucket and return 0.0; or, when it holds none, take nothing and
-        return the seconds until it does. A rate of 0 means no limit."""
-        if self.rate <= 0:
-            return 0.0
-        now = self._clock()
-        held = self._buckets.pop(key, None)
-        if held is None:
-            while len(self._buckets) >= self._most:
-                self._buckets.popitem(last=False)
-            tokens = self.burst
-        else:
-            tokens = min(self.burst, held[0] + (now - held[1]) * self.rate)
-        if tokens < 1:
-            self._buckets[key] = (tokens, now)
-            return (1 - tokens) / self.rate
-        self._buckets[key] = (tokens - 1, now)
-        return 0.0
 
 
 class GamesHeld:
@@ -215,8 +181,8 @@ class VisitorLimits:
     ) -> None:
         self.limits = limits
         self.visitors = visitors or Visitors()
-        self.creation_rate = Buckets(limits.creations / 60, limits.creation_burst, clock)
-        self.request_rate = Buckets(limits.requests, limits.request_burst, clock)
+        self.creation_rate = RateLimiter(limits.creations / 60, limits.creation_burst, clock, MAX_VISITORS)
+        self.request_rate = RateLimiter(limits.requests, limits.request_burst, clock, MAX_VISITORS)
         self.games = GamesHeld(limits.games)
         self.streams = Streams(limits.streams)
 

@@ -20,10 +20,8 @@ from collections.abc import Iterable
 
 from starlette.types import Scope
 
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+from kutnahora.plumbing.callers import Address, Network, address_key, host_address
 
-IPV6_PREFIX = 64
 FORWARDED_MOST = 64  # entries of X-Forwarded-For read at most, from the right
 
 
@@ -42,26 +40,6 @@ def parse_networks(text: str) -> tuple[Network, ...]:
     return tuple(networks)
 
 
-def address(text: str) -> Address | None:
-    """The IP address in ``text`` (``[::1]`` and a zone ``%eth0`` allowed), an IPv4-mapped IPv6 address as
-    its IPv4 address; None when it is not an address."""
-    text = text.strip().strip("[]").partition("%")[0]
-    try:
-        found = ipaddress.ip_address(text)
-    except ValueError:
-        return None
-    if isinstance(found, ipaddress.IPv6Address) and found.ipv4_mapped is not None:
-        return found.ipv4_mapped
-    return found
-
-
-def key(found: Address) -> str:
-    """A visitor's name in the limits' tables and refusals: ``203.0.113.7``, or ``2001:db8:1:2::/64``."""
-    if isinstance(found, ipaddress.IPv6Address):
-        return str(ipaddress.IPv6Network((found, IPV6_PREFIX), strict=False))
-    return str(found)
-
-
 class Visitors:
     """Tells who sent a request, believing ``X-Forwarded-For`` from the ``trusted`` proxies only."""
 
@@ -72,18 +50,19 @@ class Visitors:
         return any(found in network for network in self.trusted)
 
     def of(self, scope: Scope) -> str:
-        """The visitor of an HTTP request's ``scope``: its key (:func:`key`), or, for a peer that is not an
-        IP address (a Unix socket, a test client), the peer's name as given."""
+        """The visitor of an HTTP request's ``scope``: its key (``ipv4:203.0.113.7``, ``ipv6:…/64``:
+        :func:`~kutnahora.plumbing.callers.address_key`), or, for a peer that is not an IP address (a Unix
+        socket, a test client), the peer's name as given."""
         client = scope.get("client")
         peer_text = str(client[0]) if client else ""
-        peer = address(peer_text)
+        peer = host_address(peer_text)
         if peer is None:
             return peer_text[:100] or "unknown"
         if self.trusted and self._trusted(peer):
             forwarded = self._forwarded(scope)
             if forwarded is not None:
-                return key(forwarded)
-        return key(peer)
+                return address_key(forwarded)
+        return address_key(peer)
 
     def _forwarded(self, scope: Scope) -> Address | None:
         """The right-most address of X-Forwarded-For that is no trusted proxy; None when there is no
@@ -97,7 +76,7 @@ class Visitors:
             return None
         last: Address | None = None
         for entry in reversed(entries[-FORWARDED_MOST:]):
-            found = address(entry)
+            found = host_address(entry)
             if found is None:
                 return None
             if not self._trusted(found):

@@ -300,18 +300,18 @@ def scope(client: str, *forwarded: str) -> dict[str, Any]:
 
 def test_who_a_visitor_is() -> None:
     plain = Visitors()
-    assert plain.of(scope("203.0.113.7")) == "203.0.113.7"
-    assert plain.of(scope("::ffff:203.0.113.7")) == "203.0.113.7"
-    assert plain.of(scope("2001:db8:1:2:3:4:5:6")) == "2001:db8:1:2::/64"
-    assert plain.of(scope("127.0.0.1", "203.0.113.9")) == "127.0.0.1"
+    assert plain.of(scope("203.0.113.7")) == "ipv4:203.0.113.7"
+    assert plain.of(scope("::ffff:203.0.113.7")) == "ipv4:203.0.113.7"
+    assert plain.of(scope("2001:db8:1:2:3:4:5:6")) == "ipv6:2001:db8:1:2::/64"
+    assert plain.of(scope("127.0.0.1", "203.0.113.9")) == "ipv4:127.0.0.1"
     behind = Visitors(parse_networks("127.0.0.1,10.0.0.0/8,fd00::/8"))
-    assert behind.of(scope("127.0.0.1", "203.0.113.9")) == "203.0.113.9"
-    assert behind.of(scope("127.0.0.1", "198.51.100.1, 203.0.113.9, 10.1.2.3")) == "203.0.113.9"
+    assert behind.of(scope("127.0.0.1", "203.0.113.9")) == "ipv4:203.0.113.9"
+    assert behind.of(scope("127.0.0.1", "198.51.100.1, 203.0.113.9, 10.1.2.3")) == "ipv4:203.0.113.9"
     # Two headers are one list; the visitor's own entries (left of the proxy's) are never believed.
-    assert behind.of(scope("127.0.0.1", "1.2.3.4", "2001:db8::7, fd00::1")) == "2001:db8::/64"
-    assert behind.of(scope("127.0.0.1")) == "127.0.0.1"
-    assert behind.of(scope("127.0.0.1", "not an address")) == "127.0.0.1"
-    assert behind.of(scope("203.0.113.5", "10.1.1.1")) == "203.0.113.5"
+    assert behind.of(scope("127.0.0.1", "1.2.3.4", "2001:db8::7, fd00::1")) == "ipv6:2001:db8::/64"
+    assert behind.of(scope("127.0.0.1")) == "ipv4:127.0.0.1"
+    assert behind.of(scope("127.0.0.1", "not an address")) == "ipv4:127.0.0.1"
+    assert behind.of(scope("203.0.113.5", "10.1.1.1")) == "ipv4:203.0.113.5"
     assert ipaddress.ip_network("10.0.0.0/8") in behind.trusted
 
 
