@@ -16,14 +16,13 @@ from typing import Any
 import grpc
 import grpc.aio
 import pytest
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from kutnahora.arena.app import Arena, create_arena
 from kutnahora.arena.main import build_parser, config_from_args
 from kutnahora.plumbing.callers import Callers, parse_exempt
 from kutnahora.v1 import arena_service_pb2 as pb
 from kutnahora.v1 import arena_service_pb2_grpc
+from tests.status_details import refusal
 
 ADMIN = "arena-admin-secret"
 StartArena = Callable[..., Awaitable[Arena]]
@@ -65,23 +64,6 @@ async def register(client: Any, name: str, token: str | None = None) -> pb.Regis
         pb.RegisterBotRequest(name=name), metadata=metadata
     )
     return response
-
-
-def refusal(error: grpc.aio.AioRpcError) -> tuple[error_details_pb2.ErrorInfo, float | None]:
-    """The ErrorInfo of a refusal and its RetryInfo delay in seconds (None without one)."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    assert status is not None, "the refusal carries no google.rpc.Status"
-    info, delay = None, None
-    for detail in status.details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-            retry = error_details_pb2.RetryInfo()
-            detail.Unpack(retry)
-            delay = retry.retry_delay.ToTimedelta().total_seconds()
-    assert info is not None and info.domain == "kutnahora.v1"
-    return info, delay
 
 
 async def flood(client: Any, prefix: str, attempts: int, token: str | None = None) -> list[object]:

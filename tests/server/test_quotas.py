@@ -12,8 +12,6 @@ from pathlib import Path
 import grpc
 import grpc.aio
 import pytest
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 from prometheus_client import CollectorRegistry, Counter
 
 from kutnahora.plumbing.callers import RateLimiter, parse_exempt, peer_address
@@ -22,26 +20,10 @@ from kutnahora.server.main import build_parser, config_from_args
 from kutnahora.server.quotas import CallerQuotas
 from kutnahora.v1 import game_pb2, game_service_pb2
 from tests.server.conftest import Client, StartServer, bearer, play_game
+from tests.status_details import refusal
 
 ADMIN = "admin-secret-token"
 QUOTA_TOKEN = "arena-quota-token"
-
-
-def refusal(error: grpc.aio.AioRpcError) -> tuple[error_details_pb2.ErrorInfo, float | None]:
-    """The ErrorInfo of a refusal and its RetryInfo delay in seconds (None without one)."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    assert status is not None, "the refusal carries no google.rpc.Status"
-    info, delay = None, None
-    for detail in status.details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-            retry = error_details_pb2.RetryInfo()
-            detail.Unpack(retry)
-            delay = retry.retry_delay.ToTimedelta().total_seconds()
-    assert info is not None and info.domain == "kutnahora.v1"
-    return info, delay
 
 
 def create_request(players: int = 2) -> game_service_pb2.CreateGameRequest:
