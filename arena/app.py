@@ -43,6 +43,7 @@ class ArenaConfig:
     pools: dict[str, Pool] = field(default_factory=lambda: parse_pools(DEFAULT_POOLS))
     registration: str = "open"
     admin_token: str = ""
+    server_token: str = ""  # sent to the game servers with each game created: their --quota-token
     register_rate: float = 2.0
     """Registrations one caller may make per minute on average (0: no limit)."""
     register_burst: int = 10
@@ -70,7 +71,9 @@ class Arena:
         self.log = log
         self.metrics = ArenaMetrics()
         self.store = ArenaStore(config.db)
-        self.servers = GameServers(config.servers, lost_after=config.lost_after_seconds)
+        self.servers = GameServers(
+            config.servers, lost_after=config.lost_after_seconds, quota_token=config.server_token or None
+        )
         self.lobby = Lobby(
             self.store,
             self.servers,

@@ -101,6 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
         "networks (10.0.0.0/8); none for nobody (the admin token is never counted)",
     )
     add(
+        "--server-token",
+        "SERVER_TOKEN",
+        "",
+        str,
+        "token sent to the game servers with every game created, their --quota-token, so that the arena's "
+        "games do not count against its address in their per-caller quotas (prefer the variable)",
+    )
+    add(
         "--house-bots", "HOUSE_BOTS", "", str, "house bot kinds, such as greedy,random,mcts:100 (empty: none)"
     )
     add(
@@ -172,6 +180,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         pools=pools,
         registration=args.registration,
         admin_token=args.admin_token,
+        server_token=args.server_token,
         register_rate=args.register_rate,
         register_burst=args.register_burst,
         quota_exempt=exempt,

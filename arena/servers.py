@@ -2,7 +2,9 @@
 
 :meth:`GameServers.place` asks every server for its load (``AdminService.GetServerInfo``: its waiting and
 active games), creates the game with every seat named on the least-loaded server that answers, and
-returns the seats' tokens; a server that refuses or cannot be reached is skipped for the next.
+returns the seats' tokens; a server that refuses or cannot be reached is skipped for the next. With a
+``--server-token`` (the game servers' ``--quota-token``) the games do not count against the arena's
+address in the servers' per-caller quotas.
 :meth:`GameServers.wait_end` follows a game with ``GameService.GetGame`` until it ends, and gives up
 (the game is then not rated) when its server stays unreachable.
 """
@@ -43,12 +45,25 @@ class Placed:
 class GameServers:
     """Connections to every known game server."""
 
-    def __init__(self, addresses: Sequence[str], *, lost_after: float = 20.0, poll: float = 0.5) -> None:
+    def __init__(
+        self,
+        addresses: Sequence[str],
+        *,
+        lost_after: float = 20.0,
+        poll: float = 0.5,
+        quota_token: str | None = None,
+    ) -> None:
         self.addresses = list(dict.fromkeys(addresses))
         self.lost_after = lost_after
         self.poll = poll
-        self._clients: dict[str, Client] = {address: Client(address) for address in self.addresses}
+        self.quota_token = quota_token
+        self._clients: dict[str, Client] = {address: self._client(address) for address in self.addresses}
         self._in_flight: dict[str, int] = dict.fromkeys(self.addresses, 0)  # games being created on each
+
+    def _client(self, address: str) -> Client:
+        # A refusal goes straight to the next server (no waiting out its RetryInfo here); the quota token,
+        # when set, keeps the games of many bots from counting as one caller's on the game servers.
+        return Client(address, retry_refused=False, quota_token=self.quota_token)
 
     async def close(self) -> None:
         """Close every connection."""
@@ -110,7 +125,7 @@ class GameServers:
         the game) for ``lost_after`` seconds."""
         client = self._clients.get(address)
         if client is None:
-            client = self._clients[address] = Client(address)
+            client = self._clients[address] = self._client(address)
         unreachable_since: float | None = None
         while True:
             try:

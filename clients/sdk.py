@@ -340,14 +340,20 @@ class Client:
         server_name: str | None = None,
         retry_for: float = RETRY_FOR,
         retry_refused: bool = True,
+        quota_token: str | None = None,
     ) -> None:
         """``retry_for``: seconds during which CreateGame, JoinGame and ResignSeat are sent again (with the
         same request_id, so never applied twice) after UNAVAILABLE or DEADLINE_EXCEEDED, and, with
         ``retry_refused``, once the delay of a RESOURCE_EXHAUSTED refusal's RetryInfo has passed (a quota,
-        a rate limit, an overloaded server); 0 never retries."""
+        a rate limit, an overloaded server); 0 never retries. ``quota_token`` is sent with CreateGame and
+        JoinGame (``authorization: Bearer``): the server's ``--quota-token``, which its per-caller quotas
+        do not count, for a service creating games for many people (the arena, the web front end)."""
         self.address = address
         self.retry_for = retry_for
         self.retry_refused = retry_refused
+        self._quota_metadata: tuple[tuple[str, str], ...] = (
+            (("authorization", f"Bearer {quota_token}"),) if quota_token else ()
+        )
         options = channel_options()
         if tls or root_certificates is not None:
             if server_name:
@@ -379,9 +385,11 @@ class Client:
         server_name: str | None = None,
         timeout: float = 5.0,
         retry_for: float = RETRY_FOR,
+        retry_refused: bool = True,
+        quota_token: str | None = None,
     ) -> Self:
         """Open a connection and wait until the server answers; :class:`ConnectError` if it does not.
-        ``retry_for`` is :class:`Client`'s."""
+        ``retry_for``, ``retry_refused`` and ``quota_token`` are :class:`Client`'s."""
         root = None
         if ca_cert:
             try:
@@ -389,7 +397,15 @@ class Client:
                     root = handle.read()
             except OSError as error:
                 raise ConnectError(f"cannot read the CA certificate {ca_cert}: {error.strerror}.") from None
-        client = cls(address, tls=tls, root_certificates=root, server_name=server_name, retry_for=retry_for)
+        client = cls(
+            address,
+            tls=tls,
+            root_certificates=root,
+            server_name=server_name,
+            retry_for=retry_for,
+            retry_refused=retry_refused,
+            quota_token=quota_token,
+        )
         try:
             await client.wait_ready(timeout)
         except BaseException:
@@ -461,7 +477,7 @@ class Client:
         if clock is not None:
             request.clock.CopyFrom(clock)
         return await self._call_again(
-            lambda: self._games.CreateGame(request),
+            lambda: self._games.CreateGame(request, metadata=self._quota_metadata),
             request,
             "creating a game",
             game_service_pb2.CreateGameResponse,
@@ -514,7 +530,10 @@ class Client:
             request.seat = seat
         doing = f"joining game {game_id}" + (f" as seat {seat}" if seat is not None else "")
         response = await self._call_again(
-            lambda: self._games.JoinGame(request), request, doing, game_service_pb2.JoinGameResponse
+            lambda: self._games.JoinGame(request, metadata=self._quota_metadata),
+            request,
+            doing,
+            game_service_pb2.JoinGameResponse,
         )
         return SeatCredentials(game_id, response.seat, response.seat_token)
 

@@ -112,6 +112,7 @@ class Web:
     results: Path | None = None
     tls: bool = False
     ca_cert: str | None = None
+    quota_token: str | None = None  # the game server's --quota-token, sent with the games created here
     lobby_cache: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     replayed: dict[str, asyncio.Task[str]] = field(default_factory=dict)
 
@@ -307,7 +308,9 @@ async def tournament_game(request: Request) -> Response:
 
 
 async def _play_again(web: Web, path: Path) -> str:
-    async with await Client.connect(web.address, tls=web.tls, ca_cert=web.ca_cert) as client:
+    async with await Client.connect(
+        web.address, tls=web.tls, ca_cert=web.ca_cert, quota_token=web.quota_token
+    ) as client:
         return await replay_onto(client, replays.load(path))
 
 
@@ -579,6 +582,7 @@ def create_app(
     *,
     tls: bool = False,
     ca_cert: str | None = None,
+    quota_token: str | None = None,
     results: Path | None = None,
     allowed_hosts: Sequence[str] = ("*",),
     limits: Limits | None = None,
@@ -598,15 +602,16 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        connection = Connection(address, tls=tls, ca_cert=ca_cert)
+        connection = Connection(address, tls=tls, ca_cert=ca_cert, quota_token=quota_token)
         web = Web(
             connection=connection,
-            bots=BotPlayers(address, tls=tls, ca_cert=ca_cert),
+            bots=BotPlayers(address, tls=tls, ca_cert=ca_cert, quota_token=quota_token),
             limits=visitor_limits,
             tournament=tournament,
             results=results,
             tls=tls,
             ca_cert=ca_cert,
+            quota_token=quota_token,
         )
         connection.on_connect = web.connected
         app.state.web = web

@@ -79,10 +79,13 @@ class PacedBot(Bot):
 class BotPlayers:
     """The bots playing games on behalf of pages, one task per game."""
 
-    def __init__(self, address: str, *, tls: bool = False, ca_cert: str | None = None) -> None:
+    def __init__(
+        self, address: str, *, tls: bool = False, ca_cert: str | None = None, quota_token: str | None = None
+    ) -> None:
         self.address = address
         self.tls = tls
         self.ca_cert = ca_cert
+        self.quota_token = quota_token
         self.tasks: set[asyncio.Task[None]] = set()
         self._pool: ProcessPoolExecutor | None = None
 
@@ -108,7 +111,9 @@ class BotPlayers:
     async def seat(self, game_id: str, seats: Sequence[tuple[int, str]], delay: float, seed: int) -> None:
         """Join ``seats`` (seat, bot name) of a waiting game and start playing them in the background."""
         self.check([kind for _, kind in seats])
-        client = await Client.connect(self.address, tls=self.tls, ca_cert=self.ca_cert)
+        client = await Client.connect(
+            self.address, tls=self.tls, ca_cert=self.ca_cert, quota_token=self.quota_token
+        )
         try:
             joined = [(await client.join_game(game_id, seat, kind), kind) for seat, kind in seats]
         except BaseException:

@@ -89,6 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tls", action="store_true", help="talk to the game server over TLS")
     parser.add_argument("--ca-cert", help="PEM file of the CA to trust (TLS)")
     parser.add_argument(
+        "--server-token",
+        default=setting("SERVER_TOKEN", ""),
+        metavar="TOKEN",
+        help="the game server's --quota-token, sent with the games and joins made here, so that the "
+        "visitors' games do not count as one caller's in its per-caller quotas (this server limits each "
+        "visitor itself); prefer the variable KUTNAHORA_WEB_SERVER_TOKEN",
+    )
+    parser.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
@@ -205,6 +213,7 @@ async def serve(args: argparse.Namespace, sock: socket.socket) -> int:
         args.server,
         tls=args.tls,
         ca_cert=args.ca_cert,
+        quota_token=args.server_token or None,
         results=args.results,
         allowed_hosts=allowed_hosts(args),
         limits=visitor_limits(args),

@@ -37,10 +37,12 @@ class Connection:
         tls: bool = False,
         ca_cert: str | None = None,
         on_connect: Callable[[Client], Awaitable[None]] | None = None,
+        quota_token: str | None = None,
     ) -> None:
         self.address = address
         self.tls = tls
         self.ca_cert = ca_cert
+        self.quota_token = quota_token
         self.on_connect = on_connect
         self._client: Client | None = None
         self.connected = asyncio.Event()
@@ -86,7 +88,15 @@ class Connection:
             self.attempts += 1
             client: Client | None = None
             try:
-                client = await Client.connect(self.address, tls=self.tls, ca_cert=self.ca_cert, timeout=2.0)
+                # A refusal goes back to the visitor at once (no waiting out its RetryInfo in a request).
+                client = await Client.connect(
+                    self.address,
+                    tls=self.tls,
+                    ca_cert=self.ca_cert,
+                    timeout=2.0,
+                    retry_refused=False,
+                    quota_token=self.quota_token,
+                )
                 if self.on_connect is not None:
                     await self.on_connect(client)
                 return client

@@ -477,3 +477,23 @@ async def test_a_rate_limited_create_waits_as_the_server_asks_and_then_succeeds(
             assert len(await patient.list_games()) == games_before + 2
     finally:
         await server.stop(0)
+
+
+async def test_a_quota_token_keeps_a_services_games_out_of_its_callers_quota() -> None:
+    """``Client(quota_token=...)`` sends the server's --quota-token with CreateGame and JoinGame: a service
+    creating games for many people is not one caller holding them all."""
+    config = ServerConfig.in_memory(quotas=Quotas(caller_games=1, exempt=(), token="svc-quota-token"))
+    server, port = await create_server("127.0.0.1:0", config)
+    await server.start()
+    try:
+        async with await Client.connect(f"127.0.0.1:{port}", quota_token="svc-quota-token") as service:
+            for _ in range(3):
+                created = await service.create_game(2)
+                await service.join_game(created.game.game_id)
+        async with await Client.connect(f"127.0.0.1:{port}", retry_for=0.0) as plain:
+            await plain.create_game(2)
+            with pytest.raises(ClientError) as refused:
+                await plain.create_game(2)
+            assert refused.value.reason == "QUOTA_EXCEEDED"
+    finally:
+        await server.stop(0)

@@ -319,3 +319,29 @@ def test_trusted_proxies_must_be_addresses() -> None:
     assert parse_networks("none") == ()
     with pytest.raises(ValueError, match=r"'proxy\.example' is not an IP address or a network"):
         parse_networks("10.0.0.1,proxy.example")
+
+
+async def test_with_the_server_token_visitors_games_do_not_count_as_one_callers() -> None:
+    """The game server counts the web server as one caller; given its --quota-token (--server-token), the
+    games created here for many visitors are not held against that one caller's quota."""
+    from kutnahora.server.app import create_server
+    from kutnahora.server.config import Quotas, ServerConfig
+
+    quotas = Quotas(caller_games=1, exempt=(), token="web-quota-token")
+    server, port = await create_server("127.0.0.1:0", ServerConfig.in_memory(quotas=quotas))
+    await server.start()
+    try:
+        for token, second in (("web-quota-token", 200), (None, 429)):
+            app = create_app(f"127.0.0.1:{port}", limits=Limits.off(), quota_token=token)
+            async with app.router.lifespan_context(app):
+                web: Web = app.state.web
+                await asyncio.wait_for(web.connection.connected.wait(), 20)
+                site = Site(app, web)
+                async with site.visitor("203.0.113.30") as ann, site.visitor("203.0.113.31") as bob:
+                    assert (await ann.post("/api/games", json=OPEN_GAME)).status_code == 200
+                    answer = await bob.post("/api/games", json=OPEN_GAME)
+                    assert answer.status_code == second, answer.text
+                    if token is None:  # without it, the second visitor meets the first one's quota
+                        assert "unfinished games" in answer.json()["error"]
+    finally:
+        await server.stop(0)
