@@ -32,6 +32,7 @@ Commands::
     kutnahora-train run --run RUN --resume           # go on from RUN's checkpoint
     kutnahora-train run --smoke --run /tmp/smoke     # the whole pipeline in seconds, not learning
     kutnahora-train export RUN                       # RUN's latest network → the bot's weights file
+    kutnahora-train distill --run RUN                # expert iteration instead (kutnahora.envs.distill)
 
 (``python -m kutnahora.envs.training`` is the same command.) Needs the ``train`` extra.
 """
@@ -140,6 +141,37 @@ def to_numpy(model: Any, meta: dict[str, Any]) -> network.PolicyValueNet:
     )
 
 
+def load_numpy(model: Any, net: network.PolicyValueNet) -> None:
+    """Set the model's weights from a NumPy network of the same shape (the inverse of :func:`to_numpy`)."""
+    import torch
+
+    def fill(linear: Any, layer: tuple[network.Floats, network.Floats]) -> None:
+        weight, bias = layer
+        if tuple(linear.weight.shape) != (weight.shape[1], weight.shape[0]):
+            raise ValueError(
+                f"a layer of shape {tuple(weight.shape)} does not fit the model's "
+                f"{tuple(linear.weight.shape[::-1])}"
+            )
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(np.ascontiguousarray(weight.T, dtype=np.float32)))
+            linear.bias.copy_(torch.from_numpy(np.asarray(bias, dtype=np.float32)))
+
+    if len(model.trunk) != len(net.trunk):
+        raise ValueError(f"the network has {len(net.trunk)} trunk layers, the model {len(model.trunk)}")
+    for linear, layer in zip(model.trunk, net.trunk, strict=True):
+        fill(linear, layer)
+    fill(model.policy, net.policy)
+    fill(model.value, net.value)
+
+
+def save_network(net: network.PolicyValueNet, folder: Path, name: str) -> None:
+    """Write a run's network as ``weights/NAME.npz`` and as ``latest.npz`` (replaced atomically: the
+    export and a bot reading it never see half a file)."""
+    network.save(net, folder / "weights" / f"{name}.npz")
+    shutil.copyfile(folder / "weights" / f"{name}.npz", folder / "latest.npz.part")
+    os.replace(folder / "latest.npz.part", folder / "latest.npz")
+
+
 # --------------------------------------------------------------------------------------------------------
 # Seat players in process (opponents, evaluation)
 
@@ -195,17 +227,38 @@ def evaluate(
     sample: bool,
     seed: int,
 ) -> dict[str, Any]:
-    """The network at one seat (rotating over the seats) against ``opponent`` at every other seat: wins
-    (a sole first place), ties and losses, the mean return, and the win rate's Wilson interval."""
+    """The network's policy at one seat (rotating over the seats) against ``opponent`` at every other
+    seat (see :func:`match`)."""
     layout = ObservationLayout()
     space = ActionSpace(layout.components)
     encoder = StateEncoder(layout, normalized=True)
+    policy = "sampled" if sample else "deterministic"
+    return match(
+        lambda game: NetPlayer(net, encoder, space, sample, seed + game),
+        policy,
+        opponent,
+        players,
+        games,
+        seed,
+    )
+
+
+def match(
+    player: Callable[[int], SeatPlayer],
+    policy: str,
+    opponent: str,
+    players: int,
+    games: int,
+    seed: int,
+) -> dict[str, Any]:
+    """``player(game)`` at one seat (rotating over the seats) against ``opponent`` at every other seat:
+    wins (a sole first place), ties and losses, the mean return, and the win rate's Wilson interval."""
     wins = ties = 0
     total = 0.0
     for game in range(games):
         seat = game % players
         seats: list[SeatPlayer] = [bot_player(opponent, seed * 1000 + game * 10 + s) for s in range(players)]
-        seats[seat] = NetPlayer(net, encoder, space, sample, seed + game)
+        seats[seat] = player(game)
         result = play_game(seats, seed + game)
         returns_of_seat = result[seat]
         total += returns_of_seat
@@ -215,7 +268,7 @@ def evaluate(
     return {
         "opponent": opponent,
         "players": players,
-        "policy": "sampled" if sample else "deterministic",
+        "policy": policy,
         "games": games,
         "wins": wins,
         "ties": ties,
@@ -478,24 +531,36 @@ def git_commit() -> str:
         return "unknown"
 
 
-def draw_curve(history: list[dict[str, Any]], evaluations: list[dict[str, Any]], path: Path) -> None:
-    """The learning curve: mean training return by opponent kind, and evaluation win rates, by samples."""
+def draw_curve(
+    history: list[dict[str, Any]],
+    evaluations: list[dict[str, Any]],
+    path: Path,
+    series: str = "returns",
+    ylabel: str = "mean return of training games\n(average of the last five iterations)",
+    label: str = "against {}",
+    limits: tuple[float, float] | None = (-1.05, 1.05),
+    xlabel: str = "training samples (decisions of the learning seats)",
+) -> None:
+    """The learning curve: above, each iteration's ``series`` (by default the mean training return by
+    opponent kind; a mapping per history entry), below, the evaluation win rates, by samples."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
-    kinds = sorted({k for h in history for k in h["returns"]})
+    kinds = sorted({k for h in history for k in h[series]})
     for kind in kinds:
-        xs = [h["samples"] for h in history if kind in h["returns"]]
-        ys = [h["returns"][kind] for h in history if kind in h["returns"]]
+        xs = [h["samples"] for h in history if kind in h[series]]
+        ys = [h[series][kind] for h in history if kind in h[series]]
         ys = [float(np.mean(ys[max(0, i - 4) : i + 1])) for i in range(len(ys))]  # the last five
-        top.plot(xs, ys, label=f"against {kind}")
-    top.set_ylabel("mean return of training games\n(average of the last five iterations)")
-    top.set_ylim(-1.05, 1.05)
+        top.plot(xs, ys, label=label.format(kind))
+    top.set_ylabel(ylabel)
+    if limits is not None:
+        top.set_ylim(*limits)
     top.axhline(0, color="grey", lw=0.5)
-    top.legend(loc="lower right", fontsize=8)
+    if kinds:
+        top.legend(loc="lower right", fontsize=8)
     keys = sorted({(e["opponent"], e["players"], e["policy"]) for e in evaluations})
     for opponent, players, policy in keys:
         points = [
@@ -510,7 +575,7 @@ def draw_curve(history: list[dict[str, Any]], evaluations: list[dict[str, Any]],
             label=f"{policy} vs {opponent}, {players} players",
         )
     bottom.set_ylabel("evaluation win rate")
-    bottom.set_xlabel("training samples (decisions of the learning seats)")
+    bottom.set_xlabel(xlabel)
     bottom.set_ylim(0, 1)
     if keys:
         bottom.legend(loc="lower right", fontsize=8)
@@ -644,9 +709,7 @@ def run(args: argparse.Namespace, command: str) -> int:
 
     def export(name: str) -> network.PolicyValueNet:
         net = to_numpy(model, {**meta, "iteration": iteration, "samples": samples})
-        network.save(net, folder / "weights" / f"{name}.npz")
-        shutil.copyfile(folder / "weights" / f"{name}.npz", folder / "latest.npz.part")
-        os.replace(folder / "latest.npz.part", folder / "latest.npz")
+        save_network(net, folder, name)
         return net
 
     def checkpoint() -> None:
@@ -808,8 +871,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``kutnahora-train``: train the policy and value network, or export a run's network."""
     parser = argparse.ArgumentParser(
         prog="kutnahora-train",
-        description="Train the neural bot's policy and value network by PPO in self-play against a league, "
-        "or export a run's network to the bot's weights file.",
+        description="Train the neural bot's policy and value network by PPO in self-play against a league "
+        "(run) or by expert iteration from searches (distill), or export a run's network to the bot's "
+        "weights file.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -862,6 +926,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument(
         "--smoke", action="store_true", help="the pipeline end to end in seconds (tiny batches, not learning)"
     )
+    from kutnahora.envs import distill  # imports this module: here, not at the top
+
+    distill.add_parser(commands, stamp)
     exporter = commands.add_parser(
         "export",
         help="copy a run's network into the bot's weights file",
@@ -877,6 +944,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "export":
         return export_command(args, command)
     words = sys.argv[1:] if argv is None else list(argv)
+    if args.command == "distill":
+        return distill.command(args, command, words)
     args.given = {
         key for key in RESUMABLE if any(w.split("=")[0] == "--" + key.replace("_", "-") for w in words)
     }

@@ -1,0 +1,872 @@
+"""Expert iteration for the neural bot's network: ``kutnahora-train distill``.
+
+**Why.** PPO against a league (:mod:`kutnahora.envs.training`) taught the network to beat greedy, not what
+the search bot knows: the policy alone, and the network's own search, lose almost every game to
+``mcts:100``. Expert iteration (the AlphaZero recipe) learns from searches instead: the policy is fitted
+to the visit distribution of a search at each decision, the value to the game's outcome, and a search
+guided by the better network makes better targets for the next round.
+
+**Data.** Self-play games (player counts weighted by ``--players``) in which every seat decides by a
+search: the search bot (``--searcher mcts:N``, :func:`kutnahora.clients.bots.mcts.search`) or the
+network's own PUCT (``neural:N``, :func:`kutnahora.clients.bots.neural.search`, with the run's current
+network: true expert iteration). Each decision with two or more options is a sample: the seat's normalised
+observation vector (what the network reads), the legal-action mask, the target policy (the root's visit
+counts normalised over the legal actions; zero on every other id) and, once the game is over, the seat's
+terminal return (:func:`kutnahora.envs.outcome.returns`). The move played is drawn from the visit
+distribution for the first ``--explore-moves`` decisions of a game (variety of openings), then it is the
+most visited. Game ``i`` of a run has its player count and seed derived from the run's seed and ``i``
+alone, so it is the same game whichever worker plays it, and a game is replayed identically after a crash.
+
+Games run in ``--workers`` processes; each finished game is written at once, atomically, as one shard,
+``data/game-NNNNNNN.npz`` (observation vectors stored sparse: an observation has about 170 non-zero
+entries of 3,886), so a crash or Ctrl-C loses only the games under way, and ``--resume`` plays exactly the
+games that have no shard yet.
+
+**Training.** Minibatch Adam over a replay window of the newest ``--window`` samples: cross-entropy of the
+policy (logits masked to the legal actions) against the target distribution, plus ``--value-coef`` times
+the squared error of the value against the return. The network has the shape of
+:mod:`kutnahora.envs.network` and starts from ``--init``: the shipped weights (where PPO got to), a run
+folder's checkpoint, or ``scratch``.
+
+**The run folder** is laid out like ``kutnahora-train run``'s (``config.json``, ``checkpoint.pt``,
+``latest.npz``, ``weights/iter-NNNNN.npz``, ``history.json``, ``evaluations.json``, ``curve.png``) plus
+``data/``; ``kutnahora-train export RUN`` reads it the same way. Every ``--eval-every`` iterations the
+policy alone plays greedy (deterministic) and the network's search (``--eval-search``) plays
+``--eval-opponent``, two players, ``--eval-games`` games each, with Wilson intervals.
+
+Commands::
+
+    kutnahora-train distill --run RUN                       # hours: generate, train, checkpoint, evaluate
+    kutnahora-train distill --run RUN --resume              # go on after a stop or a crash
+    kutnahora-train distill --run /tmp/smoke --smoke        # the whole pipeline in seconds, not learning
+    kutnahora-train export RUN --to neural.npz              # its latest network → a weights file
+
+Needs the ``train`` extra (PyTorch, rich, matplotlib) to train; generating games needs NumPy only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import random
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kutnahora.clients.bots import is_bot, mcts, mcts_budget, neural
+from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
+from kutnahora.envs import network
+from kutnahora.envs.actions import ActionSpace
+from kutnahora.envs.encoding import ObservationLayout
+from kutnahora.envs.outcome import returns
+from kutnahora.envs.state_encoding import StateEncoder
+from kutnahora.envs.training import (
+    SeatPlayer,
+    build_model,
+    draw_curve,
+    evaluate,
+    git_commit,
+    load_numpy,
+    match,
+    parse_weights,
+    save_network,
+    to_numpy,
+    write_json,
+)
+
+# --------------------------------------------------------------------------------------------------------
+# Searches
+
+
+@dataclass(frozen=True)
+class Searcher:
+    """A search that decides a seat's move: ``mcts`` (the search bot) or ``neural`` (PUCT guided by the
+    network), with a budget of iterations or milliseconds per decision."""
+
+    kind: str
+    iterations: int | None
+    budget_ms: float | None
+
+    @classmethod
+    def parse(cls, text: str) -> Searcher:
+        """``mcts:200``, ``neural:100``, ``mcts:500ms``; ``ValueError`` says what is wrong."""
+        kind, sep, budget = text.partition(":")
+        if kind not in ("mcts", "neural") or not sep:
+            raise ValueError(f"a searcher is mcts:BUDGET or neural:BUDGET (such as mcts:200), not {text!r}")
+        iterations, budget_ms = mcts_budget(budget)
+        return cls(kind, iterations, budget_ms)
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.iterations if self.iterations is not None else f'{self.budget_ms:g}ms'}"
+
+    def visits(
+        self,
+        state: GameState,
+        seat: int,
+        rng: random.Random,
+        evaluator: neural.Evaluator | None,
+    ) -> tuple[dict[Option, int], Option]:
+        """The root's visit count of each legal option of ``seat``'s pending decision, searched from its
+        observation alone, and the option the search chooses (the most visited)."""
+        view = observe(state, seat)
+        if self.kind == "mcts":
+            found = mcts.search(view, rng, iterations=self.iterations, budget_ms=self.budget_ms)
+            return found.visits, found.option
+        if evaluator is None:
+            raise ValueError("a neural searcher needs the network")
+        result = neural.search(view, evaluator, rng, simulations=self.iterations, budget_ms=self.budget_ms)
+        return result.visits, result.option
+
+
+# --------------------------------------------------------------------------------------------------------
+# Samples and shards
+
+
+@dataclass
+class Samples:
+    """Samples as arrays: the observation vectors in sparse rows (``indptr``, ``indices``, ``values``),
+    the legal-action masks, the target policies, the returns and the seats that decided."""
+
+    indptr: npt.NDArray[np.int64]
+    indices: npt.NDArray[np.int16]
+    values: npt.NDArray[np.float32]
+    masks: npt.NDArray[np.bool_]
+    targets: npt.NDArray[np.float32]
+    returns: npt.NDArray[np.float32]
+    seats: npt.NDArray[np.int8]
+
+    def __len__(self) -> int:
+        return len(self.returns)
+
+    @classmethod
+    def from_rows(
+        cls,
+        vectors: Sequence[npt.NDArray[np.float32]],
+        masks: Sequence[npt.NDArray[np.bool_]],
+        targets: Sequence[npt.NDArray[np.float32]],
+        outcome: Sequence[float],
+        seats: Sequence[int],
+        actions: int,
+    ) -> Samples:
+        """Samples from dense rows."""
+        nonzero = [np.flatnonzero(v) for v in vectors]
+        indptr = np.zeros(len(vectors) + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum([len(n) for n in nonzero])
+        return cls(
+            indptr,
+            np.concatenate([*nonzero, np.zeros(0, np.int64)]).astype(np.int16),
+            np.concatenate(
+                [*(v[n] for v, n in zip(vectors, nonzero, strict=True)), np.zeros(0, np.float32)]
+            ).astype(np.float32),
+            np.stack(masks) if masks else np.zeros((0, actions), bool),
+            np.stack(targets) if targets else np.zeros((0, actions), np.float32),
+            np.asarray(outcome, dtype=np.float32),
+            np.asarray(seats, dtype=np.int8),
+        )
+
+    @classmethod
+    def join(cls, parts: Sequence[Samples], actions: int) -> Samples:
+        """One set of samples from several, in order."""
+        if not parts:
+            return cls.from_rows([], [], [], [], [], actions)
+        offsets = np.cumsum([0, *(len(p.values) for p in parts[:-1])])
+        return cls(
+            np.concatenate(
+                [np.zeros(1, np.int64), *(p.indptr[1:] + o for p, o in zip(parts, offsets, strict=True))]
+            ),
+            np.concatenate([p.indices for p in parts]),
+            np.concatenate([p.values for p in parts]),
+            np.concatenate([p.masks for p in parts]),
+            np.concatenate([p.targets for p in parts]),
+            np.concatenate([p.returns for p in parts]),
+            np.concatenate([p.seats for p in parts]),
+        )
+
+    def tail(self, count: int) -> Samples:
+        """The last ``count`` samples."""
+        first = max(0, len(self) - count)
+        start = int(self.indptr[first])
+        return Samples(
+            self.indptr[first:] - start,
+            self.indices[start:],
+            self.values[start:],
+            self.masks[first:],
+            self.targets[first:],
+            self.returns[first:],
+            self.seats[first:],
+        )
+
+    def vectors(self, rows: npt.NDArray[np.int64], size: int) -> npt.NDArray[np.float32]:
+        """The observation vectors of ``rows``, dense (rows × size)."""
+        out = np.zeros((len(rows), size), dtype=np.float32)
+        for i, row in enumerate(rows):
+            start, end = self.indptr[row], self.indptr[row + 1]
+            out[i, self.indices[start:end]] = self.values[start:end]
+        return out
+
+
+def shard_path(data: Path, game: int) -> Path:
+    """The shard of game number ``game``."""
+    return data / f"game-{game:07d}.npz"
+
+
+def shard_games(data: Path) -> list[int]:
+    """The numbers of the games that have a shard, in order."""
+    return sorted(int(p.stem.split("-")[1]) for p in data.glob("game-*.npz"))
+
+
+def write_shard(data: Path, game: int, samples: Samples, meta: dict[str, Any]) -> Path:
+    """Write one game's samples atomically (a crash leaves the shard whole or absent, never half)."""
+    path = shard_path(data, game)
+    partial = path.with_suffix(".npz.part")
+    data.mkdir(parents=True, exist_ok=True)
+    with partial.open("wb") as out:
+        np.savez_compressed(
+            out,
+            indptr=samples.indptr,
+            indices=samples.indices,
+            values=samples.values,
+            masks=samples.masks,
+            targets=samples.targets,
+            returns=samples.returns,
+            seats=samples.seats,
+            meta=np.array(json.dumps({"game": game, **meta}, sort_keys=True)),
+        )
+    partial.replace(path)
+    return path
+
+
+def read_shard(path: Path) -> Samples:
+    """One game's samples, as written."""
+    with np.load(path, allow_pickle=False) as archive:
+        return Samples(
+            archive["indptr"],
+            archive["indices"],
+            archive["values"],
+            archive["masks"],
+            archive["targets"],
+            archive["returns"],
+            archive["seats"],
+        )
+
+
+def shard_size(path: Path) -> int:
+    """How many samples a shard holds (reads only its returns)."""
+    with np.load(path, allow_pickle=False) as archive:
+        return len(archive["returns"])
+
+
+# --------------------------------------------------------------------------------------------------------
+# Self-play with searches
+
+
+def play_searched_game(
+    searcher: Searcher,
+    players: int,
+    seed: int,
+    explore_moves: int,
+    evaluator: neural.Evaluator | None = None,
+    layout: ObservationLayout | None = None,
+) -> tuple[Samples, GameState]:
+    """One self-play game in which every seat decides by ``searcher``: its samples and the final state."""
+    layout = layout or ObservationLayout()
+    space = ActionSpace(layout.components)
+    encoder = StateEncoder(layout, normalized=True)  # one per game: it rewrites only what changed
+    state = new_game(GameOptions(players=players), seed)
+    moves = random.Random(f"{seed}:moves")
+    vectors: list[npt.NDArray[np.float32]] = []
+    masks: list[npt.NDArray[np.bool_]] = []
+    targets: list[npt.NDArray[np.float32]] = []
+    seats: list[int] = []
+    while state.pending is not None:
+        options = state.pending.options
+        if len(options) == 1:
+            apply(state, options[0])
+            continue
+        seat = state.pending.seat
+        visits, best = searcher.visits(state, seat, random.Random(f"{seed}:{state.version}"), evaluator)
+        counts = np.array([visits.get(o, 0) for o in options], dtype=np.float64)
+        if counts.sum() == 0:  # a search with no visit at the root (a budget too small): its choice
+            counts[options.index(best)] = 1.0
+        ids = space.ids(options)
+        target = np.zeros(space.size, dtype=np.float32)
+        target[ids] = counts / counts.sum()
+        mask = np.zeros(space.size, dtype=bool)
+        mask[ids] = True
+        vectors.append(encoder.encode(state, seat))
+        masks.append(mask)
+        targets.append(target)
+        seats.append(seat)
+        explore = len(seats) <= explore_moves
+        apply(state, moves.choices(options, weights=counts.tolist())[0] if explore else best)
+    outcome = returns(state)
+    samples = Samples.from_rows(vectors, masks, targets, [outcome[s] for s in seats], seats, space.size)
+    return samples, state
+
+
+@dataclass(frozen=True)
+class Task:
+    """One game to play and write: its number, player count and seed, how to search, and where."""
+
+    game: int
+    players: int
+    seed: int
+    searcher: str
+    explore_moves: int
+    data: str
+    weights: str | None
+    """The network of a ``neural`` searcher (a weights file that does not change once written)."""
+
+
+def plan(seed: int, game: int, players: dict[str, float]) -> tuple[int, int]:
+    """Game number ``game``'s player count and seed: from the run's seed and the number alone."""
+    rng = random.Random(f"distill:{seed}:{game}")
+    names = list(players)
+    return int(rng.choices(names, [players[n] for n in names])[0]), rng.getrandbits(62)
+
+
+@cache
+def _evaluator(weights: str) -> neural.Evaluator:
+    return neural.Evaluator(network.load(Path(weights)), ObservationLayout())
+
+
+def play_task(task: Task) -> tuple[int, int]:
+    """Play one game and write its shard: (game number, samples)."""
+    searcher = Searcher.parse(task.searcher)
+    evaluator = _evaluator(task.weights) if searcher.kind == "neural" and task.weights else None
+    samples, _ = play_searched_game(searcher, task.players, task.seed, task.explore_moves, evaluator)
+    meta = {"players": task.players, "seed": task.seed, "searcher": task.searcher}
+    write_shard(Path(task.data), task.game, samples, meta)
+    return task.game, len(samples)
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to the parent, which stops the pool (the games under way are dropped)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def generate(tasks: Sequence[Task], workers: int, done: Callable[[int, int], None]) -> None:
+    """Play the tasks whose game has no shard yet, in ``workers`` processes (in this one for one);
+    ``done(game, samples)`` after each."""
+    todo = [t for t in tasks if not shard_path(Path(t.data), t.game).exists()]
+    if workers <= 1 or len(todo) <= 1:
+        for task in todo:
+            done(*play_task(task))
+        return
+    # spawn, not fork: the parent holds PyTorch's threads, which a forked child must not inherit.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(todo)), initializer=_quiet_worker) as pool:
+        for game, count in pool.imap_unordered(play_task, todo):
+            done(game, count)
+
+
+class Replay:
+    """The shards of a run's data folder, read once each; the newest samples as one window."""
+
+    def __init__(self, data: Path, actions: int) -> None:
+        self.data = data
+        self.actions = actions
+        self.cache: dict[int, Samples] = {}
+
+    def window(self, size: int) -> Samples:
+        """The newest ``size`` samples (of the games with the highest numbers), oldest first."""
+        chosen: list[int] = []
+        count = 0
+        for game in reversed(shard_games(self.data)):
+            if count >= size:
+                break
+            if game not in self.cache:
+                self.cache[game] = read_shard(shard_path(self.data, game))
+            chosen.append(game)
+            count += len(self.cache[game])
+        for game in set(self.cache) - set(chosen):
+            del self.cache[game]
+        return Samples.join([self.cache[g] for g in reversed(chosen)], self.actions).tail(size)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Training
+
+
+def losses(
+    model: Any, x: Any, mask: Any, target: Any, outcome: Any, value_coef: float
+) -> tuple[Any, Any, Any]:
+    """(total, policy, value) losses of a batch: the cross-entropy of the policy masked to the legal
+    actions against the target distribution, and the squared error of the value against the return."""
+    import torch
+
+    logits, values = model(x)
+    logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), -1)
+    policy = -(target * logp.masked_fill(~mask, 0.0)).sum(-1).mean()
+    value = ((values - outcome) ** 2).mean()
+    return policy + value_coef * value, policy, value
+
+
+def train_epochs(
+    model: Any,
+    optimiser: Any,
+    samples: Samples,
+    inputs: int,
+    epochs: int,
+    minibatch: int,
+    value_coef: float,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """Epochs of minibatch steps over the samples; the mean losses, and the targets' mean entropy (the
+    policy loss's floor: the loss minus it is the policy's divergence from the searches)."""
+    import torch
+
+    stats = {"policy_loss": 0.0, "value_loss": 0.0}
+    steps = 0
+    model.train()
+    for _ in range(epochs):
+        order = rng.permutation(len(samples))
+        for start in range(0, len(order), minibatch):
+            rows = order[start : start + minibatch]
+            if len(rows) < 2:
+                continue
+            x = torch.from_numpy(samples.vectors(rows, inputs))
+            mask = torch.from_numpy(samples.masks[rows])
+            target = torch.from_numpy(samples.targets[rows])
+            outcome = torch.from_numpy(samples.returns[rows])
+            loss, policy, value = losses(model, x, mask, target, outcome, value_coef)
+            optimiser.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimiser.step()
+            stats["policy_loss"] += float(policy.detach())
+            stats["value_loss"] += float(value.detach())
+            steps += 1
+    t = samples.targets
+    entropy = float(-(t * np.log(np.where(t > 0, t, 1.0))).sum(-1).mean()) if len(samples) else 0.0
+    out = {k: round(v / max(steps, 1), 5) for k, v in stats.items()}
+    out["target_entropy"] = round(entropy, 5)
+    out["steps"] = steps
+    return out
+
+
+def initial_model(init: str, hidden: list[int], inputs: int, actions: int) -> tuple[Any, list[int]]:
+    """The model to start from: a weights file, a run folder's checkpoint, or ``scratch`` (``hidden``);
+    with its trunk's widths. ``ValueError`` says what is wrong."""
+    import torch
+
+    if init == "scratch":
+        return build_model(inputs, hidden, actions), hidden
+    path = Path(init)
+    if path.is_dir():
+        if not (path / "checkpoint.pt").exists() or not (path / "config.json").exists():
+            raise ValueError(f"--init {init}: a run folder needs its checkpoint.pt and config.json")
+        widths = [int(h) for h in json.loads((path / "config.json").read_text())["hidden"]]
+        model = build_model(inputs, widths, actions)
+        model.load_state_dict(torch.load(path / "checkpoint.pt", weights_only=False)["model"])
+        return model, widths
+    net = network.load(path)
+    if net.inputs != inputs or net.actions != actions:
+        raise ValueError(
+            f"--init {init}: the network reads {net.inputs} inputs and gives {net.actions} actions; this "
+            f"version's observations have {inputs} entries and {actions} actions"
+        )
+    widths = [int(w.shape[1]) for w, _ in net.trunk]
+    model = build_model(inputs, widths, actions)
+    load_numpy(model, net)
+    return model, widths
+
+
+def search_player(net: network.PolicyValueNet, searcher: Searcher, seed: int) -> SeatPlayer:
+    """The network's PUCT search (``searcher`` gives its budget) as a seat player in process."""
+    evaluator = neural.Evaluator(net, ObservationLayout())
+
+    def play(state: GameState, seat: int) -> Option:
+        rng = random.Random(f"{seed}:{state.version}")
+        view = observe(state, seat)
+        return neural.search(
+            view, evaluator, rng, simulations=searcher.iterations, budget_ms=searcher.budget_ms
+        ).option
+
+    return play
+
+
+# --------------------------------------------------------------------------------------------------------
+# The command
+
+RESUMABLE = (
+    "iterations",
+    "games_per_iteration",
+    "epochs",
+    "window",
+    "lr",
+    "searcher",
+    "explore_moves",
+    "workers",
+    "eval_every",
+    "eval_games",
+    "threads",
+)
+"""The options a resumed run takes from its command line when given there (else from ``config.json``)."""
+
+SMOKE = {
+    "iterations": 2,
+    "games_per_iteration": 2,
+    "searcher": "mcts:4",
+    "workers": 1,
+    "epochs": 1,
+    "minibatch": 64,
+    "window": 5000,
+    "eval_every": 2,
+    "eval_games": 2,
+    "eval_search": "neural:4",
+    "eval_opponent": "mcts:4",
+    "players": "2=1",
+}
+"""``--smoke``: the whole pipeline in seconds (options given on the command line still win)."""
+
+CONFIG = (
+    "iterations",
+    "games_per_iteration",
+    "epochs",
+    "minibatch",
+    "lr",
+    "value_coef",
+    "window",
+    "players",
+    "searcher",
+    "explore_moves",
+    "workers",
+    "eval_every",
+    "eval_games",
+    "eval_search",
+    "eval_opponent",
+    "init",
+    "seed",
+    "threads",
+)
+
+
+def add_parser(commands: Any, stamp: str) -> None:
+    """The ``distill`` subcommand of ``kutnahora-train``."""
+    parser = commands.add_parser(
+        "distill",
+        help="expert iteration: fit the network to searches' visit counts and game outcomes",
+        description="Expert iteration: self-play games decided by searches, the network's policy fitted to "
+        "their visit distributions and its value to the outcomes; checkpoints, evaluations, the curve and "
+        "the searched samples (data/) in the run folder.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--run", type=Path, default=Path("kutnahora-runs") / f"distill-{stamp}", help="run folder"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from the run folder's checkpoint and shards, with its options, except those given again "
+        "of " + ", ".join("--" + k.replace("_", "-") for k in RESUMABLE),
+    )
+    parser.add_argument("--iterations", type=int, default=100, help="generate-and-train rounds")
+    parser.add_argument("--games-per-iteration", type=int, default=16, help="self-play games per round")
+    parser.add_argument(
+        "--searcher",
+        default="mcts:200",
+        help="the search deciding every seat: mcts:N (the search bot) or neural:N (the current network's "
+        "PUCT: expert iteration proper)",
+    )
+    parser.add_argument(
+        "--explore-moves",
+        type=int,
+        default=10,
+        help="decisions of a game played by sampling the visit distribution (then the most visited)",
+    )
+    parser.add_argument("--players", default="2=1", help="weights of the player counts")
+    parser.add_argument("--workers", type=int, default=2, help="processes playing games")
+    parser.add_argument("--window", type=int, default=200_000, help="newest samples trained on")
+    parser.add_argument("--epochs", type=int, default=2, help="passes over the window per round")
+    parser.add_argument("--minibatch", type=int, default=256, help="samples per gradient step")
+    parser.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate")
+    parser.add_argument("--value-coef", type=float, default=1.0, help="weight of the value loss")
+    parser.add_argument(
+        "--init",
+        default=str(network.WEIGHTS),
+        help="start from a weights .npz, a run folder's checkpoint, or scratch",
+    )
+    parser.add_argument("--hidden", default="256,128", help="widths of the trunk's layers (--init scratch)")
+    parser.add_argument("--eval-every", type=int, default=5, help="rounds between evaluations")
+    parser.add_argument("--eval-games", type=int, default=10, help="games per evaluation match")
+    parser.add_argument("--eval-search", default="neural:100", help="the network's search evaluated")
+    parser.add_argument("--eval-opponent", default="mcts:100", help="the bot the search is evaluated against")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the games and the network's training")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    parser.add_argument(
+        "--smoke", action="store_true", help="the pipeline end to end in seconds (tiny budgets, not learning)"
+    )
+
+
+def command(args: argparse.Namespace, text: str, words: Sequence[str]) -> int:
+    """``kutnahora-train distill``: generate, train, checkpoint and evaluate in the run folder."""
+    given = {
+        k for k in (*CONFIG, "hidden") if any(w.split("=")[0] == "--" + k.replace("_", "-") for w in words)
+    }
+    if args.smoke:
+        for key, value in SMOKE.items():
+            if key not in given:
+                setattr(args, key, value)
+    try:
+        return _run(args, text, given)
+    except ValueError as error:
+        print(f"kutnahora-train: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        games = len(shard_games(args.run / "data"))
+        print(
+            f"kutnahora-train: stopped; the {games:,} games written in {args.run / 'data'} are kept, "
+            "--resume goes on from the last checkpoint",
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _configure(args: argparse.Namespace, text: str, given: set[str]) -> dict[str, Any] | None:
+    """The run's configuration: a new one, or the saved one with what is given again (``None``: refused,
+    said on stderr)."""
+    folder: Path = args.run
+    config_path = folder / "config.json"
+    if args.resume:
+        if not (folder / "checkpoint.pt").exists():
+            print(f"kutnahora-train: {folder} holds no checkpoint.pt to resume from", file=sys.stderr)
+            return None
+        config: dict[str, Any] = json.loads(config_path.read_text())
+        for key in RESUMABLE:
+            if key in given:
+                config[key] = getattr(args, key)
+        config.setdefault("commands", []).append(text)
+        return config
+    if folder.exists() and any(folder.iterdir()):
+        print(
+            f"kutnahora-train: {folder} is not empty; give a new --run folder, or --resume to go on",
+            file=sys.stderr,
+        )
+        return None
+    config = {key: getattr(args, key) for key in CONFIG}
+    config["hidden"] = [int(h) for h in args.hidden.split(",")]
+    config["method"] = "distill"
+    config["commands"] = [text]
+    config["commit"] = git_commit()
+    config["started"] = datetime.now(UTC).isoformat(timespec="seconds")
+    return config
+
+
+def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
+    import torch
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    config = _configure(args, text, given)
+    if config is None:
+        return 2
+    players = parse_weights(config["players"], "--players")
+    if not set(players) <= {"2", "3", "4"}:
+        raise ValueError(f"--players: the player counts are 2, 3 and 4, not {config['players']!r}")
+    searcher = Searcher.parse(config["searcher"])
+    eval_search = Searcher.parse(config["eval_search"])
+    if eval_search.kind != "neural":
+        raise ValueError(f"--eval-search is the network's search, neural:N, not {config['eval_search']!r}")
+    if not is_bot(config["eval_opponent"]):
+        raise ValueError(f"--eval-opponent {config['eval_opponent']!r} is not a built-in bot")
+    torch.set_num_threads(config["threads"])
+    folder: Path = args.run
+    data = folder / "data"
+    layout = ObservationLayout()
+    space = ActionSpace(layout.components)
+    if args.resume:
+        model = build_model(layout.size, config["hidden"], space.size)
+    else:
+        model, config["hidden"] = initial_model(config["init"], config["hidden"], layout.size, space.size)
+        config["torch"] = torch.__version__
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "weights").mkdir(exist_ok=True)
+    data.mkdir(exist_ok=True)
+    write_json(folder / "config.json", config)
+    optimiser = torch.optim.Adam(model.parameters(), lr=config["lr"])
+    np_rng = np.random.default_rng(config["seed"])
+    torch.manual_seed(config["seed"])
+    iteration, games, samples, seconds = 0, 0, 0, 0.0
+    history: list[dict[str, Any]] = []
+    evaluations: list[dict[str, Any]] = []
+    if args.resume:
+        saved = torch.load(folder / "checkpoint.pt", weights_only=False)
+        model.load_state_dict(saved["model"])
+        optimiser.load_state_dict(saved["optimiser"])
+        np_rng.bit_generator.state = saved["np_rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        iteration, games, seconds = saved["iteration"], saved["games"], saved["seconds"]
+        history = json.loads((folder / "history.json").read_text())
+        evaluations = json.loads((folder / "evaluations.json").read_text())
+    for group in optimiser.param_groups:
+        group["lr"] = config["lr"]
+    meta = {
+        "hidden": config["hidden"],
+        "observation": "normalized",
+        "seed": config["seed"],
+        "method": "distill",
+    }
+
+    def weights_of(at: int) -> Path:
+        return folder / "weights" / f"iter-{at:05d}.npz"
+
+    def export() -> network.PolicyValueNet:
+        net = to_numpy(model, {**meta, "iteration": iteration, "samples": samples})
+        save_network(net, folder, f"iter-{iteration:05d}")
+        return net
+
+    def checkpoint() -> None:
+        state = {
+            "model": model.state_dict(),
+            "optimiser": optimiser.state_dict(),
+            "np_rng": np_rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "iteration": iteration,
+            "games": games,
+            "samples": samples,
+            "seconds": seconds,
+            "seed": config["seed"],
+        }
+        torch.save(state, folder / "checkpoint.pt.part")
+        (folder / "checkpoint.pt.part").replace(folder / "checkpoint.pt")
+        write_json(folder / "history.json", history)
+        write_json(folder / "evaluations.json", evaluations)
+        draw_curve(
+            history,
+            evaluations,
+            folder / "curve.png",
+            series="losses",
+            ylabel="training loss\n(average of the last five iterations)",
+            label="{}",
+            limits=None,
+            xlabel="searched samples generated",
+        )
+
+    def evaluate_now(net: network.PolicyValueNet) -> None:
+        started = time.process_time()
+        seed, count = 900_000, config["eval_games"]
+        found = [
+            evaluate(net, "greedy", 2, count, False, seed),
+            match(
+                lambda game: search_player(net, eval_search, seed + game),
+                f"search {eval_search}",
+                config["eval_opponent"],
+                2,
+                count,
+                seed,
+            ),
+        ]
+        evaluations.extend({"iteration": iteration, "samples": samples, **e} for e in found)
+        log(
+            f"evaluated in {time.process_time() - started:.0f} s CPU: "
+            + "; ".join(f"{e['policy']} vs {e['opponent']} {e['wins']}/{e['games']}" for e in found)
+        )
+
+    def log(line: str) -> None:
+        progress.console.print(f"[{datetime.now(UTC):%H:%M:%S}] iter {iteration}: {line}")
+
+    existing = {g: shard_size(shard_path(data, g)) for g in shard_games(data)}
+    samples = sum(existing.values())
+    if not args.resume:
+        export()
+        checkpoint()
+    total = config["iterations"] * config["games_per_iteration"]
+    made, made_seconds, generating_since = 0, 0.0, 0.0
+
+    def done(game: int, count: int) -> None:
+        """A game written: the bar's games, samples and samples per second (of this session's generation)."""
+        nonlocal samples, made
+        samples += count
+        made += count
+        rate = made / max(made_seconds + time.perf_counter() - generating_since, 1e-9)
+        progress.update(task, advance=1, samples=samples, rate=rate)
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,}/{task.total:,} games"),
+        TextColumn("{task.fields[samples]:,} samples, {task.fields[rate]:.1f}/s"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        disable=not args.progress,
+        transient=False,
+    ) as progress:
+        task = progress.add_task(
+            "distill", total=total, completed=min(len(existing), total), samples=samples, rate=0.0
+        )
+        if existing:
+            log(f"{len(existing):,} games, {samples:,} samples in {data}")
+        while iteration < config["iterations"]:
+            started = generating_since = time.perf_counter()
+            tasks = []
+            for game in range(games, games + config["games_per_iteration"]):
+                count, seed = plan(config["seed"], game, players)
+                tasks.append(
+                    Task(
+                        game,
+                        count,
+                        seed,
+                        str(searcher),
+                        config["explore_moves"],
+                        str(data),
+                        str(weights_of(iteration)) if searcher.kind == "neural" else None,
+                    )
+                )
+            before = samples
+            generate(tasks, config["workers"], done)
+            generated = time.perf_counter()
+            made_seconds += generated - started
+            games += config["games_per_iteration"]
+            window = Replay(data, space.size).window(config["window"])
+            stats = train_epochs(
+                model,
+                optimiser,
+                window,
+                layout.size,
+                config["epochs"],
+                config["minibatch"],
+                config["value_coef"],
+                np_rng,
+            )
+            iteration += 1
+            seconds += time.perf_counter() - started
+            entry = {
+                "iteration": iteration,
+                "games": games,
+                "samples": samples,
+                "window": len(window),
+                "seconds": round(seconds, 1),
+                "generate_seconds": round(generated - started, 1),
+                "train_seconds": round(time.perf_counter() - generated, 1),
+                "samples_per_second": round((samples - before) / max(generated - started, 1e-9), 2),
+                **stats,
+                "losses": {
+                    "policy": stats["policy_loss"],
+                    "value": stats["value_loss"],
+                    "targets' entropy (the policy loss's floor)": stats["target_entropy"],
+                },
+            }
+            history.append(entry)
+            if not args.progress:
+                log(
+                    f"{games:,} games, {samples:,} samples ({entry['samples_per_second']}/s); policy loss "
+                    f"{stats['policy_loss']:.3f} (targets' entropy {stats['target_entropy']:.3f}), value "
+                    f"loss {stats['value_loss']:.3f}"
+                )
+            net = export()
+            if iteration % config["eval_every"] == 0 or iteration == config["iterations"]:
+                evaluate_now(net)
+            checkpoint()
+        log(f"done: {games:,} games, {samples:,} samples in {seconds / 60:.1f} min")
+    return 0
