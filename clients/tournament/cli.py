@@ -218,6 +218,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--label", default="tournament", help="label given to every game on the server")
     parser.add_argument("--tls", action="store_true", help="connect to --server with TLS")
     parser.add_argument("--ca-cert", help="PEM file of the CA to trust (TLS)")
+    parser.add_argument(
+        "--server-token",
+        default=os.environ.get("KUTNAHORA_SERVER_TOKEN", ""),
+        metavar="TOKEN",
+        help="the --server's --quota-token, sent with every game created, so that a tournament of more "
+        "than the server's --caller-games games at once is not refused (prefer the variable "
+        "KUTNAHORA_SERVER_TOKEN)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -445,6 +453,7 @@ class Tournament:
             replays=self.replays_dir(),
             tls=args.tls,
             ca_cert=args.ca_cert,
+            quota_token=args.server_token or None,
             bot_logs=logs,
         )
 

@@ -93,6 +93,7 @@ class RunnerConfig:
     replays: Path | None = None
     tls: bool = False
     ca_cert: str | None = None
+    quota_token: str | None = None  # the server's --quota-token, sent with the games created (--server-token)
     end_wait: float = 120.0
     bot_logs: Path | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -153,7 +154,10 @@ class Runner:
         started = time.monotonic()
         try:
             async with await Client.connect(
-                self.address, tls=self.config.tls, ca_cert=self.config.ca_cert
+                self.address,
+                tls=self.config.tls,
+                ca_cert=self.config.ca_cert,
+                quota_token=self.config.quota_token,
             ) as client:
                 return await self._play(client, game, started)
         except ConnectError:

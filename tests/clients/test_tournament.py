@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -12,7 +15,7 @@ import pytest
 from kutnahora.clients.tournament.results import Failure, GameRecord
 from kutnahora.clients.tournament.schedule import derive_seed, lineups, schedule, seatings
 from kutnahora.clients.tournament.stats import placements, standings, wilson
-from tests.clients.helpers import run_module
+from tests.clients.helpers import ROOT, python_module, run_module
 
 TOURNAMENT = "kutnahora.clients.tournament.cli"
 
@@ -254,3 +257,41 @@ def test_the_table_is_not_cut_at_80_columns_into_a_pipe(server_address: str) -> 
     assert "Rating" in header and "Failed" in header, done.stdout
     assert "a-bot-with-a-rather-long-name" in done.stdout and "…" not in done.stdout
     assert max(len(line) for line in done.stdout.splitlines()) > 80
+
+
+def test_the_server_token_lets_a_tournament_hold_more_games_than_one_callers_quota(tmp_path: Path) -> None:
+    """Against a server that lets one caller hold one unfinished game, a tournament playing three at once
+    is refused games (recorded as errors), unless it sends the server's --quota-token (--server-token)."""
+    server = subprocess.Popen(
+        python_module(
+            "kutnahora.server.main",
+            *("--port", "0", "--db", ":memory:", "--metrics-port", "off", "--log-level", "warning"),
+            *("--caller-games", "1", "--quota-exempt", "none"),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "KUTNAHORA_QUOTA_TOKEN": "tournament-quota-token"},
+    )
+    assert server.stdout is not None
+    found = re.search(r"listening on grpc://(\S+)", server.stdout.readline())
+    assert found is not None
+    try:
+        for token, expected in (("tournament-quota-token", {"finished"}), ("", {"finished", "error"})):
+            out = tmp_path / f"results-{bool(token)}.json"
+            done = run_module(
+                TOURNAMENT,
+                *("--bots", "random,greedy", "--games", "3", "--concurrency", "3", "--no-replays"),
+                *("--server", found.group(1), "--out", str(out), "--quiet"),
+                timeout=120,
+                env={"KUTNAHORA_SERVER_TOKEN": token},
+            )
+            games = json.loads(out.read_text())["games"]
+            assert {g["status"] for g in games} == expected, done.stdout + done.stderr
+            if not token:
+                refused = [g for g in games if g["status"] == "error"]
+                assert all("already holds 1 unfinished games" in json.dumps(g) for g in refused)
+    finally:
+        server.terminate()
+        server.wait(10)
