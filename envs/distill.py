@@ -12,7 +12,8 @@ network's own PUCT (``neural:N``, :func:`kutnahora.clients.bots.neural.search`, 
 network: true expert iteration). Each decision with two or more options is a sample: the seat's normalised
 observation vector (what the network reads), the legal-action mask, the target policy (the root's visit
 counts normalised over the legal actions; zero on every other id) and, once the game is over, the seat's
-terminal return (:func:`kutnahora.envs.outcome.returns`). The move played is drawn from the visit
+terminal return (:func:`kutnahora.envs.outcome.returns`), with the search's own value of the position (its
+mean backed-up value for the seat, on the returns' scale). The move played is drawn from the visit
 distribution for the first ``--explore-moves`` decisions of a game (variety of openings), then it is the
 most visited. Game ``i`` of a run has its player count and seed derived from the run's seed and ``i``
 alone, so it is the same game whichever worker plays it, and a game is replayed identically after a crash.
@@ -24,7 +25,11 @@ games that have no shard yet.
 
 **Training.** Minibatch Adam over a replay window of the newest ``--window`` samples: cross-entropy of the
 policy (logits masked to the legal actions) against the target distribution, plus ``--value-coef`` times
-the squared error of the value against the return. The network has the shape of
+the squared error of the value against a blend of the return and the search's value, ``--search-value``
+of the latter (0.5 by default). The return alone is one noisy outcome a game, which a network of a million
+weights learns by heart within a few hundred games (a training value loss near 0.01 while its search lost to
+``mcts:100``); the search's value differs from position to position of one game and averages over the
+draws the search made. The network has the shape of
 :mod:`kutnahora.envs.network` and starts from ``--init``: the shipped weights (where PPO got to), a run
 folder's checkpoint, or ``scratch``.
 
@@ -115,17 +120,19 @@ class Searcher:
         seat: int,
         rng: random.Random,
         evaluator: neural.Evaluator | None,
-    ) -> tuple[dict[Option, int], Option]:
+    ) -> tuple[dict[Option, int], Option, float]:
         """The root's visit count of each legal option of ``seat``'s pending decision, searched from its
-        observation alone, and the option the search chooses (the most visited)."""
+        observation alone, the option the search chooses (the most visited), and the search's value of
+        the position for ``seat`` on the returns' scale ([−1, 1]; the search bot's mean reward r in [0, 1]
+        is read as 2r − 1)."""
         view = observe(state, seat)
         if self.kind == "mcts":
             found = mcts.search(view, rng, iterations=self.iterations, budget_ms=self.budget_ms)
-            return found.visits, found.option
+            return found.visits, found.option, 2.0 * found.value - 1.0
         if evaluator is None:
             raise ValueError("a neural searcher needs the network")
         result = neural.search(view, evaluator, rng, simulations=self.iterations, budget_ms=self.budget_ms)
-        return result.visits, result.option
+        return result.visits, result.option, result.value
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -135,7 +142,8 @@ class Searcher:
 @dataclass
 class Samples:
     """Samples as arrays: the observation vectors in sparse rows (``indptr``, ``indices``, ``values``),
-    the legal-action masks, the target policies, the returns and the seats that decided."""
+    the legal-action masks, the target policies, the returns, the searches' values of the positions
+    (:meth:`Searcher.visits`) and the seats that decided."""
 
     indptr: npt.NDArray[np.int64]
     indices: npt.NDArray[np.int16]
@@ -144,6 +152,7 @@ class Samples:
     targets: npt.NDArray[np.float32]
     returns: npt.NDArray[np.float32]
     seats: npt.NDArray[np.int8]
+    searched: npt.NDArray[np.float32]
 
     def __len__(self) -> int:
         return len(self.returns)
@@ -157,8 +166,9 @@ class Samples:
         outcome: Sequence[float],
         seats: Sequence[int],
         actions: int,
+        searched: Sequence[float] | None = None,
     ) -> Samples:
-        """Samples from dense rows."""
+        """Samples from dense rows (``searched`` defaults to the returns)."""
         nonzero = [np.flatnonzero(v) for v in vectors]
         indptr = np.zeros(len(vectors) + 1, dtype=np.int64)
         indptr[1:] = np.cumsum([len(n) for n in nonzero])
@@ -172,6 +182,7 @@ class Samples:
             np.stack(targets) if targets else np.zeros((0, actions), np.float32),
             np.asarray(outcome, dtype=np.float32),
             np.asarray(seats, dtype=np.int8),
+            np.asarray(outcome if searched is None else searched, dtype=np.float32),
         )
 
     @classmethod
@@ -190,6 +201,7 @@ class Samples:
             np.concatenate([p.targets for p in parts]),
             np.concatenate([p.returns for p in parts]),
             np.concatenate([p.seats for p in parts]),
+            np.concatenate([p.searched for p in parts]),
         )
 
     def tail(self, count: int) -> Samples:
@@ -204,6 +216,7 @@ class Samples:
             self.targets[first:],
             self.returns[first:],
             self.seats[first:],
+            self.searched[first:],
         )
 
     def vectors(self, rows: npt.NDArray[np.int64], size: int) -> npt.NDArray[np.float32]:
@@ -240,6 +253,7 @@ def write_shard(data: Path, game: int, samples: Samples, meta: dict[str, Any]) -
             targets=samples.targets,
             returns=samples.returns,
             seats=samples.seats,
+            searched=samples.searched,
             meta=np.array(json.dumps({"game": game, **meta}, sort_keys=True)),
         )
     partial.replace(path)
@@ -247,7 +261,8 @@ def write_shard(data: Path, game: int, samples: Samples, meta: dict[str, Any]) -
 
 
 def read_shard(path: Path) -> Samples:
-    """One game's samples, as written."""
+    """One game's samples, as written (a shard written before searches' values were kept reads its
+    returns in their place)."""
     with np.load(path, allow_pickle=False) as archive:
         return Samples(
             archive["indptr"],
@@ -257,6 +272,7 @@ def read_shard(path: Path) -> Samples:
             archive["targets"],
             archive["returns"],
             archive["seats"],
+            archive["searched"] if "searched" in archive.files else archive["returns"],
         )
 
 
@@ -288,13 +304,16 @@ def play_searched_game(
     masks: list[npt.NDArray[np.bool_]] = []
     targets: list[npt.NDArray[np.float32]] = []
     seats: list[int] = []
+    searched: list[float] = []
     while state.pending is not None:
         options = state.pending.options
         if len(options) == 1:
             apply(state, options[0])
             continue
         seat = state.pending.seat
-        visits, best = searcher.visits(state, seat, random.Random(f"{seed}:{state.version}"), evaluator)
+        visits, best, value = searcher.visits(
+            state, seat, random.Random(f"{seed}:{state.version}"), evaluator
+        )
         counts = np.array([visits.get(o, 0) for o in options], dtype=np.float64)
         if counts.sum() == 0:  # a search with no visit at the root (a budget too small): its choice
             counts[options.index(best)] = 1.0
@@ -307,10 +326,13 @@ def play_searched_game(
         masks.append(mask)
         targets.append(target)
         seats.append(seat)
+        searched.append(value)
         explore = len(seats) <= explore_moves
         apply(state, moves.choices(options, weights=counts.tolist())[0] if explore else best)
     outcome = returns(state)
-    samples = Samples.from_rows(vectors, masks, targets, [outcome[s] for s in seats], seats, space.size)
+    samples = Samples.from_rows(
+        vectors, masks, targets, [outcome[s] for s in seats], seats, space.size, searched
+    )
     return samples, state
 
 
@@ -421,8 +443,10 @@ def train_epochs(
     minibatch: int,
     value_coef: float,
     rng: np.random.Generator,
+    search_value: float = 0.0,
 ) -> dict[str, float]:
-    """Epochs of minibatch steps over the samples; the mean losses, and the targets' mean entropy (the
+    """Epochs of minibatch steps over the samples, the value fitted to the returns blended with
+    ``search_value`` of the searches' values; the mean losses, and the targets' mean entropy (the
     policy loss's floor: the loss minus it is the policy's divergence from the searches)."""
     import torch
 
@@ -438,7 +462,9 @@ def train_epochs(
             x = torch.from_numpy(samples.vectors(rows, inputs))
             mask = torch.from_numpy(samples.masks[rows])
             target = torch.from_numpy(samples.targets[rows])
-            outcome = torch.from_numpy(samples.returns[rows])
+            outcome = torch.from_numpy(
+                (1.0 - search_value) * samples.returns[rows] + search_value * samples.searched[rows]
+            )
             loss, policy, value = losses(model, x, mask, target, outcome, value_coef)
             optimiser.zero_grad()
             loss.backward()
@@ -501,6 +527,10 @@ def search_player(net: network.PolicyValueNet, searcher: Searcher, seed: int) ->
 
 RESUMABLE = (
     "iterations",
+    "search_value",
+    "value_coef",
+    "eval_search",
+    "eval_opponent",
     "games_per_iteration",
     "epochs",
     "window",
@@ -537,6 +567,7 @@ CONFIG = (
     "minibatch",
     "lr",
     "value_coef",
+    "search_value",
     "window",
     "players",
     "searcher",
@@ -593,6 +624,12 @@ def add_parser(commands: Any, stamp: str) -> None:
     parser.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate")
     parser.add_argument("--value-coef", type=float, default=1.0, help="weight of the value loss")
     parser.add_argument(
+        "--search-value",
+        type=float,
+        default=0.5,
+        help="share of the value's target taken from the searches' values (the rest from the returns)",
+    )
+    parser.add_argument(
         "--init",
         default=str(network.WEIGHTS),
         help="start from a weights .npz, a run folder's checkpoint, or scratch",
@@ -644,6 +681,7 @@ def _configure(args: argparse.Namespace, text: str, given: set[str]) -> dict[str
             print(f"kutnahora-train: {folder} holds no checkpoint.pt to resume from", file=sys.stderr)
             return None
         config: dict[str, Any] = json.loads(config_path.read_text())
+        config.setdefault("search_value", 0.0)  # a run begun before searches' values were kept
         for key in RESUMABLE:
             if key in given:
                 config[key] = getattr(args, key)
@@ -674,6 +712,8 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
     players = parse_weights(config["players"], "--players")
     if not set(players) <= {"2", "3", "4"}:
         raise ValueError(f"--players: the player counts are 2, 3 and 4, not {config['players']!r}")
+    if not 0.0 <= config["search_value"] <= 1.0:
+        raise ValueError(f"--search-value is a share between 0 and 1, not {config['search_value']}")
     searcher = Searcher.parse(config["searcher"])
     eval_search = Searcher.parse(config["eval_search"])
     if eval_search.kind != "neural":
@@ -838,6 +878,7 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
                 config["minibatch"],
                 config["value_coef"],
                 np_rng,
+                config["search_value"],
             )
             iteration += 1
             seconds += time.perf_counter() - started

@@ -123,6 +123,8 @@ class SearchResult:
     iterations: int
     seconds: float
     visits: dict[Option, int]
+    value: float = 0.5
+    """The mean reward the iterations brought the deciding seat (in [0, 1]; 0.5 before any)."""
 
 
 def rewards(state: GameState) -> list[float]:
@@ -177,7 +179,9 @@ def search(
     best = max(
         pending.options, key=lambda o: (visits[o], _mean(root.children.get(o)), -pending.options.index(o))
     )
-    return SearchResult(best, done, time.perf_counter() - started, visits)
+    tried = [child for child in root.children.values() if child.visits]
+    value = sum(c.total for c in tried) / sum(c.visits for c in tried) if tried else 0.5
+    return SearchResult(best, done, time.perf_counter() - started, visits, value)
 
 
 def _mean(node: Node | None) -> float:

@@ -77,6 +77,8 @@ class SearchResult:
     simulations: int
     seconds: float
     visits: dict[Option, int]
+    value: float = 0.0
+    """The mean value the simulations backed up for the deciding seat (a return, in [−1, 1])."""
 
 
 class Evaluator:
@@ -146,7 +148,9 @@ def search(
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
     priors = root.priors or {}
     best = max(pending.options, key=lambda o: (visits[o], priors.get(o, 0.0), -pending.options.index(o)))
-    return SearchResult(best, done, time.perf_counter() - started, visits)
+    tried = [child for child in root.children.values() if child.visits]
+    value = sum(c.total for c in tried) / sum(c.visits for c in tried) if tried else root.value
+    return SearchResult(best, done, time.perf_counter() - started, visits, value)
 
 
 def _simulate(root: Node, state: GameState, evaluator: Evaluator, exploration: float) -> None:

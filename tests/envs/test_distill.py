@@ -1,6 +1,7 @@
 """kutnahora-train distill: a searched sample targets the legal actions only, its mask is the legal options,
 its vector is what the network reads and its return the game's; shards read back as written; an
-interrupted generation goes on without losing or repeating a game; the loss falls on a fixed dataset."""
+interrupted generation goes on without losing or repeating a game; the loss falls on a fixed dataset; the
+value learns the blend of returns and searches' values asked for."""
 
 from __future__ import annotations
 
@@ -39,15 +40,18 @@ def test_every_searched_decision_is_a_sample_of_the_legal_actions(
     searcher: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[tuple[int, list[int], np.ndarray[Any, Any]]] = []
+    valued: list[float] = []
     original = Searcher.visits
 
     def recording(
         self: Searcher, state: GameState, seat: int, rng: random.Random, evaluator: Any
-    ) -> tuple[dict[Option, int], Option]:
+    ) -> tuple[dict[Option, int], Option, float]:
         assert state.pending is not None and len(state.pending.options) > 1
         vector = LAYOUT.encode(observe(state, seat), normalized=True)
         asked.append((seat, SPACE.ids(state.pending.options), vector))
-        return original(self, state, seat, rng, evaluator)
+        found = original(self, state, seat, rng, evaluator)
+        valued.append(found[2])
+        return found
 
     monkeypatch.setattr(Searcher, "visits", recording)
     evaluator = distill._evaluator(str(network.WEIGHTS)) if searcher.startswith("neural") else None
@@ -65,6 +69,8 @@ def test_every_searched_decision_is_a_sample_of_the_legal_actions(
         assert (target >= 0).all() and not target[~legal].any()
         assert samples.seats[row] == seat
         assert samples.returns[row] == final[seat]
+        assert samples.searched[row] == np.float32(valued[row])  # the search's own value, as it said
+        assert -1.0 <= valued[row] <= 1.0
         assert np.array_equal(vectors[row], vector)  # the network's own input
 
 
@@ -89,12 +95,18 @@ def test_a_shard_reads_back_as_written(tmp_path: Path) -> None:
     masks = [rng.random(SPACE.size) < 0.1 for _ in range(rows)]
     targets = [np.where(m, 1.0 / max(m.sum(), 1), 0).astype(np.float32) for m in masks]
     written = Samples.from_rows(
-        vectors, masks, targets, [1.0, -1.0, 0.0, 1, 1, -1, 0], [0, 1] * 3 + [0], SPACE.size
+        vectors,
+        masks,
+        targets,
+        [1.0, -1.0, 0.0, 1, 1, -1, 0],
+        [0, 1] * 3 + [0],
+        SPACE.size,
+        [0.5, -0.25, 0.0, 0.75, 1.0, -1.0, 0.125],
     )
     path = write_shard(tmp_path, 12, written, {"players": 2})
     assert path == shard_path(tmp_path, 12) and shard_games(tmp_path) == [12]
     read = read_shard(path)
-    for field in ("indptr", "indices", "values", "masks", "targets", "returns", "seats"):
+    for field in ("indptr", "indices", "values", "masks", "targets", "returns", "seats", "searched"):
         assert np.array_equal(getattr(read, field), getattr(written, field)), field
         assert getattr(read, field).dtype == getattr(written, field).dtype, field
     assert np.array_equal(read.vectors(np.arange(rows), LAYOUT.size), np.stack(vectors))
@@ -103,6 +115,12 @@ def test_a_shard_reads_back_as_written(tmp_path: Path) -> None:
     window = Replay(tmp_path, SPACE.size).window(5)
     assert np.array_equal(window.vectors(np.arange(5), LAYOUT.size), np.stack(vectors[5:] + vectors[4:]))
     assert np.array_equal(window.returns, np.array([-1, 0, 1, -1, 0], np.float32))
+    assert np.array_equal(window.searched, np.array([-1, 0.125, 1, -1, 0.125], np.float32))
+    # A shard written before the searches' values were kept reads its returns in their place.
+    with np.load(path) as archive:
+        old = {k: archive[k] for k in archive.files if k != "searched"}
+    np.savez_compressed(shard_path(tmp_path, 14), **old)
+    assert np.array_equal(read_shard(shard_path(tmp_path, 14)).searched, written.returns)
 
 
 def test_an_interrupted_generation_goes_on_without_losing_or_repeating_a_game(tmp_path: Path) -> None:
@@ -184,3 +202,25 @@ def test_the_shipped_network_is_where_training_starts() -> None:
     assert np.allclose(to_numpy(model, {}).forward(batch)[0], expected_logits, atol=1e-4)
     with pytest.raises(ValueError, match="checkpoint"):
         distill.initial_model(str(network.WEIGHTS.parent), [], LAYOUT.size, SPACE.size)
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0])
+def test_the_value_learns_the_blend_of_returns_and_searches_values(share: float) -> None:
+    torch = pytest.importorskip("torch")
+    from kutnahora.envs.training import build_model
+
+    torch.manual_seed(0)
+    rng = np.random.default_rng(3)
+    rows, inputs, actions = 128, 20, 6
+    vectors = [rng.random(inputs).astype(np.float32) for _ in range(rows)]
+    masks = [np.ones(actions, bool)] * rows
+    targets = [np.full(actions, 1 / actions, np.float32)] * rows
+    # Every game won (+1), every search pessimistic (−0.5): the value's target is their blend.
+    samples = Samples.from_rows(vectors, masks, targets, [1.0] * rows, [0] * rows, actions, [-0.5] * rows)
+    model = build_model(inputs, [16], actions)
+    optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
+    distill.train_epochs(model, optimiser, samples, inputs, 40, 32, 1.0, np.random.default_rng(1), share)
+    with torch.no_grad():
+        _, values = model(torch.from_numpy(samples.vectors(np.arange(rows), inputs)))
+    expected = (1 - share) * 1.0 + share * -0.5
+    assert abs(float(values.mean()) - expected) < 0.1, (float(values.mean()), expected)
