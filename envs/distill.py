@@ -77,6 +77,7 @@ from kutnahora.envs.outcome import returns
 from kutnahora.envs.state_encoding import StateEncoder
 from kutnahora.envs.training import (
     SeatPlayer,
+    add_run_arguments,
     build_model,
     draw_curve,
     evaluate,
@@ -593,15 +594,7 @@ def add_parser(commands: Any, stamp: str) -> None:
         "the searched samples (data/) in the run folder.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument(
-        "--run", type=Path, default=Path("kutnahora-runs") / f"distill-{stamp}", help="run folder"
-    )
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="go on from the run folder's checkpoint and shards, with its options, except those given again "
-        "of " + ", ".join("--" + k.replace("_", "-") for k in RESUMABLE),
-    )
+    add_run_arguments(parser, f"distill-{stamp}", "the run folder's checkpoint and shards", RESUMABLE)
     parser.add_argument("--iterations", type=int, default=100, help="generate-and-train rounds")
     parser.add_argument("--games-per-iteration", type=int, default=16, help="self-play games per round")
     parser.add_argument(

@@ -867,6 +867,20 @@ def export_command(args: argparse.Namespace, command: str) -> int:
     return 0
 
 
+def add_run_arguments(
+    parser: argparse.ArgumentParser, name: str, source: str, resumable: Sequence[str]
+) -> None:
+    """``--run`` (default ``kutnahora-runs/NAME``) and ``--resume`` (from ``source``, with the run's options
+    except the ``resumable`` ones given again), as every training command takes them."""
+    parser.add_argument("--run", type=Path, default=Path("kutnahora-runs") / name, help="run folder")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help=f"go on from {source}, with its options, except those given again of "
+        + ", ".join("--" + k.replace("_", "-") for k in resumable),
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``kutnahora-train``: train the policy and value network, or export a run's network."""
     parser = argparse.ArgumentParser(
@@ -884,15 +898,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    train.add_argument(
-        "--run", type=Path, default=Path("kutnahora-runs") / f"neural-{stamp}", help="run folder"
-    )
-    train.add_argument(
-        "--resume",
-        action="store_true",
-        help="go on from the run folder's checkpoint, with its options, except those given again of "
-        + ", ".join("--" + k.replace("_", "-") for k in RESUMABLE),
-    )
+    add_run_arguments(train, f"neural-{stamp}", "the run folder's checkpoint", RESUMABLE)
     train.add_argument(
         "--samples", type=int, default=20_000_000, help="stop after this many training samples"
     )
