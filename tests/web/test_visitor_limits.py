@@ -4,8 +4,8 @@ not at all.
 
 The web application runs in this process, in front of the session's game server, and each visitor is a
 client of its own address (httpx's ASGI transport, or a raw ASGI call for the event streams, which httpx
-would buffer to their end). Each test runs its coroutine on a thread of its own
-(:func:`tests.web.conftest.run`): the browser tests' Playwright owns this thread's event loop.
+would buffer to their end). Each async test runs on a thread and an event loop of its own
+(:func:`tests.web.conftest.runs_on_own_loop`): the browser tests' Playwright owns this thread's loop.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from starlette.applications import Starlette
 from kutnahora.web.app import Web, create_app
 from kutnahora.web.limits import Limits
 from kutnahora.web.visitors import Visitors, parse_networks
-from tests.web.conftest import Servers, run
+from tests.web.conftest import Servers, runs_on_own_loop
 
 ORIGIN = "http://testserver"
 OPEN_GAME = {"players": 2, "seats": ["open", "open"]}
@@ -80,7 +80,8 @@ def refused(answer: httpx.Response, words: str) -> None:
     assert words in answer.json()["error"]
 
 
-async def _a_flood_of_creations_is_refused_and_another_visitor_still_creates(
+@runs_on_own_loop
+async def test_a_flood_of_creations_is_refused_and_another_visitor_still_creates(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0.001, creation_burst=3, games=0, requests=0, streams=0)
@@ -105,13 +106,8 @@ async def _a_flood_of_creations_is_refused_and_another_visitor_still_creates(
         assert site.created[-1] == mine.json()["game_id"]
 
 
-def test_a_flood_of_creations_is_refused_and_another_visitor_still_creates(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_a_flood_of_creations_is_refused_and_another_visitor_still_creates(servers, monkeypatch))
-
-
-async def _a_malformed_creation_counts_against_the_rate(
+@runs_on_own_loop
+async def test_a_malformed_creation_counts_against_the_rate(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0.001, creation_burst=2, games=0, requests=0, streams=0)
@@ -122,13 +118,8 @@ async def _a_malformed_creation_counts_against_the_rate(
         assert site.created == []
 
 
-def test_a_malformed_creation_counts_against_the_rate(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_a_malformed_creation_counts_against_the_rate(servers, monkeypatch))
-
-
-async def _a_visitor_holds_so_many_unfinished_games_until_one_ends(
+@runs_on_own_loop
+async def test_a_visitor_holds_so_many_unfinished_games_until_one_ends(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0, games=2, requests=0, streams=0)
@@ -163,13 +154,8 @@ async def _a_visitor_holds_so_many_unfinished_games_until_one_ends(
         assert len(site.created) == 4
 
 
-def test_a_visitor_holds_so_many_unfinished_games_until_one_ends(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_a_visitor_holds_so_many_unfinished_games_until_one_ends(servers, monkeypatch))
-
-
-async def _a_flood_of_requests_is_refused_before_the_game_server_is_asked(
+@runs_on_own_loop
+async def test_a_flood_of_requests_is_refused_before_the_game_server_is_asked(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0, games=0, requests=0.001, request_burst=5, streams=0)
@@ -190,12 +176,6 @@ async def _a_flood_of_requests_is_refused_before_the_game_server_is_asked(
         assert (await attacker.get("/static/common.js")).status_code == 200
         assert (await other.get("/api/games")).status_code == 200
         assert site.listed > listed
-
-
-def test_a_flood_of_requests_is_refused_before_the_game_server_is_asked(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_a_flood_of_requests_is_refused_before_the_game_server_is_asked(servers, monkeypatch))
 
 
 class Stream:
@@ -254,7 +234,8 @@ class Stream:
         await asyncio.wait_for(self.task, 20)
 
 
-async def _event_streams_past_the_limit_are_refused_until_one_closes(
+@runs_on_own_loop
+async def test_event_streams_past_the_limit_are_refused_until_one_closes(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0, games=0, requests=0, streams=2)
@@ -283,13 +264,8 @@ async def _event_streams_past_the_limit_are_refused_until_one_closes(
         assert site.web.limits.streams.held("198.51.100.40") == 0
 
 
-def test_event_streams_past_the_limit_are_refused_until_one_closes(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_event_streams_past_the_limit_are_refused_until_one_closes(servers, monkeypatch))
-
-
-async def _x_forwarded_for_is_believed_from_a_trusted_proxy_only(
+@runs_on_own_loop
+async def test_x_forwarded_for_is_believed_from_a_trusted_proxy_only(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0.001, creation_burst=1, games=0, requests=0, streams=0)
@@ -310,13 +286,8 @@ async def _x_forwarded_for_is_believed_from_a_trusted_proxy_only(
         assert len(site.created) == 3
 
 
-def test_x_forwarded_for_is_believed_from_a_trusted_proxy_only(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_x_forwarded_for_is_believed_from_a_trusted_proxy_only(servers, monkeypatch))
-
-
-async def _one_ipv6_64_is_one_visitor(servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
+@runs_on_own_loop
+async def test_one_ipv6_64_is_one_visitor(servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
     limits = Limits(creations=0.001, creation_burst=2, games=0, requests=0, streams=0)
     async with serve(servers, limits, monkeypatch) as site:
         for address, status in (
@@ -329,10 +300,6 @@ async def _one_ipv6_64_is_one_visitor(servers: Servers, monkeypatch: pytest.Monk
                 answer = await visitor.post("/api/games", json=OPEN_GAME)
                 assert answer.status_code == status, address
         assert len(site.created) == 3
-
-
-def test_one_ipv6_64_is_one_visitor(servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
-    run(_one_ipv6_64_is_one_visitor(servers, monkeypatch))
 
 
 def scope(client: str, *forwarded: str) -> dict[str, Any]:
@@ -362,7 +329,8 @@ def test_trusted_proxies_must_be_addresses() -> None:
         parse_networks("10.0.0.1,proxy.example")
 
 
-async def _with_the_server_token_visitors_games_do_not_count_as_one_callers() -> None:
+@runs_on_own_loop
+async def test_with_the_server_token_visitors_games_do_not_count_as_one_callers() -> None:
     """The game server counts the web server as one caller; given its --quota-token (--server-token), the
     games created here for many visitors are not held against that one caller's quota."""
     from kutnahora.server.app import create_server
@@ -386,7 +354,3 @@ async def _with_the_server_token_visitors_games_do_not_count_as_one_callers() ->
                         assert "unfinished games" in answer.json()["error"]
     finally:
         await server.stop(0)
-
-
-def test_with_the_server_token_visitors_games_do_not_count_as_one_callers() -> None:
-    run(_with_the_server_token_visitors_games_do_not_count_as_one_callers())
