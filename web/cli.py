@@ -22,7 +22,8 @@ import logging
 import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
@@ -62,6 +63,45 @@ def networks(text: str) -> tuple[Network, ...]:
         return parse_networks(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class VisitorOption:
+    """One ``--visitor-*`` option: the :class:`Limits` field it sets, how its text is read, its help."""
+
+    field: str
+    parse: Callable[[str], float]
+    help: str
+
+    @property
+    def flag(self) -> str:
+        """``--visitor-creation-burst`` for the field ``creation_burst``."""
+        return "--visitor-" + self.field.replace("_", "-")
+
+    @property
+    def dest(self) -> str:
+        return "visitor_" + self.field
+
+    @property
+    def variable(self) -> str:
+        """The variable's name after ``KUTNAHORA_WEB_``: ``VISITOR_CREATION_BURST``."""
+        return "VISITOR_" + self.field.upper()
+
+
+VISITOR_OPTIONS = (
+    VisitorOption("creations", rate, "game creations and joins a visitor may make a minute, on average"),
+    VisitorOption("creation_burst", whole, "... and at once"),
+    VisitorOption(
+        "games",
+        whole,
+        "unfinished games a visitor may have created here; a game frees its place when it ends",
+    ),
+    VisitorOption("requests", rate, "requests a visitor may send a second, on average, static files aside"),
+    VisitorOption("request_burst", whole, "... and at once"),
+    VisitorOption("streams", whole, "live games (event streams) a visitor may follow at once"),
+)
+"""The ``--visitor-*`` options, one per :class:`Limits` field, each with its ``KUTNAHORA_WEB_VISITOR_*``
+variable (its default; else the field's default)."""
 
 
 def setting(name: str, default: object) -> str:
@@ -117,51 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
         "Retry-After and a sentence, and the game server is asked nothing. 0 turns a limit off. Each "
         "option's default comes from the variable it names.",
     )
-    limits.add_argument(
-        "--visitor-creations",
-        type=rate,
-        default=setting("VISITOR_CREATIONS", DEFAULTS.creations),
-        metavar="N",
-        help="game creations and joins a visitor may make a minute, on average "
-        "(KUTNAHORA_WEB_VISITOR_CREATIONS)",
-    )
-    limits.add_argument(
-        "--visitor-creation-burst",
-        type=whole,
-        default=setting("VISITOR_CREATION_BURST", DEFAULTS.creation_burst),
-        metavar="N",
-        help="... and at once (KUTNAHORA_WEB_VISITOR_CREATION_BURST)",
-    )
-    limits.add_argument(
-        "--visitor-games",
-        type=whole,
-        default=setting("VISITOR_GAMES", DEFAULTS.games),
-        metavar="N",
-        help="unfinished games a visitor may have created here; a game frees its place when it ends "
-        "(KUTNAHORA_WEB_VISITOR_GAMES)",
-    )
-    limits.add_argument(
-        "--visitor-requests",
-        type=rate,
-        default=setting("VISITOR_REQUESTS", DEFAULTS.requests),
-        metavar="N",
-        help="requests a visitor may send a second, on average, static files aside "
-        "(KUTNAHORA_WEB_VISITOR_REQUESTS)",
-    )
-    limits.add_argument(
-        "--visitor-request-burst",
-        type=whole,
-        default=setting("VISITOR_REQUEST_BURST", DEFAULTS.request_burst),
-        metavar="N",
-        help="... and at once (KUTNAHORA_WEB_VISITOR_REQUEST_BURST)",
-    )
-    limits.add_argument(
-        "--visitor-streams",
-        type=whole,
-        default=setting("VISITOR_STREAMS", DEFAULTS.streams),
-        metavar="N",
-        help="live games (event streams) a visitor may follow at once (KUTNAHORA_WEB_VISITOR_STREAMS)",
-    )
+    for option in VISITOR_OPTIONS:
+        limits.add_argument(
+            option.flag,
+            dest=option.dest,
+            type=option.parse,
+            default=setting(option.variable, getattr(DEFAULTS, option.field)),
+            metavar="N",
+            help=f"{option.help} (KUTNAHORA_WEB_{option.variable})",
+        )
     limits.add_argument(
         "--trusted-proxies",
         type=networks,
@@ -176,14 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def visitor_limits(args: argparse.Namespace) -> Limits:
     """The per-visitor limits the options give."""
-    return Limits(
-        creations=args.visitor_creations,
-        creation_burst=args.visitor_creation_burst,
-        games=args.visitor_games,
-        requests=args.visitor_requests,
-        request_burst=args.visitor_request_burst,
-        streams=args.visitor_streams,
-    )
+    return Limits(**{option.field: getattr(args, option.dest) for option in VISITOR_OPTIONS})
 
 
 def allowed_hosts(args: argparse.Namespace) -> list[str]:

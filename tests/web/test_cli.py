@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import subprocess
 import sys
@@ -30,8 +31,19 @@ def test_help_names_every_option() -> None:
     assert done.returncode == 0
     for option in ("--server", "--port", "--host", "--results", "--tls", "--allowed-hosts"):
         assert option in done.stdout
-    for option in ("--visitor-creations", "--visitor-games", "--visitor-requests", "--visitor-streams"):
-        assert option in done.stdout
+    # The group's help as one line, whatever the terminal's width: each option, its help, its variable.
+    shown = " ".join(done.stdout.split("limits per visitor:", 1)[1].split())
+    for flag, variable, words in (
+        ("--visitor-creations", "VISITOR_CREATIONS", "game creations and joins a visitor may make a minute"),
+        ("--visitor-creation-burst", "VISITOR_CREATION_BURST", "... and at once"),
+        ("--visitor-games", "VISITOR_GAMES", "unfinished games a visitor may have created here"),
+        ("--visitor-requests", "VISITOR_REQUESTS", "requests a visitor may send a second"),
+        ("--visitor-request-burst", "VISITOR_REQUEST_BURST", "... and at once"),
+        ("--visitor-streams", "VISITOR_STREAMS", "live games (event streams) a visitor may follow at once"),
+    ):
+        after = shown.split(f"{flag} N", 1)[1]
+        assert after.lstrip().startswith(words), flag
+        assert f"KUTNAHORA_WEB_{variable})" in after.split("--", 1)[0], flag
     assert "--trusted-proxies" in done.stdout and "KUTNAHORA_WEB_TRUSTED_PROXIES" in done.stdout
 
 
@@ -41,6 +53,18 @@ def test_the_visitor_limits_come_from_flags_or_their_variables(monkeypatch: pyte
     args = cli.build_parser().parse_args(["--visitor-creations", "0", "--visitor-streams", "3"])
     assert cli.visitor_limits(args) == Limits(creations=0, games=2, streams=3)
     assert [str(n) for n in args.trusted_proxies] == ["10.0.0.0/8", "::1/128"]
+
+
+def test_every_limit_has_its_option_and_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert [option.field for option in cli.VISITOR_OPTIONS] == [f.name for f in dataclasses.fields(Limits)]
+    assert cli.visitor_limits(cli.build_parser().parse_args([])) == Limits()
+    values = {"CREATIONS": "1.5", "CREATION_BURST": "2", "GAMES": "3"}
+    values |= {"REQUESTS": "4.5", "REQUEST_BURST": "5", "STREAMS": "6"}
+    for name, value in values.items():
+        monkeypatch.setenv(f"KUTNAHORA_WEB_VISITOR_{name}", value)
+    assert cli.visitor_limits(cli.build_parser().parse_args([])) == Limits(1.5, 2, 3, 4.5, 5, 6)
+    args = cli.build_parser().parse_args(["--visitor-request-burst", "9", "--visitor-creations", "0"])
+    assert cli.visitor_limits(args) == Limits(0, 2, 3, 4.5, 9, 6)
 
 
 def test_a_bad_limit_or_proxy_is_one_sentence() -> None:
