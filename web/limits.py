@@ -7,6 +7,7 @@ nobody else can start a game, or have this server list games as fast as it can s
 visitor has (:class:`Limits`, ``kutnahora-web --visitor-*``; 0 turns one off):
 
 - a rate of game creations and joins (a token bucket: ``creations`` a minute, ``creation_burst`` at once);
+  playing a tournament game again from its saved replay is a creation;
 - a number of unfinished games it created through this web server (``games``): a place is freed when the
   game ends (finished or abandoned), which this server asks the game server about only when the visitor
   would otherwise be refused;
@@ -69,10 +70,14 @@ class Refused(Exception):
         super().__init__(message)
         self.retry_after = retry_after
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """``Retry-After``, in whole seconds, at least 1."""
+        return {"retry-after": str(max(1, math.ceil(self.retry_after)))}
+
     def response(self) -> JSONResponse:
-        """HTTP 429 with ``Retry-After`` (whole seconds, at least 1) and ``{"error": sentence}``."""
-        seconds = max(1, math.ceil(self.retry_after))
-        return JSONResponse({"error": str(self)}, status_code=429, headers={"retry-after": str(seconds)})
+        """HTTP 429 with ``Retry-After`` and ``{"error": sentence}``."""
+        return JSONResponse({"error": str(self)}, status_code=429, headers=self.headers)
 
 
 class GamesHeld:

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import ipaddress
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,8 +26,10 @@ from starlette.applications import Starlette
 
 from kutnahora.web.app import Web, create_app
 from kutnahora.web.limits import Limits
+from kutnahora.web.replays import replay_onto
 from kutnahora.web.visitors import Visitors, parse_networks
 from tests.web.conftest import Servers, runs_on_own_loop
+from tests.web.games import tournament
 
 ORIGIN = "http://testserver"
 OPEN_GAME = {"players": 2, "seats": ["open", "open"]}
@@ -39,6 +44,7 @@ class Site:
     web: Web
     created: list[str] = field(default_factory=list)
     listed: int = 0
+    replayed: list[str] = field(default_factory=list)  # tournament games played again, by their new ids
 
     def visitor(self, address: str, **headers: str) -> httpx.AsyncClient:
         """A visitor at ``address`` (its own cookies), sending ``headers`` with every request."""
@@ -49,8 +55,10 @@ class Site:
 
 
 @contextlib.asynccontextmanager
-async def serve(servers: Servers, limits: Limits, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Site]:
-    app = create_app(servers.grpc, limits=limits, trusted_proxies=PROXIES)
+async def serve(
+    servers: Servers, limits: Limits, monkeypatch: pytest.MonkeyPatch, results: Path | None = None
+) -> AsyncIterator[Site]:
+    app = create_app(servers.grpc, limits=limits, trusted_proxies=PROXIES, results=results)
     async with app.router.lifespan_context(app):
         web: Web = app.state.web
         await asyncio.wait_for(web.connection.connected.wait(), 20)
@@ -69,8 +77,13 @@ async def serve(servers: Servers, limits: Limits, monkeypatch: pytest.MonkeyPatc
             site.listed += 1
             return await listing(*args, **kwargs)
 
+        async def counted_replay(*args: Any, **kwargs: Any) -> str:
+            site.replayed.append(await replay_onto(*args, **kwargs))
+            return site.replayed[-1]
+
         monkeypatch.setattr(client, "create_game", counted_create)
         monkeypatch.setattr(client, "list_games_page", counted_listing)
+        monkeypatch.setattr("kutnahora.web.app.replay_onto", counted_replay)
         yield site
 
 
@@ -78,6 +91,22 @@ def refused(answer: httpx.Response, words: str) -> None:
     assert answer.status_code == 429, answer.text
     assert int(answer.headers["retry-after"]) >= 1
     assert words in answer.json()["error"]
+
+
+def refused_page(answer: httpx.Response, words: str) -> None:
+    """A page's refusal: 429 and Retry-After, the sentence shown on the page."""
+    assert answer.status_code == 429, answer.text
+    assert int(answer.headers["retry-after"]) >= 1
+    assert answer.headers["content-type"].startswith("text/html")
+    assert words in html.unescape(answer.text)
+
+
+@pytest.fixture(scope="module")
+def saved_games(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A tournament's results and the ids of its games, played on a game server of its own that is gone:
+    each can be played again on the session's game server from its saved replay."""
+    results = tournament(tmp_path_factory.mktemp("tournament") / "results.json")
+    return results, [game["game_id"] for game in json.loads(results.read_text())["games"]]
 
 
 @runs_on_own_loop
@@ -176,6 +205,57 @@ async def test_a_flood_of_requests_is_refused_before_the_game_server_is_asked(
         assert (await attacker.get("/static/common.js")).status_code == 200
         assert (await other.get("/api/games")).status_code == 200
         assert site.listed > listed
+
+
+@runs_on_own_loop
+async def test_playing_a_tournament_game_again_is_a_creation_and_counts_as_one(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch, saved_games: tuple[Path, list[str]]
+) -> None:
+    results, (first, second, *_) = saved_games
+    limits = Limits(creations=0.001, creation_burst=1, games=0, requests=0, streams=0)
+    async with (
+        serve(servers, limits, monkeypatch, results) as site,
+        site.visitor("198.51.100.50") as attacker,
+        site.visitor("198.51.100.51") as other,
+    ):
+        answer = await attacker.post(f"/tournament/games/{first}")
+        assert answer.status_code == 303, answer.text
+        assert site.replayed and answer.headers["location"] == f"/games/{site.replayed[0]}"
+        # Asked again, the game played here is shown: nothing is created, nothing counted.
+        again = await attacker.post(f"/tournament/games/{first}")
+        assert (again.status_code, again.headers["location"]) == (303, answer.headers["location"])
+        # Another game would be a second creation: refused, as a game from the lobby now is.
+        refused_page(await attacker.post(f"/tournament/games/{second}"), "Too many games created or joined")
+        refused(await attacker.post("/api/games", json=OPEN_GAME), "Too many games created or joined")
+        assert (await attacker.get(f"/tournament/games/{second}")).status_code == 200
+        assert len(site.replayed) == 1 and site.created == []
+        # Another visitor has a bucket of its own.
+        theirs = await other.post(f"/tournament/games/{second}")
+        assert theirs.status_code == 303, theirs.text
+        assert len(site.replayed) == 2
+
+
+@runs_on_own_loop
+async def test_playing_a_tournament_game_again_takes_a_place_among_the_visitors_games(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch, saved_games: tuple[Path, list[str]]
+) -> None:
+    results, (first, *_) = saved_games
+    limits = Limits(creations=0, games=1, requests=0, streams=0)
+    async with (
+        serve(servers, limits, monkeypatch, results) as site,
+        site.visitor("198.51.100.52") as attacker,
+        site.visitor("198.51.100.53") as other,
+    ):
+        assert (await attacker.post("/api/games", json=OPEN_GAME)).status_code == 200  # held: nobody joins
+        answer = await attacker.post(f"/tournament/games/{first}")
+        refused_page(answer, "You already have 1 unfinished games created here")
+        assert answer.headers["retry-after"] == "30"
+        assert site.replayed == []
+        # The replay holds its visitor's place only while it is played: it ends finished, the place free.
+        assert (await other.post(f"/tournament/games/{first}")).status_code == 303
+        assert len(site.replayed) == 1
+        assert site.web.limits.games.count("ipv4:198.51.100.53") == 0
+        assert (await other.post("/api/games", json=OPEN_GAME)).status_code == 200
 
 
 class Stream:
