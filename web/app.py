@@ -21,7 +21,8 @@ A browser's seat token lives only in its cookie (:mod:`.seats`); every POST must
 own pages. A spectator's page and event stream are built from the server's spectator view only. Each
 visitor (:mod:`.visitors`) is held to its own limits (:mod:`.limits`): creations and joins a minute,
 unfinished games, requests a second and open event streams; past one it gets 429, and nothing is created,
-joined, listed or watched for it.
+joined, listed or watched for it. Requests and refusals are counted (:mod:`.metrics`; ``/metrics`` is not
+one of these routes) and refusals logged, a few (:mod:`.refusals`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from kutnahora.web.bots import BotPlayers
 from kutnahora.web.connection import Connection
 from kutnahora.web.hosts import AllowedHosts
 from kutnahora.web.limits import STATE_KEY, Limits, Refused, Releasing, VisitorGate, VisitorLimits
+from kutnahora.web.metrics import RequestMetrics, WebMetrics
 from kutnahora.web.replays import ReplayError, replay_onto
 from kutnahora.web.standings import ResultsError, Tournament, from_records, read
 from kutnahora.web.visitors import Visitors
@@ -431,7 +433,7 @@ async def game_events(request: Request, web: Web) -> Response:
         raw = request.query_params.get("from", "0")
         first = int(raw) if raw.isdigit() else 0
     who = visitor(request)
-    web.limits.streams.open(who)
+    web.limits.open_stream(who)
     try:
         summary = await web.client.get_game(game_id)
         names = Names(web.component_names().components, wire.seat_names(summary))
@@ -517,7 +519,7 @@ async def _reserve_game(web: Web, who: str) -> None:
     those of its games that have ended if it holds its limit; :class:`Refused` if it still does."""
     if web.limits.games.full(who):
         await _forget_ended(web, who)
-    web.limits.games.reserve(who)
+    web.limits.reserve_game(who)
 
 
 async def _forget_ended(web: Web, who: str) -> None:
@@ -626,6 +628,7 @@ def create_app(
     allowed_hosts: Sequence[str] = ("*",),
     limits: Limits | None = None,
     trusted_proxies: Sequence[Network] = (),
+    metrics: WebMetrics | None = None,
 ) -> Starlette:
     """The application for the game server at ``address``; it connects in the background when it starts,
     and again whenever the connection drops (:mod:`.connection`).
@@ -634,10 +637,15 @@ def create_app(
     is reported before the server starts (:class:`ResultsError`). ``allowed_hosts`` are the names a request's
     Host header may give (:mod:`.hosts`; ``*`` allows any). ``limits`` are what one visitor may do
     (:class:`Limits`; by default its defaults), and a request from one of ``trusted_proxies`` is the
-    visitor's its ``X-Forwarded-For`` names (:mod:`.visitors`).
+    visitor's its ``X-Forwarded-For`` names (:mod:`.visitors`). The requests and refusals are counted in
+    ``metrics`` (a new :class:`WebMetrics` if none is given; ``app.state.metrics``), which this application
+    never serves: :class:`~kutnahora.web.metrics.MetricsEndpoint` does, on a port of its own.
     """
     tournament = read(results) if results is not None else None
-    visitor_limits = VisitorLimits(limits if limits is not None else Limits(), Visitors(trusted_proxies))
+    metrics = metrics if metrics is not None else WebMetrics()
+    visitor_limits = VisitorLimits(
+        limits if limits is not None else Limits(), Visitors(trusted_proxies), metrics=metrics
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -682,8 +690,11 @@ def create_app(
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     middleware = [
+        Middleware(RequestMetrics, metrics=metrics, routes=routes),
         Middleware(SecurityHeaders),
         Middleware(AllowedHosts, hosts=allowed_hosts),
         Middleware(VisitorGate, limits=visitor_limits),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app.state.metrics = metrics
+    return app

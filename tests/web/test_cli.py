@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from kutnahora.web import cli
 from kutnahora.web.limits import Limits
-from tests.web.conftest import ROOT, Servers
+from tests.web.conftest import ROOT, Servers, start, stop
 
 
 def web(*args: str) -> subprocess.CompletedProcess[str]:
@@ -93,3 +95,57 @@ def test_a_taken_port_is_one_sentence(servers: Servers) -> None:
         done = web("--server", servers.grpc, "--port", str(port))
     assert done.returncode == 2
     assert done.stderr.startswith(f"kutnahora-web: cannot serve on 127.0.0.1:{port}:")
+
+
+def test_metrics_are_off_unless_asked_for_and_never_on_the_visitors_port(
+    servers: Servers, tmp_path: Path
+) -> None:
+    plain, url = start(
+        [sys.executable, "-m", "kutnahora.web.cli", "--server", servers.grpc, "--port", "0"],
+        r"serving (http://\S+ \(.*\))",
+        tmp_path / "plain.log",
+    )
+    try:
+        assert url.endswith(", metrics off)")
+        assert httpx.get(f"{url.split()[0]}/metrics", timeout=20).status_code == 404
+    finally:
+        stop(plain)
+
+
+def test_a_refusal_is_logged_as_a_json_line_and_counted_on_the_metrics_port(
+    servers: Servers, tmp_path: Path
+) -> None:
+    log = tmp_path / "web.log"
+    command = [sys.executable, "-m", "kutnahora.web.cli", "--server", servers.grpc, "--port", "0"]
+    command += ["--metrics-port", "0", "--visitor-requests", "0.001", "--visitor-request-burst", "1"]
+    process, found = start(command, r"serving (http://\S+ \(.*\))", log)
+    try:
+        site, metrics = found.split()[0], found.split()[-1].rstrip(")")
+        assert metrics.startswith("http://127.0.0.1:") and metrics.endswith("/metrics")
+        assert httpx.get(f"{site}/api/components", timeout=20).status_code in (200, 503)
+        for _ in range(5):
+            assert httpx.get(f"{site}/api/components", timeout=20).status_code == 429
+        assert httpx.get(f"{site}/metrics", timeout=20).status_code == 429  # the visitors' port: never
+        text = httpx.get(metrics, timeout=20).text
+        assert 'kutnahora_web_refusals_total{limit="requests"} 6.0' in text
+        assert 'kutnahora_web_requests_total{method="GET",route="/api/components",status="429"} 5.0' in text
+        assert 'kutnahora_web_requests_total{method="GET",route="unmatched",status="429"} 1.0' in text
+    finally:
+        stop(process)
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    refusals = [line for line in lines if line["event"] == "visitor refused"]
+    assert len(refusals) == 1
+    assert refusals[0]["visitor"] == "ipv4:127.0.0.1" and refusals[0]["limit"] == "requests"
+    assert refusals[0]["level"] == "info"
+
+
+def test_a_bad_or_taken_metrics_port_is_one_sentence() -> None:
+    done = web("--metrics-port", "http")
+    assert done.returncode == 2 and "'http' is not a port from 0 to 65535, or off" in done.stderr
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        done = web("--server", "127.0.0.1:1", "--port", "0", "--metrics-port", str(port))
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"kutnahora-web: cannot serve metrics on 127.0.0.1:{port}:")

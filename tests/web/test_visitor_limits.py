@@ -46,6 +46,11 @@ class Site:
     listed: int = 0
     replayed: list[str] = field(default_factory=list)  # tournament games played again, by their new ids
 
+    def sample(self, name: str, **labels: str) -> float:
+        """A sample of the application's metrics (0 when it has none yet)."""
+        value = self.app.state.metrics.registry.get_sample_value(name, labels)
+        return 0.0 if value is None else float(value)
+
     def visitor(self, address: str, **headers: str) -> httpx.AsyncClient:
         """A visitor at ``address`` (its own cookies), sending ``headers`` with every request."""
         transport = httpx.ASGITransport(app=self.app, client=(address, 40000))
@@ -164,6 +169,7 @@ async def test_a_visitor_holds_so_many_unfinished_games_until_one_ends(
         refused(answer, "You already have 2 unfinished games created here")
         assert answer.headers["retry-after"] == "30"
         assert len(site.created) == 2
+        assert site.sample("kutnahora_web_refusals_total", limit="games") == 1
         # Another visitor is not held by the attacker's games.
         assert (await other.post("/api/games", json=OPEN_GAME)).status_code == 200
 
@@ -330,6 +336,8 @@ async def test_event_streams_past_the_limit_are_refused_until_one_closes(
             await third.close()
             assert int(third.header("retry-after")) >= 1
             assert b"You already follow 2 games live at once" in third.body
+            assert site.sample("kutnahora_web_refusals_total", limit="streams") == 1
+            assert site.sample("kutnahora_web_event_streams") == 2
             # Another visitor follows the game; once one of the attacker's pages closes, it may again.
             other = Stream(site.app, "198.51.100.41", path)
             assert await other.open() == 200
@@ -341,7 +349,8 @@ async def test_event_streams_past_the_limit_are_refused_until_one_closes(
         finally:
             for stream in held:
                 await stream.close()
-        assert site.web.limits.streams.held("198.51.100.40") == 0
+        assert site.web.limits.streams.held("ipv4:198.51.100.40") == 0
+        assert site.sample("kutnahora_web_event_streams") == 0
 
 
 @runs_on_own_loop
