@@ -6,7 +6,10 @@ A line is written for the first refusal of each visitor and limit in a window of
 the next line of that visitor and limit saying how many were left out since (``left_out``); and at most
 :data:`LINES` refusal lines are written a window in all, whatever the number of visitors, the next line
 written saying how many of those were left out (``lines_left_out``). The log thus grows by a bounded
-number of lines a minute however many requests are refused, from however many addresses.
+number of lines a minute however many requests are refused, from however many addresses. (The windows of
+visitors and limits are kept for a thousand of them at most, as :class:`~kutnahora.plumbing.logs.LineBudget`
+keeps its kinds: past that they start again, a visitor's ``left_out`` is forgotten, and only the overall
+budget holds; the counter counts every refusal whatever the log says.)
 """
 
 from __future__ import annotations
