@@ -21,7 +21,8 @@ A browser's seat token lives only in its cookie (:mod:`.seats`); every POST must
 own pages. A spectator's page and event stream are built from the server's spectator view only. Each
 visitor (:mod:`.visitors`) is held to its own limits (:mod:`.limits`): creations and joins a minute,
 unfinished games, requests a second and open event streams; past one it gets 429, and nothing is created,
-joined, listed or watched for it.
+joined, listed or watched for it. Requests and refusals are counted (:mod:`.metrics`; ``/metrics`` is not
+one of these routes) and refusals logged, a few (:mod:`.refusals`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from kutnahora.web.bots import BotPlayers
 from kutnahora.web.connection import Connection
 from kutnahora.web.hosts import AllowedHosts
 from kutnahora.web.limits import STATE_KEY, Limits, Refused, Releasing, VisitorGate, VisitorLimits
+from kutnahora.web.metrics import RequestMetrics, WebMetrics
 from kutnahora.web.replays import ReplayError, replay_onto
 from kutnahora.web.standings import ResultsError, Tournament, from_records, read
 from kutnahora.web.visitors import Visitors
@@ -270,15 +272,20 @@ async def _read_upload(upload: UploadFile) -> tuple[Tournament | None, str]:
 
 
 async def tournament_game(request: Request) -> Response:
-    """A tournament game's replay: on the game server already, or played again there from its saved file."""
+    """A tournament game's replay: on the game server already, or played again there from its saved file.
+
+    Playing a game again creates it on the game server, so it is counted as a creation of the visitor who
+    asks first (the creation rate, and a place among its unfinished games until the replay has ended); a
+    game played again here, or being played, is shown to anyone who asks for it without counting again.
+    """
     web: Web = request.app.state.web
     game_id = request.path_params["game_id"]
     if not seats.GAME_ID.match(game_id):
         return Response("No such game.", status_code=404)
     if request.method == "POST" and not seats.same_origin(request):
         return Response("Refused: this request did not come from this site's own pages.", status_code=403)
-    done = web.replayed.get(game_id)
-    if done is not None and done.done() and not done.cancelled() and done.exception() is None:
+    done = _replay_task(web, game_id)
+    if done is not None and done.done():
         return RedirectResponse(f"/games/{done.result()}", status_code=303)
     try:
         await web.client.get_game(game_id)
@@ -296,15 +303,43 @@ async def tournament_game(request: Request) -> Response:
         return _replay_page(request, game_id, None, message, 404)
     if request.method == "GET":
         return _replay_page(request, game_id, path, "", 200)
-    if done is None or done.done():
-        done = asyncio.create_task(_play_again(web, path))
-        web.replayed[game_id] = done
+    if done is None:
+        try:
+            done = await _start_replay(web, visitor(request), game_id, path)
+        except Refused as refused:
+            page = _replay_page(request, game_id, path, str(refused), 429)
+            page.headers.update(refused.headers)
+            return page
     try:
         new_id = await asyncio.shield(done)
     except (ReplayError, ClientError) as error:
         web.replayed.pop(game_id, None)
         return _replay_page(request, game_id, path, f"{error}.", 409)
     return RedirectResponse(f"/games/{new_id}", status_code=303)
+
+
+def _replay_task(web: Web, game_id: str) -> asyncio.Task[str] | None:
+    """The playing again of a tournament game that has succeeded here or is under way; None if there is
+    none (never started, or failed)."""
+    task = web.replayed.get(game_id)
+    if task is None or not task.done():
+        return task
+    return task if not task.cancelled() and task.exception() is None else None
+
+
+async def _start_replay(web: Web, who: str, game_id: str, path: Path) -> asyncio.Task[str]:
+    """Play a tournament game again, as the visitor's creation: :class:`Refused` past its creation rate or
+    its unfinished games; the place it takes is freed when the replay has ended, however it ends."""
+    web.limits.create_or_join(who)
+    await _reserve_game(web, who)
+    started = _replay_task(web, game_id)  # another visitor's, started while this one's games were read
+    if started is not None:
+        web.limits.games.unreserve(who)
+        return started
+    task = asyncio.create_task(_play_again(web, path))
+    task.add_done_callback(lambda _: web.limits.games.unreserve(who))
+    web.replayed[game_id] = task
+    return task
 
 
 async def _play_again(web: Web, path: Path) -> str:
@@ -398,7 +433,7 @@ async def game_events(request: Request, web: Web) -> Response:
         raw = request.query_params.get("from", "0")
         first = int(raw) if raw.isdigit() else 0
     who = visitor(request)
-    web.limits.streams.open(who)
+    web.limits.open_stream(who)
     try:
         summary = await web.client.get_game(game_id)
         names = Names(web.component_names().components, wire.seat_names(summary))
@@ -459,9 +494,7 @@ async def create_game(request: Request, web: Web) -> Response:
         settings = game_pb2.ClockSettings()
         settings.decision_time.FromSeconds(per_move)
         settings.time_bank.FromSeconds(10 * per_move)
-    if web.limits.games.full(who):
-        await _forget_ended(web, who)
-    web.limits.games.reserve(who)
+    await _reserve_game(web, who)
     try:
         created = await web.client.create_game(players, seed=seed, clock=settings, label="kutnahora-web")
     except BaseException:
@@ -479,6 +512,14 @@ async def create_game(request: Request, web: Web) -> Response:
             game_id, bots, float(delay), seed if seed is not None else random.randrange(2**31)
         )
     return response
+
+
+async def _reserve_game(web: Web, who: str) -> None:
+    """Take a place among the visitor's unfinished games for a game about to be created, freeing first
+    those of its games that have ended if it holds its limit; :class:`Refused` if it still does."""
+    if web.limits.games.full(who):
+        await _forget_ended(web, who)
+    web.limits.reserve_game(who)
 
 
 async def _forget_ended(web: Web, who: str) -> None:
@@ -587,6 +628,7 @@ def create_app(
     allowed_hosts: Sequence[str] = ("*",),
     limits: Limits | None = None,
     trusted_proxies: Sequence[Network] = (),
+    metrics: WebMetrics | None = None,
 ) -> Starlette:
     """The application for the game server at ``address``; it connects in the background when it starts,
     and again whenever the connection drops (:mod:`.connection`).
@@ -595,10 +637,15 @@ def create_app(
     is reported before the server starts (:class:`ResultsError`). ``allowed_hosts`` are the names a request's
     Host header may give (:mod:`.hosts`; ``*`` allows any). ``limits`` are what one visitor may do
     (:class:`Limits`; by default its defaults), and a request from one of ``trusted_proxies`` is the
-    visitor's its ``X-Forwarded-For`` names (:mod:`.visitors`).
+    visitor's its ``X-Forwarded-For`` names (:mod:`.visitors`). The requests and refusals are counted in
+    ``metrics`` (a new :class:`WebMetrics` if none is given; ``app.state.metrics``), which this application
+    never serves: :class:`~kutnahora.web.metrics.MetricsEndpoint` does, on a port of its own.
     """
     tournament = read(results) if results is not None else None
-    visitor_limits = VisitorLimits(limits if limits is not None else Limits(), Visitors(trusted_proxies))
+    metrics = metrics if metrics is not None else WebMetrics()
+    visitor_limits = VisitorLimits(
+        limits if limits is not None else Limits(), Visitors(trusted_proxies), metrics=metrics
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -643,8 +690,11 @@ def create_app(
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     middleware = [
+        Middleware(RequestMetrics, metrics=metrics, routes=routes),
         Middleware(SecurityHeaders),
         Middleware(AllowedHosts, hosts=allowed_hosts),
         Middleware(VisitorGate, limits=visitor_limits),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app.state.metrics = metrics
+    return app

@@ -3,9 +3,13 @@
     kutnahora-web --server localhost:50051 --port 8080
     kutnahora-web --server localhost:50051 --results results.json     # with a tournament's standings
 
-It prints the address it serves once it is ready. It may start before its game server: it serves its pages
-at once, saying "game server unavailable" until it reaches the server, retrying with a growing wait, and
-reconnects by itself when the game server stops or restarts. Requests must name it by an allowed host name
+It prints the address it serves once it is ready, and where its metrics are (``--metrics-port``: off by
+default, and never on the port the visitors reach). It logs as the game server does (JSON lines on
+standard error, ``--log-format console`` for readable ones), a visitor's refusals among them, a few.
+
+It may start before its game server: it serves its pages at once, saying "game server unavailable" until
+it reaches the server, retrying with a growing wait, and reconnects by itself when the game server stops
+or restarts. Requests must name it by an allowed host name
 (``--allowed-hosts``; by default the address it serves), so that a DNS-rebinding page cannot use it.
 
 Each visitor (a client address, an IPv6 /64; behind ``--trusted-proxies`` the address they forward) is
@@ -18,21 +22,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import logging
 import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
 from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.sdk import ClientError
+from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import Network
 from kutnahora.web.app import create_app
 from kutnahora.web.hosts import default_hosts
 from kutnahora.web.limits import Limits
+from kutnahora.web.metrics import MetricsEndpoint, WebMetrics
 from kutnahora.web.standings import ResultsError
 from kutnahora.web.visitors import parse_networks
 
@@ -57,6 +64,15 @@ def rate(text: str) -> float:
     return value
 
 
+def port_or_off(text: str) -> int | None:
+    """A port from 0 (a free one) to 65535, or ``off`` (None)."""
+    if text.strip().lower() in ("", "off", "none"):
+        return None
+    if not text.strip().isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port from 0 to 65535, or off")
+    return int(text)
+
+
 def networks(text: str) -> tuple[Network, ...]:
     try:
         return parse_networks(text)
@@ -64,9 +80,52 @@ def networks(text: str) -> tuple[Network, ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+@dataclass(frozen=True, slots=True)
+class VisitorOption:
+    """One ``--visitor-*`` option: the :class:`Limits` field it sets, how its text is read, its help."""
+
+    field: str
+    parse: Callable[[str], float]
+    help: str
+
+    @property
+    def flag(self) -> str:
+        """``--visitor-creation-burst`` for the field ``creation_burst``."""
+        return "--visitor-" + self.field.replace("_", "-")
+
+    @property
+    def variable(self) -> str:
+        """The variable's name after ``KUTNAHORA_WEB_``: ``VISITOR_CREATION_BURST``."""
+        return "VISITOR_" + self.field.upper()
+
+
+VISITOR_OPTIONS = (
+    VisitorOption("creations", rate, "game creations and joins a visitor may make a minute, on average"),
+    VisitorOption("creation_burst", whole, "... and at once"),
+    VisitorOption(
+        "games",
+        whole,
+        "unfinished games a visitor may have created here; a game frees its place when it ends",
+    ),
+    VisitorOption("requests", rate, "requests a visitor may send a second, on average, static files aside"),
+    VisitorOption("request_burst", whole, "... and at once"),
+    VisitorOption("streams", whole, "live games (event streams) a visitor may follow at once"),
+)
+"""The ``--visitor-*`` options, one per :class:`Limits` field, each with its ``KUTNAHORA_WEB_VISITOR_*``
+variable (its default; else the field's default)."""
+
+
 def setting(name: str, default: object) -> str:
     """A setting's default: its environment variable ``KUTNAHORA_WEB_<NAME>``, else ``default``."""
     return os.environ.get(f"KUTNAHORA_WEB_{name}", str(default))
+
+
+def add_setting(
+    group: argparse._ActionsContainer, flag: str, name: str, default: object, help: str, **options: Any
+) -> None:
+    """An option whose default is its variable ``KUTNAHORA_WEB_<NAME>`` (else ``default``), which its help
+    names."""
+    group.add_argument(flag, default=setting(name, default), help=f"{help} (KUTNAHORA_WEB_{name})", **options)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +161,33 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["debug", "info", "warning", "error"],
         help="log level (default info)",
     )
+    add_setting(
+        parser,
+        "--log-format",
+        "LOG_FORMAT",
+        "json",
+        "log lines as JSON or as readable console lines, on standard error, as kutnahora-server's",
+        choices=["json", "console"],
+    )
     parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    add_setting(
+        parser,
+        "--metrics-port",
+        "METRICS_PORT",
+        "off",
+        "serve the Prometheus /metrics on this port of --metrics-host, never on --port; 0 picks a free "
+        "one, off serves none",
+        type=port_or_off,
+        metavar="PORT",
+    )
+    add_setting(
+        parser,
+        "--metrics-host",
+        "METRICS_HOST",
+        "127.0.0.1",
+        "address of the /metrics port; keep it off the visitors' network",
+        metavar="ADDRESS",
+    )
     parser.add_argument(
         "--allowed-hosts",
         metavar="NAMES",
@@ -117,73 +202,28 @@ def build_parser() -> argparse.ArgumentParser:
         "Retry-After and a sentence, and the game server is asked nothing. 0 turns a limit off. Each "
         "option's default comes from the variable it names.",
     )
-    limits.add_argument(
-        "--visitor-creations",
-        type=rate,
-        default=setting("VISITOR_CREATIONS", DEFAULTS.creations),
-        metavar="N",
-        help="game creations and joins a visitor may make a minute, on average "
-        "(KUTNAHORA_WEB_VISITOR_CREATIONS)",
-    )
-    limits.add_argument(
-        "--visitor-creation-burst",
-        type=whole,
-        default=setting("VISITOR_CREATION_BURST", DEFAULTS.creation_burst),
-        metavar="N",
-        help="... and at once (KUTNAHORA_WEB_VISITOR_CREATION_BURST)",
-    )
-    limits.add_argument(
-        "--visitor-games",
-        type=whole,
-        default=setting("VISITOR_GAMES", DEFAULTS.games),
-        metavar="N",
-        help="unfinished games a visitor may have created here; a game frees its place when it ends "
-        "(KUTNAHORA_WEB_VISITOR_GAMES)",
-    )
-    limits.add_argument(
-        "--visitor-requests",
-        type=rate,
-        default=setting("VISITOR_REQUESTS", DEFAULTS.requests),
-        metavar="N",
-        help="requests a visitor may send a second, on average, static files aside "
-        "(KUTNAHORA_WEB_VISITOR_REQUESTS)",
-    )
-    limits.add_argument(
-        "--visitor-request-burst",
-        type=whole,
-        default=setting("VISITOR_REQUEST_BURST", DEFAULTS.request_burst),
-        metavar="N",
-        help="... and at once (KUTNAHORA_WEB_VISITOR_REQUEST_BURST)",
-    )
-    limits.add_argument(
-        "--visitor-streams",
-        type=whole,
-        default=setting("VISITOR_STREAMS", DEFAULTS.streams),
-        metavar="N",
-        help="live games (event streams) a visitor may follow at once (KUTNAHORA_WEB_VISITOR_STREAMS)",
-    )
-    limits.add_argument(
+    for option in VISITOR_OPTIONS:
+        default = getattr(DEFAULTS, option.field)
+        add_setting(
+            limits, option.flag, option.variable, default, option.help, type=option.parse, metavar="N"
+        )
+    add_setting(
+        limits,
         "--trusted-proxies",
+        "TRUSTED_PROXIES",
+        "none",
+        "comma-separated addresses or networks of reverse proxies in front of this server: a request from "
+        "one is the visitor's that X-Forwarded-For names (the right-most address there that is no trusted "
+        "proxy); default none, and the header is ignored",
         type=networks,
-        default=setting("TRUSTED_PROXIES", "none"),
         metavar="NETWORKS",
-        help="comma-separated addresses or networks of reverse proxies in front of this server: a request "
-        "from one is the visitor's that X-Forwarded-For names (the right-most address there that is no "
-        "trusted proxy); default none, and the header is ignored (KUTNAHORA_WEB_TRUSTED_PROXIES)",
     )
     return parser
 
 
 def visitor_limits(args: argparse.Namespace) -> Limits:
     """The per-visitor limits the options give."""
-    return Limits(
-        creations=args.visitor_creations,
-        creation_burst=args.visitor_creation_burst,
-        games=args.visitor_games,
-        requests=args.visitor_requests,
-        request_burst=args.visitor_request_burst,
-        streams=args.visitor_streams,
-    )
+    return Limits(**{option.field: getattr(args, f"visitor_{option.field}") for option in VISITOR_OPTIONS})
 
 
 def allowed_hosts(args: argparse.Namespace) -> list[str]:
@@ -208,7 +248,9 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve(args: argparse.Namespace, sock: socket.socket) -> int:
+async def serve(
+    args: argparse.Namespace, sock: socket.socket, metrics: WebMetrics, endpoint: MetricsEndpoint | None
+) -> int:
     app = create_app(
         args.server,
         tls=args.tls,
@@ -218,9 +260,11 @@ async def serve(args: argparse.Namespace, sock: socket.socket) -> int:
         allowed_hosts=allowed_hosts(args),
         limits=visitor_limits(args),
         trusted_proxies=args.trusted_proxies,
+        metrics=metrics,
     )
     config = uvicorn.Config(
         app,
+        log_config=None,  # uvicorn's lines go through the process's log configuration, as the app's do
         log_level=args.log_level,
         access_log=not args.no_access_log,
         # X-Forwarded-For and -Proto are believed from --trusted-proxies only (uvicorn would believe
@@ -239,7 +283,11 @@ async def serve(args: argparse.Namespace, sock: socket.socket) -> int:
             if server.should_exit:
                 return
             await asyncio.sleep(0.05)
-        print(f"kutnahora-web serving http://{shown}:{port} (game server {args.server})", flush=True)
+        where = endpoint.url if endpoint is not None else "off"
+        print(
+            f"kutnahora-web serving http://{shown}:{port} (game server {args.server}, metrics {where})",
+            flush=True,
+        )
 
     announcer = asyncio.create_task(announce())
     try:
@@ -257,14 +305,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 <= args.port <= 65535:
         print(f"kutnahora-web: --port must be from 0 to 65535, not {args.port}.", file=sys.stderr)
         return 2
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logs.configure(args.log_format, args.log_level)
     try:
         sock = bind(args.host, args.port)
     except OSError as error:
         print(f"kutnahora-web: cannot serve on {args.host}:{args.port}: {error.strerror}.", file=sys.stderr)
         return 2
+    metrics = WebMetrics()
+    endpoint = None
     try:
-        return asyncio.run(serve(args, sock))
+        if args.metrics_port is not None:
+            endpoint = MetricsEndpoint(metrics.registry, args.metrics_host, args.metrics_port)
+    except OSError as error:
+        sock.close()
+        where = f"{args.metrics_host}:{args.metrics_port}"
+        print(f"kutnahora-web: cannot serve metrics on {where}: {error.strerror}.", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(serve(args, sock, metrics, endpoint))
     except ResultsError as error:
         print(f"kutnahora-web: {error}.", file=sys.stderr)
         return 2
@@ -275,6 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         sock.close()
+        if endpoint is not None:
+            endpoint.close()
 
 
 if __name__ == "__main__":

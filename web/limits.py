@@ -7,6 +7,7 @@ nobody else can start a game, or have this server list games as fast as it can s
 visitor has (:class:`Limits`, ``kutnahora-web --visitor-*``; 0 turns one off):
 
 - a rate of game creations and joins (a token bucket: ``creations`` a minute, ``creation_burst`` at once);
+  playing a tournament game again from its saved replay is a creation;
 - a number of unfinished games it created through this web server (``games``): a place is freed when the
   game ends (finished or abandoned), which this server asks the game server about only when the visitor
   would otherwise be refused;
@@ -15,7 +16,8 @@ visitor has (:class:`Limits`, ``kutnahora-web --visitor-*``; 0 turns one off):
 
 A refusal is :class:`Refused`: HTTP 429 with ``Retry-After`` and ``{"error": sentence}``, given before
 the game server is asked to create, join, list or watch anything (a visitor at its games' limit has their
-status read first, to free the places of those that ended).
+status read first, to free the places of those that ended). Every refusal is counted by its limit, and
+the first of each visitor and limit in a while is logged (:mod:`.refusals`).
 
 The tables are bounded: the buckets hold at most :data:`MAX_VISITORS` visitors (the one heard from least
 recently is forgotten, and starts full again if it comes back), the counts of games and streams only
@@ -34,6 +36,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kutnahora.plumbing.callers import RateLimiter
+from kutnahora.web.metrics import WebMetrics
+from kutnahora.web.refusals import RefusalLog
 from kutnahora.web.visitors import Visitors
 
 MAX_VISITORS = 10_000
@@ -63,16 +67,23 @@ class Limits:
 
 
 class Refused(Exception):
-    """A request over one of its visitor's limits: a sentence, and the seconds to wait before asking again."""
+    """A request over one of its visitor's limits: a sentence, the seconds to wait before asking again,
+    and the limit (a :class:`Limits` field's name without its ``_burst``: ``creations``, ``games``,
+    ``requests`` or ``streams``)."""
 
-    def __init__(self, message: str, retry_after: float) -> None:
+    def __init__(self, message: str, retry_after: float, limit: str) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.limit = limit
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """``Retry-After``, in whole seconds, at least 1."""
+        return {"retry-after": str(max(1, math.ceil(self.retry_after)))}
 
     def response(self) -> JSONResponse:
-        """HTTP 429 with ``Retry-After`` (whole seconds, at least 1) and ``{"error": sentence}``."""
-        seconds = max(1, math.ceil(self.retry_after))
-        return JSONResponse({"error": str(self)}, status_code=429, headers={"retry-after": str(seconds)})
+        """HTTP 429 with ``Retry-After`` and ``{"error": sentence}``."""
+        return JSONResponse({"error": str(self)}, status_code=429, headers=self.headers)
 
 
 class GamesHeld:
@@ -105,6 +116,7 @@ class GamesHeld:
                 f"You already have {self.most} unfinished games created here, as many as one visitor may; "
                 "finish or leave one (a game nobody joins is abandoned after a while), then try again.",
                 GAMES_RETRY_SECONDS,
+                "games",
             )
         self._creating[visitor] = self._creating.get(visitor, 0) + 1
 
@@ -131,6 +143,10 @@ class GamesHeld:
         games.add(game_id)
         self._games[visitor] = games
 
+    def __len__(self) -> int:
+        """The visitors that hold an unfinished game."""
+        return len(self._games)
+
     def ended(self, visitor: str, game_id: str) -> None:
         """A game the visitor created has ended: its place is free."""
         games = self._games.get(visitor)
@@ -141,43 +157,55 @@ class GamesHeld:
 
 
 class Streams:
-    """The event streams each visitor has open."""
+    """The event streams each visitor has open (counted with the limit off too: the metrics show them)."""
 
     def __init__(self, most: int) -> None:
         self.most = most
         self._open: dict[str, int] = {}
+        self.total = 0  # every visitor's
 
     def open(self, visitor: str) -> None:
         """Count a stream the visitor opens; :class:`Refused` when it has its limit open."""
-        if self.most <= 0:
-            return
         held = self._open.get(visitor, 0)
-        if held >= self.most:
+        if self.most > 0 and held >= self.most:
             raise Refused(
                 f"You already follow {self.most} games live at once, as many as one visitor may; "
                 "close another game's page, then reload this one.",
                 STREAMS_RETRY_SECONDS,
+                "streams",
             )
         self._open[visitor] = held + 1
+        self.total += 1
 
     def close(self, visitor: str) -> None:
-        if self.most <= 0:
+        """A stream :meth:`open` counted has closed."""
+        held = self._open.get(visitor, 0)
+        if held <= 0:
             return
-        held = self._open.get(visitor, 0) - 1
-        if held > 0:
-            self._open[visitor] = held
+        self.total -= 1
+        if held > 1:
+            self._open[visitor] = held - 1
         else:
-            self._open.pop(visitor, None)
+            del self._open[visitor]
+
+    def __len__(self) -> int:
+        """The visitors that hold a stream open."""
+        return len(self._open)
 
     def held(self, visitor: str) -> int:
         return self._open.get(visitor, 0)
 
 
 class VisitorLimits:
-    """Every per-visitor limit of one web server, and who a visitor is."""
+    """Every per-visitor limit of one web server, and who a visitor is; each refusal is counted in
+    ``metrics`` and logged within a budget (:class:`~kutnahora.web.refusals.RefusalLog`)."""
 
     def __init__(
-        self, limits: Limits, visitors: Visitors | None = None, clock: Callable[[], float] = time.monotonic
+        self,
+        limits: Limits,
+        visitors: Visitors | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        metrics: WebMetrics | None = None,
     ) -> None:
         self.limits = limits
         self.visitors = visitors or Visitors()
@@ -185,26 +213,63 @@ class VisitorLimits:
         self.request_rate = RateLimiter(limits.requests, limits.request_burst, clock, MAX_VISITORS)
         self.games = GamesHeld(limits.games)
         self.streams = Streams(limits.streams)
+        self.refusals = RefusalLog(metrics, clock)
+        if metrics is not None:
+            metrics.watch(self)
+
+    def _refuse(self, visitor: str, refused: Refused) -> Refused:
+        """Count and log a refusal of the visitor's; returns it, to be raised."""
+        self.refusals.refused(visitor, refused.limit, refused.retry_after)
+        return refused
 
     def create_or_join(self, visitor: str) -> None:
         """Count a game creation or join; :class:`Refused` when the visitor has made too many lately."""
         wait = self.creation_rate.take(visitor)
         if wait > 0:
-            raise Refused(
+            message = (
                 f"Too many games created or joined from your address: at most "
-                f"{self.limits.creations:g} a minute; try again in {math.ceil(wait)} s.",
-                wait,
+                f"{self.limits.creations:g} a minute; try again in {math.ceil(wait)} s."
             )
+            raise self._refuse(visitor, Refused(message, wait, "creations"))
 
     def request(self, visitor: str) -> None:
         """Count a request; :class:`Refused` when the visitor has sent too many lately."""
         wait = self.request_rate.take(visitor)
         if wait > 0:
-            raise Refused(
+            message = (
                 f"Too many requests from your address: at most {self.limits.requests:g} a second; "
-                "wait a moment and try again.",
-                wait,
+                "wait a moment and try again."
             )
+            raise self._refuse(visitor, Refused(message, wait, "requests"))
+
+    def reserve_game(self, visitor: str) -> None:
+        """Take a place among the visitor's unfinished games (:meth:`GamesHeld.reserve`); :class:`Refused`
+        when it holds its limit."""
+        try:
+            self.games.reserve(visitor)
+        except Refused as refused:
+            raise self._refuse(visitor, refused) from None
+
+    def open_stream(self, visitor: str) -> None:
+        """Count an event stream the visitor opens (:meth:`Streams.open`); :class:`Refused` when it has its
+        limit open. :meth:`Streams.close` gives the place back."""
+        try:
+            self.streams.open(visitor)
+        except Refused as refused:
+            raise self._refuse(visitor, refused) from None
+
+    def remembered(self) -> dict[str, int]:
+        """The visitors each table holds, by table (for the metrics)."""
+        return {
+            "creations": len(self.creation_rate),
+            "requests": len(self.request_rate),
+            "games": len(self.games),
+            "streams": len(self.streams),
+        }
+
+    def open_streams(self) -> int:
+        """The event streams open now, every visitor's (for the metrics)."""
+        return self.streams.total
 
 
 class VisitorGate:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import os
 import re
 import shutil
@@ -17,10 +18,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import pytest
 
@@ -42,12 +43,25 @@ UNLIMITED = [
 visitor, 127.0.0.1, and the session creates far more games than one visitor may hold (the limits have
 their own tests, tests/web/test_visitor_limits.py)."""
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to its end on a thread of its own (Playwright's sync API owns this thread's loop)."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coroutine).result(timeout=120)
+
+
+def runs_on_own_loop(test: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, None]:
+    """Make an async test a plain one that runs it to its end with :func:`run`, on a thread and an event
+    loop of its own (the browser tests' Playwright owns the test thread's loop). The test keeps its name
+    and signature, so pytest still hands it the fixtures it names."""
+
+    @functools.wraps(test)
+    def on_own_loop(*args: P.args, **kwargs: P.kwargs) -> None:
+        run(test(*args, **kwargs))
+
+    return on_own_loop
 
 
 def start(

@@ -1,13 +1,17 @@
-"""Games for the browser tests, played through the protocol by the reference bots."""
+"""Games for the web tests, played through the protocol by the reference bots."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.sdk import Bot, Choice, Client, GameInfo, SeatCredentials
 from kutnahora.v1 import game_pb2
+from tests.web.conftest import ROOT
 
 
 class Recorder(Bot):
@@ -47,3 +51,33 @@ async def play_bot_game(address: str, players: int, seed: int) -> PlayedGame:
         await asyncio.gather(*(client.play(bot, seat) for bot, seat in zip(bots, seats, strict=True)))
         played.history = [message.observation async for message in client.watch(game_id)]
         return played
+
+
+def tournament(out: Path, *server: str) -> Path:
+    """Play a small tournament of random against greedy; ``server`` is ``--server ADDRESS`` or nothing."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kutnahora.clients.tournament.cli",
+            "--bots",
+            "random,greedy",
+            "--players",
+            "2",
+            "--games",
+            "4" if server else "2",
+            "--seed",
+            "5",
+            *server,
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return out

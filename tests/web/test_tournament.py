@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,37 +11,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.web.conftest import ROOT, Servers, start, stop
-
-
-def tournament(out: Path, *server: str) -> Path:
-    """Play a small tournament of random against greedy; ``server`` is ``--server ADDRESS`` or nothing."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kutnahora.clients.tournament.cli",
-            "--bots",
-            "random,greedy",
-            "--players",
-            "2",
-            "--games",
-            "4" if server else "2",
-            "--seed",
-            "5",
-            *server,
-            "--out",
-            str(out),
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return out
+from tests.web.conftest import Servers, start, stop
+from tests.web.games import tournament
 
 
 @pytest.fixture(scope="module")

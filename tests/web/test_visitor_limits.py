@@ -4,17 +4,20 @@ not at all.
 
 The web application runs in this process, in front of the session's game server, and each visitor is a
 client of its own address (httpx's ASGI transport, or a raw ASGI call for the event streams, which httpx
-would buffer to their end). Each test runs its coroutine on a thread of its own
-(:func:`tests.web.conftest.run`): the browser tests' Playwright owns this thread's event loop.
+would buffer to their end). Each async test runs on a thread and an event loop of its own
+(:func:`tests.web.conftest.runs_on_own_loop`): the browser tests' Playwright owns this thread's loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import ipaddress
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,8 +26,10 @@ from starlette.applications import Starlette
 
 from kutnahora.web.app import Web, create_app
 from kutnahora.web.limits import Limits
+from kutnahora.web.replays import replay_onto
 from kutnahora.web.visitors import Visitors, parse_networks
-from tests.web.conftest import Servers, run
+from tests.web.conftest import Servers, runs_on_own_loop
+from tests.web.games import tournament
 
 ORIGIN = "http://testserver"
 OPEN_GAME = {"players": 2, "seats": ["open", "open"]}
@@ -39,6 +44,12 @@ class Site:
     web: Web
     created: list[str] = field(default_factory=list)
     listed: int = 0
+    replayed: list[str] = field(default_factory=list)  # tournament games played again, by their new ids
+
+    def sample(self, name: str, **labels: str) -> float:
+        """A sample of the application's metrics (0 when it has none yet)."""
+        value = self.app.state.metrics.registry.get_sample_value(name, labels)
+        return 0.0 if value is None else float(value)
 
     def visitor(self, address: str, **headers: str) -> httpx.AsyncClient:
         """A visitor at ``address`` (its own cookies), sending ``headers`` with every request."""
@@ -49,8 +60,10 @@ class Site:
 
 
 @contextlib.asynccontextmanager
-async def serve(servers: Servers, limits: Limits, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Site]:
-    app = create_app(servers.grpc, limits=limits, trusted_proxies=PROXIES)
+async def serve(
+    servers: Servers, limits: Limits, monkeypatch: pytest.MonkeyPatch, results: Path | None = None
+) -> AsyncIterator[Site]:
+    app = create_app(servers.grpc, limits=limits, trusted_proxies=PROXIES, results=results)
     async with app.router.lifespan_context(app):
         web: Web = app.state.web
         await asyncio.wait_for(web.connection.connected.wait(), 20)
@@ -69,8 +82,13 @@ async def serve(servers: Servers, limits: Limits, monkeypatch: pytest.MonkeyPatc
             site.listed += 1
             return await listing(*args, **kwargs)
 
+        async def counted_replay(*args: Any, **kwargs: Any) -> str:
+            site.replayed.append(await replay_onto(*args, **kwargs))
+            return site.replayed[-1]
+
         monkeypatch.setattr(client, "create_game", counted_create)
         monkeypatch.setattr(client, "list_games_page", counted_listing)
+        monkeypatch.setattr("kutnahora.web.app.replay_onto", counted_replay)
         yield site
 
 
@@ -80,7 +98,24 @@ def refused(answer: httpx.Response, words: str) -> None:
     assert words in answer.json()["error"]
 
 
-async def _a_flood_of_creations_is_refused_and_another_visitor_still_creates(
+def refused_page(answer: httpx.Response, words: str) -> None:
+    """A page's refusal: 429 and Retry-After, the sentence shown on the page."""
+    assert answer.status_code == 429, answer.text
+    assert int(answer.headers["retry-after"]) >= 1
+    assert answer.headers["content-type"].startswith("text/html")
+    assert words in html.unescape(answer.text)
+
+
+@pytest.fixture(scope="module")
+def saved_games(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A tournament's results and the ids of its games, played on a game server of its own that is gone:
+    each can be played again on the session's game server from its saved replay."""
+    results = tournament(tmp_path_factory.mktemp("tournament") / "results.json")
+    return results, [game["game_id"] for game in json.loads(results.read_text())["games"]]
+
+
+@runs_on_own_loop
+async def test_a_flood_of_creations_is_refused_and_another_visitor_still_creates(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0.001, creation_burst=3, games=0, requests=0, streams=0)
@@ -105,13 +140,8 @@ async def _a_flood_of_creations_is_refused_and_another_visitor_still_creates(
         assert site.created[-1] == mine.json()["game_id"]
 
 
-def test_a_flood_of_creations_is_refused_and_another_visitor_still_creates(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_a_flood_of_creations_is_refused_and_another_visitor_still_creates(servers, monkeypatch))
-
-
-async def _a_malformed_creation_counts_against_the_rate(
+@runs_on_own_loop
+async def test_a_malformed_creation_counts_against_the_rate(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0.001, creation_burst=2, games=0, requests=0, streams=0)
@@ -122,13 +152,8 @@ async def _a_malformed_creation_counts_against_the_rate(
         assert site.created == []
 
 
-def test_a_malformed_creation_counts_against_the_rate(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_a_malformed_creation_counts_against_the_rate(servers, monkeypatch))
-
-
-async def _a_visitor_holds_so_many_unfinished_games_until_one_ends(
+@runs_on_own_loop
+async def test_a_visitor_holds_so_many_unfinished_games_until_one_ends(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0, games=2, requests=0, streams=0)
@@ -144,6 +169,7 @@ async def _a_visitor_holds_so_many_unfinished_games_until_one_ends(
         refused(answer, "You already have 2 unfinished games created here")
         assert answer.headers["retry-after"] == "30"
         assert len(site.created) == 2
+        assert site.sample("kutnahora_web_refusals_total", limit="games") == 1
         # Another visitor is not held by the attacker's games.
         assert (await other.post("/api/games", json=OPEN_GAME)).status_code == 200
 
@@ -163,13 +189,8 @@ async def _a_visitor_holds_so_many_unfinished_games_until_one_ends(
         assert len(site.created) == 4
 
 
-def test_a_visitor_holds_so_many_unfinished_games_until_one_ends(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_a_visitor_holds_so_many_unfinished_games_until_one_ends(servers, monkeypatch))
-
-
-async def _a_flood_of_requests_is_refused_before_the_game_server_is_asked(
+@runs_on_own_loop
+async def test_a_flood_of_requests_is_refused_before_the_game_server_is_asked(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0, games=0, requests=0.001, request_burst=5, streams=0)
@@ -192,10 +213,55 @@ async def _a_flood_of_requests_is_refused_before_the_game_server_is_asked(
         assert site.listed > listed
 
 
-def test_a_flood_of_requests_is_refused_before_the_game_server_is_asked(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
+@runs_on_own_loop
+async def test_playing_a_tournament_game_again_is_a_creation_and_counts_as_one(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch, saved_games: tuple[Path, list[str]]
 ) -> None:
-    run(_a_flood_of_requests_is_refused_before_the_game_server_is_asked(servers, monkeypatch))
+    results, (first, second, *_) = saved_games
+    limits = Limits(creations=0.001, creation_burst=1, games=0, requests=0, streams=0)
+    async with (
+        serve(servers, limits, monkeypatch, results) as site,
+        site.visitor("198.51.100.50") as attacker,
+        site.visitor("198.51.100.51") as other,
+    ):
+        answer = await attacker.post(f"/tournament/games/{first}")
+        assert answer.status_code == 303, answer.text
+        assert site.replayed and answer.headers["location"] == f"/games/{site.replayed[0]}"
+        # Asked again, the game played here is shown: nothing is created, nothing counted.
+        again = await attacker.post(f"/tournament/games/{first}")
+        assert (again.status_code, again.headers["location"]) == (303, answer.headers["location"])
+        # Another game would be a second creation: refused, as a game from the lobby now is.
+        refused_page(await attacker.post(f"/tournament/games/{second}"), "Too many games created or joined")
+        refused(await attacker.post("/api/games", json=OPEN_GAME), "Too many games created or joined")
+        assert (await attacker.get(f"/tournament/games/{second}")).status_code == 200
+        assert len(site.replayed) == 1 and site.created == []
+        # Another visitor has a bucket of its own.
+        theirs = await other.post(f"/tournament/games/{second}")
+        assert theirs.status_code == 303, theirs.text
+        assert len(site.replayed) == 2
+
+
+@runs_on_own_loop
+async def test_playing_a_tournament_game_again_takes_a_place_among_the_visitors_games(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch, saved_games: tuple[Path, list[str]]
+) -> None:
+    results, (first, *_) = saved_games
+    limits = Limits(creations=0, games=1, requests=0, streams=0)
+    async with (
+        serve(servers, limits, monkeypatch, results) as site,
+        site.visitor("198.51.100.52") as attacker,
+        site.visitor("198.51.100.53") as other,
+    ):
+        assert (await attacker.post("/api/games", json=OPEN_GAME)).status_code == 200  # held: nobody joins
+        answer = await attacker.post(f"/tournament/games/{first}")
+        refused_page(answer, "You already have 1 unfinished games created here")
+        assert answer.headers["retry-after"] == "30"
+        assert site.replayed == []
+        # The replay holds its visitor's place only while it is played: it ends finished, the place free.
+        assert (await other.post(f"/tournament/games/{first}")).status_code == 303
+        assert len(site.replayed) == 1
+        assert site.web.limits.games.count("ipv4:198.51.100.53") == 0
+        assert (await other.post("/api/games", json=OPEN_GAME)).status_code == 200
 
 
 class Stream:
@@ -254,7 +320,8 @@ class Stream:
         await asyncio.wait_for(self.task, 20)
 
 
-async def _event_streams_past_the_limit_are_refused_until_one_closes(
+@runs_on_own_loop
+async def test_event_streams_past_the_limit_are_refused_until_one_closes(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0, games=0, requests=0, streams=2)
@@ -269,6 +336,8 @@ async def _event_streams_past_the_limit_are_refused_until_one_closes(
             await third.close()
             assert int(third.header("retry-after")) >= 1
             assert b"You already follow 2 games live at once" in third.body
+            assert site.sample("kutnahora_web_refusals_total", limit="streams") == 1
+            assert site.sample("kutnahora_web_event_streams") == 2
             # Another visitor follows the game; once one of the attacker's pages closes, it may again.
             other = Stream(site.app, "198.51.100.41", path)
             assert await other.open() == 200
@@ -280,16 +349,12 @@ async def _event_streams_past_the_limit_are_refused_until_one_closes(
         finally:
             for stream in held:
                 await stream.close()
-        assert site.web.limits.streams.held("198.51.100.40") == 0
+        assert site.web.limits.streams.held("ipv4:198.51.100.40") == 0
+        assert site.sample("kutnahora_web_event_streams") == 0
 
 
-def test_event_streams_past_the_limit_are_refused_until_one_closes(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_event_streams_past_the_limit_are_refused_until_one_closes(servers, monkeypatch))
-
-
-async def _x_forwarded_for_is_believed_from_a_trusted_proxy_only(
+@runs_on_own_loop
+async def test_x_forwarded_for_is_believed_from_a_trusted_proxy_only(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     limits = Limits(creations=0.001, creation_burst=1, games=0, requests=0, streams=0)
@@ -310,13 +375,8 @@ async def _x_forwarded_for_is_believed_from_a_trusted_proxy_only(
         assert len(site.created) == 3
 
 
-def test_x_forwarded_for_is_believed_from_a_trusted_proxy_only(
-    servers: Servers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run(_x_forwarded_for_is_believed_from_a_trusted_proxy_only(servers, monkeypatch))
-
-
-async def _one_ipv6_64_is_one_visitor(servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
+@runs_on_own_loop
+async def test_one_ipv6_64_is_one_visitor(servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
     limits = Limits(creations=0.001, creation_burst=2, games=0, requests=0, streams=0)
     async with serve(servers, limits, monkeypatch) as site:
         for address, status in (
@@ -329,10 +389,6 @@ async def _one_ipv6_64_is_one_visitor(servers: Servers, monkeypatch: pytest.Monk
                 answer = await visitor.post("/api/games", json=OPEN_GAME)
                 assert answer.status_code == status, address
         assert len(site.created) == 3
-
-
-def test_one_ipv6_64_is_one_visitor(servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
-    run(_one_ipv6_64_is_one_visitor(servers, monkeypatch))
 
 
 def scope(client: str, *forwarded: str) -> dict[str, Any]:
@@ -362,7 +418,8 @@ def test_trusted_proxies_must_be_addresses() -> None:
         parse_networks("10.0.0.1,proxy.example")
 
 
-async def _with_the_server_token_visitors_games_do_not_count_as_one_callers() -> None:
+@runs_on_own_loop
+async def test_with_the_server_token_visitors_games_do_not_count_as_one_callers() -> None:
     """The game server counts the web server as one caller; given its --quota-token (--server-token), the
     games created here for many visitors are not held against that one caller's quota."""
     from kutnahora.server.app import create_server
@@ -386,7 +443,3 @@ async def _with_the_server_token_visitors_games_do_not_count_as_one_callers() ->
                         assert "unfinished games" in answer.json()["error"]
     finally:
         await server.stop(0)
-
-
-def test_with_the_server_token_visitors_games_do_not_count_as_one_callers() -> None:
-    run(_with_the_server_token_visitors_games_do_not_count_as_one_callers())
