@@ -393,12 +393,21 @@ def generate(tasks: Sequence[Task], workers: int, done: Callable[[int, int], Non
             done(game, count)
 
 
+def held_out(game: int, every: int) -> bool:
+    """Whether game number ``game`` is one of those kept out of training to measure it (every
+    ``every``-th; none for 0)."""
+    return every > 0 and game % every == every - 1
+
+
 class Replay:
     """The shards of a run's data folder, read once each; the newest samples as one window."""
 
-    def __init__(self, data: Path, actions: int) -> None:
+    def __init__(self, data: Path, actions: int, every: int = 0, held: bool = False) -> None:
         self.data = data
         self.actions = actions
+        self.every = every
+        self.held = held
+        """Whether the window draws from the games held out (:func:`held_out` of ``every``) or the others."""
         self.cache: dict[int, Samples] = {}
 
     def window(self, size: int) -> Samples:
@@ -406,6 +415,8 @@ class Replay:
         chosen: list[int] = []
         count = 0
         for game in reversed(shard_games(self.data)):
+            if held_out(game, self.every) != self.held:
+                continue
             if count >= size:
                 break
             if game not in self.cache:
@@ -482,6 +493,36 @@ def train_epochs(
     return out
 
 
+def measure(model: Any, samples: Samples, inputs: int, batch: int = 1024) -> dict[str, float]:
+    """The losses of samples the model was not trained on: the policy's cross-entropy against the
+    searches' distributions and the value's squared error against the returns (what it is to predict),
+    with how often the value's sign is the return's (of the samples whose return is not 0)."""
+    import torch
+
+    policy = value = 0.0
+    signs = decided = 0
+    model.eval()
+    with torch.no_grad():
+        for start in range(0, len(samples), batch):
+            rows = np.arange(start, min(start + batch, len(samples)))
+            logits, values = model(torch.from_numpy(samples.vectors(rows, inputs)))
+            mask = torch.from_numpy(samples.masks[rows])
+            logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), -1).masked_fill(~mask, 0.0)
+            policy -= float((torch.from_numpy(samples.targets[rows]) * logp).sum())
+            outcome = torch.from_numpy(samples.returns[rows])
+            value += float(((values - outcome) ** 2).sum())
+            signs += int(((values > 0) == (outcome > 0))[outcome != 0].sum())
+            decided += int((outcome != 0).sum())
+    model.train()
+    count = max(len(samples), 1)
+    return {
+        "policy_loss": round(policy / count, 5),
+        "value_loss": round(value / count, 5),
+        "value_sign": round(signs / max(decided, 1), 4),
+        "samples": len(samples),
+    }
+
+
 def initial_model(init: str, hidden: list[int], inputs: int, actions: int) -> tuple[Any, list[int]]:
     """The model to start from: a weights file, a run folder's checkpoint, or ``scratch`` (``hidden``);
     with its trunk's widths. ``ValueError`` says what is wrong."""
@@ -528,6 +569,7 @@ def search_player(net: network.PolicyValueNet, searcher: Searcher, seed: int) ->
 
 RESUMABLE = (
     "iterations",
+    "held_out",
     "search_value",
     "value_coef",
     "eval_search",
@@ -569,6 +611,7 @@ CONFIG = (
     "lr",
     "value_coef",
     "search_value",
+    "held_out",
     "window",
     "players",
     "searcher",
@@ -610,6 +653,13 @@ def add_parser(commands: Any, stamp: str) -> None:
         help="decisions of a game played by sampling the visit distribution (then the most visited)",
     )
     parser.add_argument("--players", default="2=1", help="weights of the player counts")
+    parser.add_argument(
+        "--held-out",
+        type=int,
+        default=10,
+        help="every N-th game is kept out of training, to measure the losses on games the network has not "
+        "learned (0: none)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="processes playing games")
     parser.add_argument("--window", type=int, default=200_000, help="newest samples trained on")
     parser.add_argument("--epochs", type=int, default=2, help="passes over the window per round")
@@ -675,6 +725,7 @@ def _configure(args: argparse.Namespace, text: str, given: set[str]) -> dict[str
             return None
         config: dict[str, Any] = json.loads(config_path.read_text())
         config.setdefault("search_value", 0.0)  # a run begun before searches' values were kept
+        config.setdefault("held_out", 0)
         for key in RESUMABLE:
             if key in given:
                 config[key] = getattr(args, key)
@@ -705,6 +756,11 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
     players = parse_weights(config["players"], "--players")
     if not set(players) <= {"2", "3", "4"}:
         raise ValueError(f"--players: the player counts are 2, 3 and 4, not {config['players']!r}")
+    if config["held_out"] < 0 or config["held_out"] == 1:
+        raise ValueError(
+            "--held-out keeps every N-th game out of training, N 0 (none) or 2 and up, "
+            f"not {config['held_out']}"
+        )
     if not 0.0 <= config["search_value"] <= 1.0:
         raise ValueError(f"--search-value is a share between 0 and 1, not {config['search_value']}")
     searcher = Searcher.parse(config["searcher"])
@@ -861,7 +917,8 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
             generated = time.perf_counter()
             made_seconds += generated - started
             games += config["games_per_iteration"]
-            window = Replay(data, space.size).window(config["window"])
+            every = config["held_out"]
+            window = Replay(data, space.size, every).window(config["window"])
             stats = train_epochs(
                 model,
                 optimiser,
@@ -874,6 +931,15 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
                 config["search_value"],
             )
             iteration += 1
+            measured = (
+                measure(
+                    model,
+                    Replay(data, space.size, every, held=True).window(config["window"] // every),
+                    layout.size,
+                )
+                if every
+                else None
+            )
             seconds += time.perf_counter() - started
             entry = {
                 "iteration": iteration,
@@ -889,14 +955,31 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
                     "policy": stats["policy_loss"],
                     "value": stats["value_loss"],
                     "targets' entropy (the policy loss's floor)": stats["target_entropy"],
+                    **(
+                        {
+                            "held-out games' policy": measured["policy_loss"],
+                            "held-out games' value (against the returns)": measured["value_loss"],
+                        }
+                        if measured
+                        else {}
+                    ),
                 },
             }
+            if measured:
+                entry["held_out"] = measured
             history.append(entry)
             if not args.progress:
                 log(
                     f"{games:,} games, {samples:,} samples ({entry['samples_per_second']}/s); policy loss "
                     f"{stats['policy_loss']:.3f} (targets' entropy {stats['target_entropy']:.3f}), value "
                     f"loss {stats['value_loss']:.3f}"
+                    + (
+                        f"; held out ({measured['samples']:,} samples): policy "
+                        f"{measured['policy_loss']:.3f}, value {measured['value_loss']:.3f} "
+                        f"(sign right {measured['value_sign']:.0%})"
+                        if measured
+                        else ""
+                    )
                 )
             net = export()
             if iteration % config["eval_every"] == 0 or iteration == config["iterations"]:

@@ -224,3 +224,45 @@ def test_the_value_learns_the_blend_of_returns_and_searches_values(share: float)
         _, values = model(torch.from_numpy(samples.vectors(np.arange(rows), inputs)))
     expected = (1 - share) * 1.0 + share * -0.5
     assert abs(float(values.mean()) - expected) < 0.1, (float(values.mean()), expected)
+
+
+def test_held_out_games_are_never_trained_on_and_are_measured(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from kutnahora.envs.training import build_model, to_numpy
+
+    rng = np.random.default_rng(4)
+    inputs, actions = 12, 5
+    for game in range(10):  # game g's samples all return g / 10: which games a window holds is visible
+        rows = 3
+        vectors = [rng.random(inputs).astype(np.float32) for _ in range(rows)]
+        masks = [rng.random(actions) < 0.7 for _ in range(rows)]
+        for m in masks:
+            m[0] = True
+        targets = [np.where(m, 1.0 / m.sum(), 0).astype(np.float32) for m in masks]
+        outcome = [(game / 10) * (-1) ** r for r in range(rows)]
+        write_shard(
+            tmp_path, game, Samples.from_rows(vectors, masks, targets, outcome, [0] * rows, actions), {}
+        )
+    assert [distill.held_out(g, 5) for g in range(10)] == [False] * 4 + [True] + [False] * 4 + [True]
+    trained = Replay(tmp_path, actions, 5).window(100)
+    held = Replay(tmp_path, actions, 5, held=True).window(100)
+    assert sorted({round(abs(float(r)) * 10) for r in trained.returns}) == [0, 1, 2, 3, 5, 6, 7, 8]
+    assert sorted({round(abs(float(r)) * 10) for r in held.returns}) == [4, 9]
+    assert len(Replay(tmp_path, actions).window(100)) == 30  # none held out: every game
+
+    torch.manual_seed(0)
+    model = build_model(inputs, [8], actions)
+    measured = distill.measure(model, held, inputs, batch=4)  # batches of 4 over 6 samples
+    logits, values = to_numpy(model, {}).forward(held.vectors(np.arange(len(held)), inputs))
+    masked = np.where(held.masks, logits, -1e9)
+    logp = (
+        masked
+        - np.log(np.exp(masked - masked.max(1, keepdims=True)).sum(1, keepdims=True))
+        - masked.max(1, keepdims=True)
+    )
+    policy = -np.where(held.masks, held.targets * logp, 0).sum(1).mean()
+    assert measured["samples"] == 6
+    assert measured["policy_loss"] == pytest.approx(policy, abs=1e-4)
+    assert measured["value_loss"] == pytest.approx(float(((values - held.returns) ** 2).mean()), abs=1e-4)
+    right = [(v > 0) == (r > 0) for v, r in zip(values, held.returns, strict=True) if r != 0]
+    assert measured["value_sign"] == pytest.approx(sum(right) / len(right), abs=1e-4)
