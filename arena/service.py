@@ -29,14 +29,13 @@ from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating
 from kutnahora.arena.store import Account, ArenaStore, GameEvent, NameTaken
 from kutnahora.plumbing import auth
-from kutnahora.plumbing.callers import Callers, RateLimiter
+from kutnahora.plumbing.callers import Callers, RateLimiter, rate_refusal
 from kutnahora.plumbing.errors import (
     ServiceError,
     StoreError,
     clip,
     conflict,
     denied,
-    exhausted,
     invalid,
     server_fault,
     store_unavailable,
@@ -192,17 +191,17 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         delay until the bucket holds one again) when the caller has none left."""
         token = auth.token_from_metadata(context.invocation_metadata())
         caller = self.callers.caller(context.peer(), token)
-        if caller.exempt:
-            return
-        wait = self.registrations.take(caller.key)
-        if wait > 0:
-            raise exhausted(
-                f"registration refused: {caller.key} asked to register more bots than its "
-                f"{self.register_rate:g} per minute allow; try again in {wait:.1f} s",
-                "caller_rate",
-                retry_after=wait,
-                metadata={"quota": "register_rate", "caller": caller.key},
-            )
+        refusal = rate_refusal(
+            self.registrations,
+            caller,
+            "register_rate",
+            lambda key, wait: (
+                f"registration refused: {key} asked to register more bots than its "
+                f"{self.register_rate:g} per minute allow; try again in {wait:.1f} s"
+            ),
+        )
+        if refusal is not None:
+            raise refusal
 
     def _pool(self, name: str) -> Pool:
         pool = self.lobby.pools.get(name)
