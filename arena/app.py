@@ -21,6 +21,7 @@ from kutnahora.arena.lobby import Lobby
 from kutnahora.arena.matchmaker import Window
 from kutnahora.arena.metrics import ArenaMetrics
 from kutnahora.arena.pools import DEFAULT_POOLS, Pool, parse_pools
+from kutnahora.arena.quotas import ArenaQuotas
 from kutnahora.arena.servers import GameServers
 from kutnahora.arena.service import ArenaServicer
 from kutnahora.arena.store import ArenaStore
@@ -48,9 +49,16 @@ class ArenaConfig:
     """Registrations one caller may make per minute on average (0: no limit)."""
     register_burst: int = 10
     """Registrations one caller may make at once above ``register_rate``."""
+    caller_rate: float = 20.0
+    """Calls one caller may make per second on average, every call but RegisterBot (a Seek or StreamEvents
+    counts as it opens); 0: no limit."""
+    caller_burst: int = 200
+    """Calls one caller may make at once above ``caller_rate``."""
+    caller_streams: int = 100
+    """Seek and StreamEvents streams one caller may hold open at once, per replica; 0: no limit."""
     quota_exempt: tuple[str, ...] = DEFAULT_EXEMPT
-    """The callers the registration limit does not count (:func:`kutnahora.plumbing.callers.parse_exempt`);
-    a call carrying the admin token is never counted."""
+    """The callers the per-caller limits do not count (:func:`kutnahora.plumbing.callers.parse_exempt`); a
+    call carrying the admin token is never counted."""
     house_bots: list[HouseBot] = field(default_factory=list)
     window: Window = field(default_factory=Window)
     tick_seconds: float = 0.2
@@ -88,9 +96,16 @@ class Arena:
             self.lobby,
             registration=config.registration,
             admin_token=config.admin_token,
-            register_rate=config.register_rate,
-            register_burst=config.register_burst,
-            quota_exempt=config.quota_exempt,
+            quotas=ArenaQuotas(
+                register_rate=config.register_rate,
+                register_burst=config.register_burst,
+                caller_rate=config.caller_rate,
+                caller_burst=config.caller_burst,
+                caller_streams=config.caller_streams,
+                exempt=config.quota_exempt,
+                tokens=(config.admin_token,),
+                log=log,
+            ),
             status_interval=config.status_seconds,
             log=log,
         )

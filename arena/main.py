@@ -93,12 +93,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--register-burst", "REGISTER_BURST", 10, int, "bots one caller may register at once")
     add(
+        "--caller-rate",
+        "CALLER_RATE",
+        20.0,
+        float,
+        "calls per second one caller may make on average: every call but RegisterBot, a Seek or "
+        "StreamEvents as it opens (0: no limit)",
+    )
+    add("--caller-burst", "CALLER_BURST", 200, int, "calls one caller may make at once above --caller-rate")
+    add(
+        "--caller-streams",
+        "CALLER_STREAMS",
+        100,
+        int,
+        "Seek and StreamEvents streams one caller may hold open at once, per replica (0: no limit)",
+    )
+    add(
         "--quota-exempt",
         "QUOTA_EXEMPT",
         show_exempt(DEFAULT_EXEMPT),
         str,
-        "callers the registration limit does not count, comma-separated: loopback, unix, addresses or "
-        "networks (10.0.0.0/8); none for nobody (the admin token is never counted)",
+        "callers the per-caller limits (registrations, calls, open streams) do not count, comma-separated: "
+        "loopback, unix, addresses or networks (10.0.0.0/8); none for nobody (the admin token is never "
+        "counted)",
     )
     add(
         "--server-token",
@@ -158,6 +175,11 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         raise SystemExit(
             "kutnahora-arena: --register-rate must not be negative and --register-burst must be at least 1"
         )
+    if args.caller_rate < 0 or args.caller_burst < 1 or args.caller_streams < 0:
+        raise SystemExit(
+            "kutnahora-arena: --caller-rate and --caller-streams must not be negative and --caller-burst "
+            "must be at least 1"
+        )
     try:
         exempt = parse_exempt(args.quota_exempt)
     except ValueError as error:
@@ -183,6 +205,9 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         server_token=args.server_token,
         register_rate=args.register_rate,
         register_burst=args.register_burst,
+        caller_rate=args.caller_rate,
+        caller_burst=args.caller_burst,
+        caller_streams=args.caller_streams,
         quota_exempt=exempt,
         house_bots=house,
         window=Window(args.window, args.widen, args.max_wait),

@@ -5,10 +5,9 @@ code, a sentence, and a ``google.rpc.ErrorInfo`` whose reason is a ``RejectReaso
 (:func:`kutnahora.plumbing.status.status_details`). API keys are checked as the game server checks seat
 tokens (:mod:`kutnahora.plumbing.auth`: stored as SHA-256, compared in constant time) and never logged.
 
-Registration is open to strangers (``--registration open``), and each account is a row kept for good, so
-one caller may register only ``--register-burst`` bots at once and ``--register-rate`` a minute on average
-(a caller as :mod:`kutnahora.plumbing.callers` counts it: an IPv4 address, an IPv6 /64, ``unix``); the
-admin token and the ``--quota-exempt`` callers are not counted. The buckets are per replica, in memory.
+The arena is open to strangers, so every call is first counted against its caller's limits
+(:mod:`kutnahora.arena.quotas`: registrations, calls, open streams), before the store is read: a refused
+call costs the arena nothing more. The admin token and the ``--quota-exempt`` callers are not counted.
 """
 
 from __future__ import annotations
@@ -26,17 +25,17 @@ from google.protobuf import duration_pb2, timestamp_pb2
 from kutnahora.arena.lobby import Lobby
 from kutnahora.arena.names import name_problem
 from kutnahora.arena.pools import Pool
+from kutnahora.arena.quotas import ArenaQuotas
 from kutnahora.arena.ratings import Rating
 from kutnahora.arena.store import Account, ArenaStore, GameEvent, NameTaken
 from kutnahora.plumbing import auth
-from kutnahora.plumbing.callers import Callers, RateLimiter
+from kutnahora.plumbing.callers import Caller
 from kutnahora.plumbing.errors import (
     ServiceError,
     StoreError,
     clip,
     conflict,
     denied,
-    exhausted,
     invalid,
     server_fault,
     store_unavailable,
@@ -130,9 +129,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         *,
         registration: str,
         admin_token: str,
-        register_rate: float,
-        register_burst: int,
-        quota_exempt: tuple[str, ...],
+        quotas: ArenaQuotas,
         status_interval: float,
         log: Any,
     ) -> None:
@@ -140,9 +137,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self.lobby = lobby
         self.registration = registration
         self.admin_hash = auth.token_hash(admin_token) if admin_token else ""
-        self.register_rate = register_rate  # per minute
-        self.registrations = RateLimiter(register_rate / 60, register_burst)
-        self.callers = Callers(quota_exempt, (admin_token,))
+        self.quotas = quotas
         self.status_interval = status_interval
         self.log = log
 
@@ -187,22 +182,26 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             )
         return account
 
-    def _count_registration(self, context: Context) -> None:
-        """Count one registration against its caller's bucket; RESOURCE_EXHAUSTED (RATE_LIMITED, with the
-        delay until the bucket holds one again) when the caller has none left."""
-        token = auth.token_from_metadata(context.invocation_metadata())
-        caller = self.callers.caller(context.peer(), token)
-        if caller.exempt:
-            return
-        wait = self.registrations.take(caller.key)
-        if wait > 0:
-            raise exhausted(
-                f"registration refused: {caller.key} asked to register more bots than its "
-                f"{self.register_rate:g} per minute allow; try again in {wait:.1f} s",
-                "caller_rate",
-                retry_after=wait,
-                metadata={"quota": "register_rate", "caller": caller.key},
-            )
+    def _caller(self, context: Context) -> Caller:
+        """Who makes this call, as the per-caller limits count it."""
+        return self.quotas.caller(context.peer(), auth.token_from_metadata(context.invocation_metadata()))
+
+    async def _open_stream(
+        self, context: Context, rpc: str, what: str, caller: Caller, work: Callable[[], Awaitable[T]]
+    ) -> T:
+        """Open a stream: count it against its caller's calls and open streams, then run ``work``; the
+        stream's end gives the caller's stream back (``quotas.close_stream``), as this does when opening
+        fails."""
+
+        async def opened() -> T:
+            self.quotas.open_stream(caller, rpc)
+            try:
+                return await work()
+            except BaseException:
+                self.quotas.close_stream(caller)
+                raise
+
+        return await self._guard(context, what, opened)
 
     def _pool(self, name: str) -> Pool:
         pool = self.lobby.pools.get(name)
@@ -221,7 +220,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         async def work() -> pb.RegisterBotResponse:
             if self.registration == "admin" and not self._is_admin(context):
                 raise denied("this arena registers bots only with its admin token")
-            self._count_registration(context)  # every attempt counts, before anything is stored
+            self.quotas.count_registration(self._caller(context))  # every attempt, before anything is read
             problem = name_problem(request.name)
             if problem is not None:
                 raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, problem, "name_invalid")
@@ -237,6 +236,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     async def RotateKey(self, request: pb.RotateKeyRequest, context: Context) -> pb.RotateKeyResponse:
         async def work() -> pb.RotateKeyResponse:
+            self.quotas.count_call(self._caller(context), "RotateKey")
             account = await self._account(context)
             key = auth.new_token()
             await self.store.set_key(account.account_id, auth.token_hash(key))
@@ -247,6 +247,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     async def RevokeKey(self, request: pb.RevokeKeyRequest, context: Context) -> pb.RevokeKeyResponse:
         async def work() -> pb.RevokeKeyResponse:
+            self.quotas.count_call(self._caller(context), "RevokeKey")
             if self._is_admin(context):
                 if not request.name:
                     raise invalid("with the admin token, name the bot whose key is revoked")
@@ -274,7 +275,8 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             pool = self._pool(request.pool)
             return await self.lobby.open_ticket(account, pool)
 
-        ticket = await self._guard(context, "seek", open_ticket)
+        caller = self._caller(context)
+        ticket = await self._open_stream(context, "Seek", "seek", caller, open_ticket)
         try:
             while True:
                 waiting = pb.SeekWaiting(
@@ -307,6 +309,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                     return
         finally:
             self.lobby.withdraw(ticket)
+            self.quotas.close_stream(caller)
 
     # --- events ----------------------------------------------------------------------------------------
 
@@ -323,7 +326,10 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                 raise
             return account, queue, playing
 
-        account, queue, playing = await self._guard(context, "event stream", open_stream)
+        caller = self._caller(context)
+        account, queue, playing = await self._open_stream(
+            context, "StreamEvents", "event stream", caller, open_stream
+        )
         try:
             await context.send_initial_metadata(())  # tells the bot the stream is live
             told = set()
@@ -345,23 +351,29 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                 yield event_message(event)
         finally:
             self.lobby.unwatch(account.account_id, queue)
+            self.quotas.close_stream(caller)
 
     # --- reading ---------------------------------------------------------------------------------------
 
     async def ListPools(self, request: pb.ListPoolsRequest, context: Context) -> pb.ListPoolsResponse:
-        response = pb.ListPoolsResponse()
-        for pool in sorted(self.lobby.pools.values(), key=lambda p: p.name):
-            wire = response.pools.add(name=pool.name, players=pool.players)
-            if pool.decision_ms is not None:
-                wire.decision_time.CopyFrom(_duration(pool.decision_ms / 1000))
-            if pool.bank_ms is not None:
-                wire.time_bank.CopyFrom(_duration(pool.bank_ms / 1000))
-        return response
+        async def work() -> pb.ListPoolsResponse:
+            self.quotas.count_call(self._caller(context), "ListPools")
+            response = pb.ListPoolsResponse()
+            for pool in sorted(self.lobby.pools.values(), key=lambda p: p.name):
+                wire = response.pools.add(name=pool.name, players=pool.players)
+                if pool.decision_ms is not None:
+                    wire.decision_time.CopyFrom(_duration(pool.decision_ms / 1000))
+                if pool.bank_ms is not None:
+                    wire.time_bank.CopyFrom(_duration(pool.bank_ms / 1000))
+            return response
+
+        return await self._guard(context, "pool listing", work)
 
     async def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, context: Context
     ) -> pb.GetLeaderboardResponse:
         async def work() -> pb.GetLeaderboardResponse:
+            self.quotas.count_call(self._caller(context), "GetLeaderboard")
             pool = self._pool(request.pool)
             if request.page < 0 or request.page_size < 0:
                 raise invalid("page and page_size must not be negative")
@@ -383,6 +395,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self, request: pb.GetBotProfileRequest, context: Context
     ) -> pb.GetBotProfileResponse:
         async def work() -> pb.GetBotProfileResponse:
+            self.quotas.count_call(self._caller(context), "GetBotProfile")
             account = await self.store.account_by_name(request.name)
             if account is None:
                 raise ServiceError(

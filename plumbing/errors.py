@@ -47,6 +47,7 @@ class Reason(StrEnum):
     REQUEST_ID_REUSED = "request_id_reused"
     CALLER_GAMES = "caller_games"
     CALLER_RATE = "caller_rate"
+    CALLER_STREAMS = "caller_streams"
     OVERLOADED = "overloaded"
 
 

@@ -47,6 +47,7 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.REQUEST_ID_REUSED: game_pb2.REJECT_REASON_REQUEST_ID_REUSED,
     Reason.CALLER_GAMES: game_pb2.REJECT_REASON_QUOTA_EXCEEDED,
     Reason.CALLER_RATE: game_pb2.REJECT_REASON_RATE_LIMITED,
+    Reason.CALLER_STREAMS: game_pb2.REJECT_REASON_QUOTA_EXCEEDED,
     Reason.OVERLOADED: game_pb2.REJECT_REASON_OVERLOADED,
 }
 """Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from prometheus_client import Counter
 
-from kutnahora.plumbing.callers import Caller, Callers, RateLimiter
+from kutnahora.plumbing.callers import Caller, Callers, RateLimiter, rate_refusal
 from kutnahora.plumbing.errors import ServiceError, exhausted
 
 MAX_CALLERS = 10_000
@@ -66,18 +66,18 @@ class CallerQuotas:
     def check_rate(self, caller: Caller, rpc: str) -> None:
         """Count one CreateGame or JoinGame call (``rpc``); RESOURCE_EXHAUSTED (RATE_LIMITED, with the
         delay until the caller's bucket holds a call again) when the caller has none left."""
-        if caller.exempt:
-            return
-        wait = self._limiter.take(caller.key)
-        if wait > 0:
+        refusal = rate_refusal(
+            self._limiter,
+            caller,
+            "caller_rate",
+            lambda key, wait: (
+                f"{rpc} refused: {key} made more CreateGame and JoinGame calls than its "
+                f"{self.rate:g} per second allow; try again in {wait:.2f} s"
+            ),
+        )
+        if refusal is not None:
             self._refused.labels(limit="caller_rate").inc()
-            raise exhausted(
-                f"{rpc} refused: {caller.key} made more CreateGame and JoinGame calls than its "
-                f"{self.rate:g} per second allow; try again in {wait:.2f} s",
-                "caller_rate",
-                retry_after=wait,
-                metadata={"quota": "caller_rate", "caller": caller.key},
-            )
+            raise refusal
 
     # --- the unfinished games a caller created --------------------------------------------------------
 

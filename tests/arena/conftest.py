@@ -1,23 +1,33 @@
 """Fixtures for the arena tests: a real ``kutnahora-server`` process, and an arena in this process.
 
 ``game_server`` runs for the whole session in memory; ``arena`` starts a fresh arena (its own SQLite
-file, a quick matchmaker tick) placing games on it; ``arena_client`` is an SDK client of that arena.
+file, a quick matchmaker tick) placing games on it; ``arena_client`` is an SDK client of that arena;
+``start_arena`` starts arenas from ``kutnahora-arena``'s own flags, each also on a Unix socket, so that
+tests of the per-caller limits have two callers (loopback and ``unix``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import grpc
+import grpc.aio
 import pytest
 
 from kutnahora.arena.app import Arena, ArenaConfig, create_arena
+from kutnahora.arena.main import build_parser, config_from_args
 from kutnahora.arena.matchmaker import Window
 from kutnahora.clients.sdk import ArenaClient
+from kutnahora.v1 import arena_service_pb2_grpc
 from tests.clients.helpers import ROOT, python_module
+
+StartArena = Callable[..., Awaitable[Arena]]
 
 
 def start_process(
@@ -105,3 +115,44 @@ async def arena_client(arena: Arena) -> AsyncIterator[ArenaClient]:
     """An SDK client of ``arena``."""
     async with await ArenaClient.connect(f"127.0.0.1:{arena.port}") as client:
         yield client
+
+
+@pytest.fixture
+async def start_arena(tmp_path: Path, game_server: str) -> AsyncIterator[StartArena]:
+    """Start arenas from command-line flags (``--db``, ``--server`` and ``--metrics-port`` are given), each
+    also listening on a Unix socket (``arena.sock`` in ``tmp_path``): a caller other than loopback."""
+    running: list[Arena] = []
+
+    async def start(*flags: str) -> Arena:
+        args = build_parser().parse_args(
+            [*("--db", str(tmp_path / f"arena{len(running)}.db"), "--server", game_server), *flags]
+        )
+        config = config_from_args(args)
+        config.metrics_port = None
+        arena, _ = await create_arena("127.0.0.1:0", config)
+        arena.grpc_server.add_insecure_port(f"unix:{tmp_path / 'arena.sock'}")
+        await arena.start()
+        running.append(arena)
+        return arena
+
+    try:
+        yield start
+    finally:
+        for arena in running:
+            await arena.stop(0)
+
+
+def stub(channel: grpc.aio.Channel) -> Any:
+    """The generated (untyped) stub of the arena on ``channel``."""
+    return arena_service_pb2_grpc.ArenaServiceStub(channel)
+
+
+@contextlib.asynccontextmanager
+async def two_callers(arena: Arena, tmp_path: Path) -> AsyncIterator[tuple[Any, Any]]:
+    """Stubs of an arena from :func:`start_arena` for two callers: ``ipv4:127.0.0.1`` (its TCP port) and
+    ``unix`` (its Unix socket)."""
+    async with (
+        grpc.aio.insecure_channel(f"127.0.0.1:{arena.port}") as tcp_channel,
+        grpc.aio.insecure_channel(f"unix:{tmp_path / 'arena.sock'}") as unix_channel,
+    ):
+        yield stub(tcp_channel), stub(unix_channel)

@@ -9,7 +9,6 @@ count.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,45 +16,14 @@ import grpc
 import grpc.aio
 import pytest
 
-from kutnahora.arena.app import Arena, create_arena
+from kutnahora.arena.app import Arena
 from kutnahora.arena.main import build_parser, config_from_args
 from kutnahora.plumbing.callers import Callers, parse_exempt
 from kutnahora.v1 import arena_service_pb2 as pb
-from kutnahora.v1 import arena_service_pb2_grpc
+from tests.arena.conftest import StartArena, stub, two_callers
 from tests.status_details import refusal
 
 ADMIN = "arena-admin-secret"
-StartArena = Callable[..., Awaitable[Arena]]
-
-
-@pytest.fixture
-async def start_arena(tmp_path: Path, game_server: str) -> AsyncIterator[StartArena]:
-    """Start arenas from command-line flags (``--db``, ``--server`` and ``--metrics-port`` are given), each
-    also listening on a Unix socket (``arena.sock`` in ``tmp_path``): a caller other than loopback."""
-    running: list[Arena] = []
-
-    async def start(*flags: str) -> Arena:
-        args = build_parser().parse_args(
-            [*("--db", str(tmp_path / f"arena{len(running)}.db"), "--server", game_server), *flags]
-        )
-        config = config_from_args(args)
-        config.metrics_port = None
-        arena, _ = await create_arena("127.0.0.1:0", config)
-        arena.grpc_server.add_insecure_port(f"unix:{tmp_path / 'arena.sock'}")
-        await arena.start()
-        running.append(arena)
-        return arena
-
-    try:
-        yield start
-    finally:
-        for arena in running:
-            await arena.stop(0)
-
-
-def stub(channel: grpc.aio.Channel) -> Any:
-    """The generated (untyped) stub of the arena on ``channel``."""
-    return arena_service_pb2_grpc.ArenaServiceStub(channel)
 
 
 async def register(client: Any, name: str, token: str | None = None) -> pb.RegisterBotResponse:
@@ -86,11 +54,7 @@ async def test_a_flooding_caller_is_refused_and_stores_nothing_while_another_reg
     start_arena: StartArena, tmp_path: Path
 ) -> None:
     arena = await start_arena("--quota-exempt", "none", "--register-rate", "2", "--register-burst", "4")
-    async with (
-        grpc.aio.insecure_channel(f"127.0.0.1:{arena.port}") as attacker_channel,
-        grpc.aio.insecure_channel(f"unix:{tmp_path / 'arena.sock'}") as other_channel,
-    ):
-        attacker, other = stub(attacker_channel), stub(other_channel)
+    async with two_callers(arena, tmp_path) as (attacker, other):
         results = await flood(attacker, "flood", 30)
         registered = [r for r in results if isinstance(r, pb.RegisterBotResponse)]
         refused = [r for r in results if isinstance(r, grpc.aio.AioRpcError)]
