@@ -294,8 +294,13 @@ def play_searched_game(
     explore_moves: int,
     evaluator: neural.Evaluator | None = None,
     layout: ObservationLayout | None = None,
+    learner: network.PolicyValueNet | None = None,
 ) -> tuple[Samples, GameState]:
-    """One self-play game in which every seat decides by ``searcher``: its samples and the final state."""
+    """One self-play game in which every seat's decisions are searched by ``searcher``: its samples and
+    the final state. The moves played are the searches' (sampled from the visits for the first
+    ``explore_moves``, then the most visited), or with a ``learner`` network, after the first
+    ``explore_moves``, that network's favourite: the positions the network's own play reaches, labelled by
+    the search."""
     layout = layout or ObservationLayout()
     space = ActionSpace(layout.components)
     encoder = StateEncoder(layout, normalized=True)  # one per game: it rewrites only what changed
@@ -329,7 +334,12 @@ def play_searched_game(
         seats.append(seat)
         searched.append(value)
         explore = len(seats) <= explore_moves
-        apply(state, moves.choices(options, weights=counts.tolist())[0] if explore else best)
+        if explore:
+            best = moves.choices(options, weights=counts.tolist())[0]
+        elif learner is not None:
+            logits, _ = learner.forward(vectors[-1])
+            best = options[int(np.argmax(logits[0, ids]))]
+        apply(state, best)
     outcome = returns(state)
     samples = Samples.from_rows(
         vectors, masks, targets, [outcome[s] for s in seats], seats, space.size, searched
@@ -348,7 +358,10 @@ class Task:
     explore_moves: int
     data: str
     weights: str | None
-    """The network of a ``neural`` searcher (a weights file that does not change once written)."""
+    """The network of a ``neural`` searcher or a learner (a weights file that does not change once
+    written)."""
+    learner: bool = False
+    """Whether the network (``weights``) plays the moves, the searcher only labelling them."""
 
 
 def plan(seed: int, game: int, players: dict[str, float]) -> tuple[int, int]:
@@ -356,6 +369,12 @@ def plan(seed: int, game: int, players: dict[str, float]) -> tuple[int, int]:
     rng = random.Random(f"distill:{seed}:{game}")
     names = list(players)
     return int(rng.choices(names, [players[n] for n in names])[0]), rng.getrandbits(62)
+
+
+def learner_plays(seed: int, game: int, share: float) -> bool:
+    """Whether the network plays game number ``game``'s moves (``share`` of the games), from the run's
+    seed and the number alone."""
+    return share > 0 and random.Random(f"distill:{seed}:{game}:learner").random() < share
 
 
 @cache
@@ -366,9 +385,16 @@ def _evaluator(weights: str) -> neural.Evaluator:
 def play_task(task: Task) -> tuple[int, int]:
     """Play one game and write its shard: (game number, samples)."""
     searcher = Searcher.parse(task.searcher)
-    evaluator = _evaluator(task.weights) if searcher.kind == "neural" and task.weights else None
-    samples, _ = play_searched_game(searcher, task.players, task.seed, task.explore_moves, evaluator)
-    meta = {"players": task.players, "seed": task.seed, "searcher": task.searcher}
+    evaluator = _evaluator(task.weights) if task.weights else None
+    samples, _ = play_searched_game(
+        searcher,
+        task.players,
+        task.seed,
+        task.explore_moves,
+        evaluator if searcher.kind == "neural" else None,
+        learner=evaluator.net if task.learner and evaluator is not None else None,
+    )
+    meta = {"players": task.players, "seed": task.seed, "searcher": task.searcher, "learner": task.learner}
     write_shard(Path(task.data), task.game, samples, meta)
     return task.game, len(samples)
 
@@ -569,6 +595,7 @@ def search_player(net: network.PolicyValueNet, searcher: Searcher, seed: int) ->
 
 RESUMABLE = (
     "iterations",
+    "learner_games",
     "held_out",
     "search_value",
     "value_coef",
@@ -612,6 +639,7 @@ CONFIG = (
     "value_coef",
     "search_value",
     "held_out",
+    "learner_games",
     "window",
     "players",
     "searcher",
@@ -653,6 +681,13 @@ def add_parser(commands: Any, stamp: str) -> None:
         help="decisions of a game played by sampling the visit distribution (then the most visited)",
     )
     parser.add_argument("--players", default="2=1", help="weights of the player counts")
+    parser.add_argument(
+        "--learner-games",
+        type=float,
+        default=0.0,
+        help="share of the games whose moves the network itself plays (its favourite, after the explored "
+        "ones), every decision still searched for its target: the positions the network's own play reaches",
+    )
     parser.add_argument(
         "--held-out",
         type=int,
@@ -726,6 +761,7 @@ def _configure(args: argparse.Namespace, text: str, given: set[str]) -> dict[str
         config: dict[str, Any] = json.loads(config_path.read_text())
         config.setdefault("search_value", 0.0)  # a run begun before searches' values were kept
         config.setdefault("held_out", 0)
+        config.setdefault("learner_games", 0.0)
         for key in RESUMABLE:
             if key in given:
                 config[key] = getattr(args, key)
@@ -761,6 +797,8 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
             "--held-out keeps every N-th game out of training, N 0 (none) or 2 and up, "
             f"not {config['held_out']}"
         )
+    if not 0.0 <= config["learner_games"] <= 1.0:
+        raise ValueError(f"--learner-games is a share between 0 and 1, not {config['learner_games']}")
     if not 0.0 <= config["search_value"] <= 1.0:
         raise ValueError(f"--search-value is a share between 0 and 1, not {config['search_value']}")
     searcher = Searcher.parse(config["searcher"])
@@ -870,6 +908,8 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
     if not args.resume:
         export()
         checkpoint()
+    elif not weights_of(iteration).exists():  # a run folder copied without its weights/
+        export()
     total = config["iterations"] * config["games_per_iteration"]
     made, made_seconds, generating_since = 0, 0.0, 0.0
 
@@ -901,6 +941,7 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
             tasks = []
             for game in range(games, games + config["games_per_iteration"]):
                 count, seed = plan(config["seed"], game, players)
+                learner = learner_plays(config["seed"], game, config["learner_games"])
                 tasks.append(
                     Task(
                         game,
@@ -909,7 +950,8 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
                         str(searcher),
                         config["explore_moves"],
                         str(data),
-                        str(weights_of(iteration)) if searcher.kind == "neural" else None,
+                        str(weights_of(iteration)) if searcher.kind == "neural" or learner else None,
+                        learner,
                     )
                 )
             before = samples

@@ -266,3 +266,31 @@ def test_held_out_games_are_never_trained_on_and_are_measured(tmp_path: Path) ->
     assert measured["value_loss"] == pytest.approx(float(((values - held.returns) ** 2).mean()), abs=1e-4)
     right = [(v > 0) == (r > 0) for v, r in zip(values, held.returns, strict=True) if r != 0]
     assert measured["value_sign"] == pytest.approx(sum(right) / len(right), abs=1e-4)
+
+
+def test_a_learner_game_is_played_by_the_network_and_labelled_by_the_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    net = network.load(network.WEIGHTS)
+    explore = 3
+    played: list[tuple[tuple[Option, ...], Option]] = []
+    original = distill.apply
+
+    def recording(state: GameState, option: Option) -> Any:
+        assert state.pending is not None
+        if len(state.pending.options) > 1:
+            played.append((state.pending.options, option))
+        return original(state, option)
+
+    monkeypatch.setattr(distill, "apply", recording)
+    samples, state = play_searched_game(Searcher.parse("mcts:2"), 2, 8, explore, None, LAYOUT, learner=net)
+    assert state.over and len(samples) == len(played) > 50
+    logits, _ = net.forward(samples.vectors(np.arange(len(samples)), LAYOUT.size))
+    for row in range(explore, len(samples)):
+        options, option = played[row]  # after the explored moves, the network's favourite is played
+        ids = SPACE.ids(options)
+        assert option == options[int(np.argmax(logits[row, ids]))]
+        assert abs(float(samples.targets[row].sum()) - 1.0) < 1e-5  # the target is still the search's
+    assert distill.learner_plays(1, 5, 0.0) is False and distill.learner_plays(1, 5, 1.0) is True
+    share = sum(distill.learner_plays(1, g, 0.5) for g in range(400)) / 400
+    assert 0.4 < share < 0.6
