@@ -6,8 +6,10 @@ of each pool are played (0: until stopped). Beside the seeking it keeps the aren
 open (:class:`Verdicts`): when the arena reports a game abandoned (its game server lost), the bot leaves
 that game at once and seeks again, and each rated result is printed with the rating change. A dropped
 arena connection is retried with a growing pause, and so is a pool where another process of the same account
-holds the ticket (``ALREADY_EXISTS``: said once, in one sentence; the games in play go on); any other refusal
-(a revoked key, an unknown pool) ends the loop with its message.
+holds the ticket (``ALREADY_EXISTS``: said once, in one sentence; the games in play go on); a refusal by
+the arena's per-caller limits (``RESOURCE_EXHAUSTED`` with a RetryInfo) is waited out for its delay, seeking
+and the event stream alike; any other refusal (a revoked key, an unknown pool) ends the loop with its
+message.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -133,6 +136,8 @@ class Verdicts:
                         if not told.done():
                             told.set_result(message.abandoned)
             except ClientError as error:
+                if await waited_out(error):
+                    continue  # the arena's per-caller limits: its RetryInfo's delay has passed
                 if error.code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, None):
                     self.working = False
                     self.opened.set()  # seeking need not wait for a stream this arena refuses
@@ -140,6 +145,16 @@ class Verdicts:
                     return
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
+
+
+async def waited_out(error: ClientError) -> bool:
+    """For a RESOURCE_EXHAUSTED refusal carrying a RetryInfo (the arena's per-caller limits), wait its
+    delay (a little more, at random, so that bots refused together do not come back together) and say
+    True; False for any other error."""
+    if error.code is not grpc.StatusCode.RESOURCE_EXHAUSTED or error.retry_after is None:
+        return False
+    await asyncio.sleep(error.retry_after * random.uniform(1.0, 1.2))
+    return True
 
 
 def describe_event(message: arena_service_pb2.StreamEventsResponse) -> str | None:
@@ -213,6 +228,8 @@ async def play_rated(
                     )
                     await asyncio.sleep(held_elsewhere)
                     continue
+                if await waited_out(error):
+                    continue  # over the arena's per-caller limits: seek again once its delay has passed
                 if error.code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, None):
                     raise
                 await asyncio.sleep(delay)  # the arena restarts, or the connection dropped: seek again

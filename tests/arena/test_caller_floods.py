@@ -349,3 +349,34 @@ def test_the_settings_read_their_variables_and_refuse_nonsense(monkeypatch: pyte
         "KUTNAHORA_ARENA_CALLER_STREAMS",
     ):
         assert variable in help_text
+
+
+async def test_a_bot_refused_by_the_callers_rate_waits_its_delay_and_plays_on(
+    start_arena: StartArena,
+) -> None:
+    # A rate so tight that seeking, the event stream and the games' reconnections are refused between
+    # games: the bot waits each refusal's RetryInfo out and still plays every game it was asked for.
+    arena = await start_arena(
+        "--quota-exempt",
+        "none",
+        "--pools",
+        "2",
+        "--max-wait",
+        "0.5",
+        "--caller-rate",
+        "2",
+        "--caller-burst",
+        "3",
+    )
+    address = f"127.0.0.1:{arena.port}"
+    async with grpc.aio.insecure_channel(address) as channel:
+        keys = [
+            (await stub(channel).RegisterBot(pb.RegisterBotRequest(name=f"eager-{n}"))).api_key
+            for n in range(2)
+        ]
+    console = Console(quiet=True)
+    played = await asyncio.gather(
+        *(play_rated(address, key, ["2"], 3, RandomBot, console, quiet=True) for key in keys)
+    )
+    assert [len(outcomes) for outcomes in played] == [3, 3]
+    assert refusals(arena, "caller_rate") > 0  # they were refused, and played on
