@@ -249,19 +249,25 @@ async def test_opening_many_streams_at_once_gets_only_the_cap(start_arena: Start
             task.cancel()
 
 
-async def test_a_few_bots_on_one_address_play_under_the_default_limits(start_arena: StartArena) -> None:
-    arena = await start_arena("--quota-exempt", "none", "--pools", "2", "--max-wait", "0.5")
+async def games_played(arena: Arena, name: str, bots: int, games: int) -> list[int]:
+    """Register ``bots`` bots from one address and have each play ``games`` rated games in pool 2 with
+    ``kutnahora-bot --arena``'s loop: how many each played."""
     address = f"127.0.0.1:{arena.port}"
     async with grpc.aio.insecure_channel(address) as channel:
         keys = [
-            (await stub(channel).RegisterBot(pb.RegisterBotRequest(name=f"polite-{n}"))).api_key
-            for n in range(4)
+            (await stub(channel).RegisterBot(pb.RegisterBotRequest(name=f"{name}-{n}"))).api_key
+            for n in range(bots)
         ]
     console = Console(quiet=True)
     played = await asyncio.gather(
-        *(play_rated(address, key, ["2"], 3, RandomBot, console, quiet=True) for key in keys)
+        *(play_rated(address, key, ["2"], games, RandomBot, console, quiet=True) for key in keys)
     )
-    assert [len(outcomes) for outcomes in played] == [3] * 4
+    return [len(outcomes) for outcomes in played]
+
+
+async def test_a_few_bots_on_one_address_play_under_the_default_limits(start_arena: StartArena) -> None:
+    arena = await start_arena("--quota-exempt", "none", "--pools", "2", "--max-wait", "0.5")
+    assert await games_played(arena, "polite", 4, 3) == [3] * 4
     assert refusals(arena, "caller_rate") == refusals(arena, "caller_streams") == 0
 
 
@@ -368,15 +374,5 @@ async def test_a_bot_refused_by_the_callers_rate_waits_its_delay_and_plays_on(
         "--caller-burst",
         "3",
     )
-    address = f"127.0.0.1:{arena.port}"
-    async with grpc.aio.insecure_channel(address) as channel:
-        keys = [
-            (await stub(channel).RegisterBot(pb.RegisterBotRequest(name=f"eager-{n}"))).api_key
-            for n in range(2)
-        ]
-    console = Console(quiet=True)
-    played = await asyncio.gather(
-        *(play_rated(address, key, ["2"], 3, RandomBot, console, quiet=True) for key in keys)
-    )
-    assert [len(outcomes) for outcomes in played] == [3, 3]
+    assert await games_played(arena, "eager", 2, 3) == [3, 3]
     assert refusals(arena, "caller_rate") > 0  # they were refused, and played on
