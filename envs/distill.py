@@ -982,6 +982,8 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
                 if every
                 else None
             )
+            if measured is not None and not measured["samples"]:
+                measured = None  # no held-out game played yet
             seconds += time.perf_counter() - started
             entry = {
                 "iteration": iteration,
