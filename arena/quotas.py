@@ -14,8 +14,9 @@ A caller is who :mod:`kutnahora.plumbing.callers` says (an IPv4 address, an IPv6
 carrying the admin token, or from a ``--quota-exempt`` caller, is not counted at all. A refusal is
 ``RESOURCE_EXHAUSTED`` with a ``RetryInfo``: ``RATE_LIMITED`` past a rate (:func:`rate_refusal`, shared
 with the game server), ``QUOTA_EXCEEDED`` past the open streams; the first refusal of a caller by each
-limit is logged at info, then at most one a minute (:class:`~kutnahora.plumbing.logs.LineBudget`, saying
-how many it left out).
+limit is logged at info, then at most one a minute, and at most 100 lines a minute from all callers
+together (:class:`~kutnahora.plumbing.logs.RefusalLines`, the web front end's rule too; each line says how
+many it left out).
 
 Everything is per replica, in memory: the rate buckets of at most :data:`MAX_CALLERS` callers (the one
 heard from least recently is forgotten first), the open streams of the callers that hold some.
@@ -29,7 +30,7 @@ from typing import Any
 
 from kutnahora.plumbing.callers import Caller, Callers, RateLimiter, rate_refusal
 from kutnahora.plumbing.errors import ServiceError, exhausted
-from kutnahora.plumbing.logs import LineBudget
+from kutnahora.plumbing.logs import RefusalLines
 
 MAX_CALLERS = 10_000
 """Most callers whose registration and call rates are remembered at once."""
@@ -66,7 +67,7 @@ class ArenaQuotas:
         self._calls = RateLimiter(caller_rate, caller_burst, clock, max_keys=max_callers)
         self._callers = Callers(exempt, tokens)
         self._streams: dict[str, int] = {}  # caller key -> its open streams (only those > 0)
-        self._lines = LineBudget(burst=1, interval=LOG_INTERVAL, clock=clock)
+        self._lines = RefusalLines(LOG_INTERVAL, clock=clock)
         self._log = log
 
     def caller(self, peer: str, token: str | None) -> Caller:
@@ -140,13 +141,13 @@ class ArenaQuotas:
         )
 
     def _logged(self, refusal: ServiceError, caller: Caller, rpc: str) -> ServiceError:
-        """Log a refusal at info, unless this caller was refused by this limit less than
-        :data:`LOG_INTERVAL` seconds ago (the next line says how many were left out)."""
+        """Log a refusal at info, as :class:`~kutnahora.plumbing.logs.RefusalLines` allows: the first of
+        this caller and limit in :data:`LOG_INTERVAL` seconds, and at most 100 lines in that time from all
+        callers together (each line says how many were left out)."""
         quota = refusal.metadata["quota"]
-        left_out = self._lines.take((caller.key, quota))
-        if left_out is not None:
-            fields: dict[str, Any] = {"caller": caller.key, "quota": quota, "rpc": rpc}
-            if left_out:
-                fields["left_out"] = left_out
-            self._log.info("caller refused", detail=refusal.message, **fields)
+        counts = self._lines.take(caller.key, quota)
+        if counts is not None:
+            self._log.info(
+                "caller refused", detail=refusal.message, caller=caller.key, quota=quota, rpc=rpc, **counts
+            )
         return refusal

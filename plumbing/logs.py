@@ -78,6 +78,43 @@ class LineBudget:
         return None
 
 
+REFUSAL_WINDOW = 60.0
+"""Seconds in which one caller's refusals by one limit are logged once."""
+REFUSAL_LINES = 100
+"""Refusal lines written in a window at most, every caller's together."""
+
+
+class RefusalLines:
+    """Which refusals of a service's per-caller limits to log, so that a flood of them, from one caller or
+    from a crowd of addresses, cannot flood the log: the first refusal of each caller and limit in a window
+    of ``window`` seconds, and at most ``lines`` refusal lines a window in all. Each line written says how
+    many it stands for (:meth:`take`). (The windows of callers and limits are kept for a thousand of them
+    at most, as :class:`LineBudget` keeps its kinds: past that they start again, and only the overall
+    budget holds.)"""
+
+    def __init__(
+        self,
+        window: float = REFUSAL_WINDOW,
+        lines: int = REFUSAL_LINES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._each = LineBudget(1, window, clock)  # per (caller, limit)
+        self._all = LineBudget(lines, window, clock)
+
+    def take(self, caller: str, limit: str) -> dict[str, int] | None:
+        """None when this refusal is not to be logged; else the fields its line adds: ``left_out``, the
+        caller's refusals by this limit not logged since its last line, and ``lines_left_out``, the refusal
+        lines of any caller left out since the last one written (each only when not 0)."""
+        left_out = self._each.take((caller, limit))
+        if left_out is None:
+            return None
+        lines_left_out = self._all.take("refusal")
+        if lines_left_out is None:
+            return None
+        counts = {"left_out": left_out, "lines_left_out": lines_left_out}
+        return {name: count for name, count in counts.items() if count}
+
+
 def configure(log_format: str = "json", level: str = "info", stream: TextIO | None = None) -> None:
     """Configure structlog for the process: ``json`` (default) or ``console`` lines, at ``level``."""
     if log_format not in ("json", "console"):

@@ -376,3 +376,41 @@ async def test_a_bot_refused_by_the_callers_rate_waits_its_delay_and_plays_on(
     )
     assert await games_played(arena, "eager", 2, 3) == [3, 3]
     assert refusals(arena, "caller_rate") > 0  # they were refused, and played on
+
+
+def test_a_crowd_of_callers_refused_at_once_writes_a_bounded_number_of_lines() -> None:
+    """Refusals from 500 addresses in one minute (a botnet, or a crowd behind many /64s) write at most 100
+    lines; the first line of the next minute says how many lines were left out."""
+    lines: list[dict[str, Any]] = []
+
+    class Log:
+        def info(self, event: str, **fields: Any) -> None:
+            lines.append({"event": event, **fields})
+
+    now = [0.0]
+    quotas = ArenaQuotas(
+        register_rate=60,
+        register_burst=1,
+        caller_rate=1,
+        caller_burst=1,
+        caller_streams=1,
+        exempt=parse_exempt("none"),
+        tokens=(ADMIN,),
+        log=Log(),
+        clock=lambda: now[0],
+    )
+    refused = 0
+    for n in range(500):
+        caller = quotas.caller(f"ipv4:198.51.{n // 256}.{n % 256}:1", None)
+        for _ in range(3):
+            try:
+                quotas.count_call(caller, "GetLeaderboard")
+            except ServiceError:
+                refused += 1
+    assert refused == 1000  # every caller's second and third call
+    assert len(lines) == 100 and len({line["caller"] for line in lines}) == 100
+    now[0] += LOG_INTERVAL
+    with pytest.raises(ServiceError):
+        for _ in range(2):
+            quotas.count_call(quotas.caller("ipv4:203.0.113.9:1", None), "GetLeaderboard")
+    assert len(lines) == 101 and lines[-1]["lines_left_out"] == 400  # the other 400 callers' first lines
