@@ -193,6 +193,15 @@ def retry_delay(error: grpc.aio.AioRpcError) -> float | None:
     return None
 
 
+def refusal_wait(error: ClientError) -> float | None:
+    """For a RESOURCE_EXHAUSTED refusal carrying a RetryInfo (a quota, a rate limit, an overloaded server),
+    the seconds to wait before asking again: its delay and a little more, at random, so that callers
+    refused together do not come back together; None for any other error."""
+    if error.code is not grpc.StatusCode.RESOURCE_EXHAUSTED or error.retry_after is None:
+        return None
+    return error.retry_after * random.uniform(1.0, 1.2)
+
+
 def rpc_error(error: grpc.aio.AioRpcError, doing: str) -> ClientError:
     """Turn a gRPC error into a :class:`ClientError` whose message says what failed and why."""
     code = error.code()
@@ -744,13 +753,8 @@ class Client:
             try:
                 return await self._call(call(), doing, kind)
             except ClientError as error:
-                if (
-                    self.retry_refused
-                    and error.code is grpc.StatusCode.RESOURCE_EXHAUSTED
-                    and error.retry_after is not None
-                ):
-                    # The server's delay, and a little more so that callers refused together spread out.
-                    wait = error.retry_after * random.uniform(1.0, 1.2)
+                wait = refusal_wait(error) if self.retry_refused else None
+                if wait is not None:
                     if loop.time() + wait > give_up:
                         raise
                     await asyncio.sleep(wait)

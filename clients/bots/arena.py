@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,15 @@ from typing import Any
 import grpc
 from rich.console import Console
 
-from kutnahora.clients.sdk import ArenaClient, Bot, Client, ClientError, ConnectError, GameOutcome
+from kutnahora.clients.sdk import (
+    ArenaClient,
+    Bot,
+    Client,
+    ClientError,
+    ConnectError,
+    GameOutcome,
+    refusal_wait,
+)
 from kutnahora.v1 import arena_service_pb2, game_pb2
 
 ENV_ARENA_KEY = "KUTNAHORA_ARENA_KEY"
@@ -148,12 +155,12 @@ class Verdicts:
 
 
 async def waited_out(error: ClientError) -> bool:
-    """For a RESOURCE_EXHAUSTED refusal carrying a RetryInfo (the arena's per-caller limits), wait its
-    delay (a little more, at random, so that bots refused together do not come back together) and say
-    True; False for any other error."""
-    if error.code is not grpc.StatusCode.RESOURCE_EXHAUSTED or error.retry_after is None:
+    """For a refusal by the arena's per-caller limits (:func:`~kutnahora.clients.sdk.refusal_wait`), wait
+    its delay and say True; False for any other error."""
+    wait = refusal_wait(error)
+    if wait is None:
         return False
-    await asyncio.sleep(error.retry_after * random.uniform(1.0, 1.2))
+    await asyncio.sleep(wait)
     return True
 
 
