@@ -463,13 +463,19 @@ def losses(
 ) -> tuple[Any, Any, Any]:
     """(total, policy, value) losses of a batch: the cross-entropy of the policy masked to the legal
     actions against the target distribution, and the squared error of the value against the return."""
+    logits, values = model(x)
+    policy, value = output_losses(logits, values, mask, target, outcome)
+    return policy + value_coef * value, policy, value
+
+
+def output_losses(logits: Any, values: Any, mask: Any, target: Any, outcome: Any) -> tuple[Any, Any]:
+    """The mean (policy, value) losses of a batch the model has read: the cross-entropy of the logits
+    masked to the legal actions against the target distribution, the value's squared error."""
     import torch
 
-    logits, values = model(x)
     logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), -1)
     policy = -(target * logp.masked_fill(~mask, 0.0)).sum(-1).mean()
-    value = ((values - outcome) ** 2).mean()
-    return policy + value_coef * value, policy, value
+    return policy, ((values - outcome) ** 2).mean()
 
 
 def train_epochs(
@@ -532,11 +538,16 @@ def measure(model: Any, samples: Samples, inputs: int, batch: int = 1024) -> dic
         for start in range(0, len(samples), batch):
             rows = np.arange(start, min(start + batch, len(samples)))
             logits, values = model(torch.from_numpy(samples.vectors(rows, inputs)))
-            mask = torch.from_numpy(samples.masks[rows])
-            logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), -1).masked_fill(~mask, 0.0)
-            policy -= float((torch.from_numpy(samples.targets[rows]) * logp).sum())
             outcome = torch.from_numpy(samples.returns[rows])
-            value += float(((values - outcome) ** 2).sum())
+            policy_mean, value_mean = output_losses(
+                logits,
+                values,
+                torch.from_numpy(samples.masks[rows]),
+                torch.from_numpy(samples.targets[rows]),
+                outcome,
+            )
+            policy += float(policy_mean) * len(rows)
+            value += float(value_mean) * len(rows)
             signs += int(((values > 0) == (outcome > 0))[outcome != 0].sum())
             decided += int((outcome != 0).sum())
     model.train()
