@@ -22,7 +22,7 @@ from typing import Any
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import auth
 
-KINDS = ("greedy", "random", "mcts", "neural")
+KINDS = ("greedy", "random", "mcts", "neural", "neural-mcts")
 ENV_ARENA_KEY = "KUTNAHORA_ARENA_KEY"
 
 
@@ -47,8 +47,10 @@ def parse_house_bots(text: str, max_players: int) -> list[HouseBot]:
             raise ValueError(f"house bot {part!r}: the kinds are {', '.join(KINDS)}")
         iterations = None
         if budget:
-            if kind not in ("mcts", "neural") or not budget.isdigit() or int(budget) < 1:
-                raise ValueError(f"house bot {part!r}: only mcts and neural take a budget, mcts:ITERATIONS")
+            if kind not in ("mcts", "neural", "neural-mcts") or not budget.isdigit() or int(budget) < 1:
+                raise ValueError(
+                    f"house bot {part!r}: only mcts, neural and neural-mcts take a budget, mcts:ITERATIONS"
+                )
             iterations = int(budget)
         specs.append((kind, iterations))
     if not specs:

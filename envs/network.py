@@ -36,6 +36,10 @@ FORMAT = 1
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "neural.npz"
 """The weights file the ``neural`` bot plays with (with ``neural.json`` beside it: how it was made)."""
 
+GUIDE = WEIGHTS.with_name("guide.npz")
+"""The weights file whose policy picks the options the ``neural-mcts`` bot searches (``guide.json``
+beside it): a network fitted to the search bot's own visit counts (``kutnahora-train distill``)."""
+
 Floats = npt.NDArray[np.float32]
 
 

@@ -6,7 +6,10 @@ the ``rl`` extra). :func:`make_bot` builds one from its name.
 A search bot's budget may be part of its name: ``mcts:200`` searches 200 iterations per decision,
 ``mcts:500ms`` half a second; plain ``mcts`` uses :data:`~kutnahora.clients.bots.mcts.DEFAULT_ITERATIONS`.
 ``neural:200`` searches 200 simulations a decision with the network, ``neural:150ms`` for 150 ms; plain
-``neural`` plays the network's policy without a search.
+``neural`` plays the network's policy without a search. ``neural-mcts:100`` is the search bot's search,
+100 iterations, among the network's favourite options only
+(:func:`kutnahora.clients.bots.neural.guided_search`); plain ``neural-mcts`` searches
+:data:`~kutnahora.clients.bots.mcts.DEFAULT_ITERATIONS` iterations.
 """
 
 from __future__ import annotations
@@ -19,12 +22,29 @@ from kutnahora.clients.bots.random_bot import RandomBot
 from kutnahora.clients.sdk import Bot
 
 
-def neural_bot(seed: int | None, simulations: int | None = None, budget_ms: float | None = None) -> Bot:
-    """The neural bot (searching with ``simulations`` or ``budget_ms`` when given), imported when asked
-    for: it needs NumPy, from the ``rl`` extra."""
+def neural_bot(
+    seed: int | None,
+    simulations: int | None = None,
+    budget_ms: float | None = None,
+    candidates: int | None = None,
+) -> Bot:
+    """The neural bot (searching with ``simulations`` or ``budget_ms`` when given; with ``candidates``,
+    the search bot's search among that many of the network's favourite options), imported when asked for:
+    it needs NumPy, from the ``rl`` extra."""
     from kutnahora.clients.bots.neural import NeuralBot
 
-    return NeuralBot(seed, simulations=simulations, budget_ms=budget_ms)
+    return NeuralBot(seed, simulations=simulations, budget_ms=budget_ms, candidates=candidates)
+
+
+def neural_mcts_bot(seed: int | None, iterations: int | None = None, budget_ms: float | None = None) -> Bot:
+    """The search bot's search among the network's favourite options (``neural-mcts``): ``iterations``
+    (by default :data:`~kutnahora.clients.bots.mcts.DEFAULT_ITERATIONS` when no ``budget_ms`` is given)."""
+    from kutnahora.clients.bots.mcts import DEFAULT_ITERATIONS
+    from kutnahora.clients.bots.neural import TOP
+
+    if iterations is None and budget_ms is None:
+        iterations = DEFAULT_ITERATIONS
+    return neural_bot(seed, iterations, budget_ms, candidates=TOP)
 
 
 BOTS: dict[str, Callable[[int | None], Bot]] = {
@@ -32,12 +52,13 @@ BOTS: dict[str, Callable[[int | None], Bot]] = {
     "greedy": GreedyBot,
     "mcts": MctsBot,
     "neural": neural_bot,
+    "neural-mcts": neural_mcts_bot,
 }
 """Every built-in bot by name; each takes a seed (None: unseeded)."""
 
 
-SEARCHERS = ("mcts", "neural")
-"""The bots whose name may carry a search budget (``mcts:200``, ``neural:150ms``)."""
+SEARCHERS = ("mcts", "neural", "neural-mcts")
+"""The bots whose name may carry a search budget (``mcts:200``, ``neural:150ms``, ``neural-mcts:100``)."""
 
 
 def mcts_budget(text: str) -> tuple[int | None, float | None]:
@@ -82,15 +103,28 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
             raise KeyError(str(error).replace("an mcts budget", f"a {kind} budget")) from None
         if kind == "neural":
             return neural_bot(seed, iterations, budget_ms)
+        if kind == "neural-mcts":
+            return neural_mcts_bot(seed, iterations, budget_ms)
         return MctsBot(seed, iterations=iterations, budget_ms=budget_ms)
     try:
         factory = BOTS[name]
     except KeyError:
         known = ", ".join(sorted(BOTS))
         raise KeyError(
-            f"unknown bot {name!r}; the built-in bots are {known} (and mcts:BUDGET, neural:BUDGET)"
+            f"unknown bot {name!r}; the built-in bots are {known} "
+            "(and mcts:BUDGET, neural:BUDGET, neural-mcts:BUDGET)"
         ) from None
     return factory(seed)
 
 
-__all__ = ["BOTS", "GreedyBot", "MctsBot", "RandomBot", "is_bot", "make_bot", "mcts_budget", "neural_bot"]
+__all__ = [
+    "BOTS",
+    "GreedyBot",
+    "MctsBot",
+    "RandomBot",
+    "is_bot",
+    "make_bot",
+    "mcts_budget",
+    "neural_bot",
+    "neural_mcts_bot",
+]

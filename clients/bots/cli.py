@@ -7,6 +7,7 @@ Examples::
     kutnahora-bot greedy --server localhost:50051 --game 5f0c2a9e --seat 1      # join a waiting game
     kutnahora-bot mcts --iterations 200 --server localhost:50051 --game 5f0c2a9e   # search 200 iterations
     kutnahora-bot neural --search 300 --server localhost:50051 --game 5f0c2a9e   # network-guided search
+    kutnahora-bot neural-mcts --iterations 100 --server localhost:50051 --game 5f0c2a9e  # network picks, mcts
     kutnahora-bot register my-bot --key-file my-bot.key --arena localhost:50061   # once; plays no game
     kutnahora-bot greedy --arena localhost:50061 --key-file my-bot.key --pool 4 --games 20  # rated games
 
@@ -29,7 +30,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from kutnahora.clients.bots import BOTS, make_bot, neural_bot
+from kutnahora.clients.bots import BOTS, make_bot, neural_bot, neural_mcts_bot
 from kutnahora.clients.bots.arena import ENV_ARENA_KEY, play_rated, read_key, register
 from kutnahora.clients.bots.mcts import DEFAULT_ITERATIONS, ROLLOUTS, MctsBot
 from kutnahora.clients.sdk import (
@@ -111,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--fill", action="store_true", help="play every free seat of the game with this bot")
     parser.add_argument("--name", help="the name shown for the seat (default: the bot's name)")
     parser.add_argument("--bot-seed", type=int, help="seed of the bot's own choices (random and mcts bots)")
-    search = parser.add_argument_group("search budget (mcts, neural)")
+    search = parser.add_argument_group("search budget (mcts, neural, neural-mcts)")
     search.add_argument(
         "--search",
         type=int,
@@ -121,7 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--iterations",
         type=int,
-        help=f"iterations per decision (default {DEFAULT_ITERATIONS} when no --budget-ms is given)",
+        help=f"mcts, neural-mcts: iterations per decision (default {DEFAULT_ITERATIONS} when no --budget-ms "
+        "is given)",
     )
     search.add_argument(
         "--budget-ms",
@@ -222,15 +224,7 @@ async def run_arena(args: argparse.Namespace, console: Console) -> int:
     pools = [p.strip() for p in args.pool.split(",") if p.strip()]
 
     def make() -> Bot:
-        bot: Bot
-        if args.bot == "mcts":
-            bot = MctsBot(
-                args.bot_seed, iterations=args.iterations, budget_ms=args.budget_ms, rollout=args.rollout
-            )
-        elif args.bot == "neural":
-            bot = neural_bot(args.bot_seed, args.search, args.budget_ms)
-        else:
-            bot = make_bot(args.bot, args.bot_seed)
+        bot = build_bot(args, args.bot_seed)
         return SlowBot(bot, args.delay) if args.delay > 0 else bot
 
     outcomes = await play_rated(args.arena, key, pools, args.games, make, console, quiet=args.quiet)
@@ -292,15 +286,20 @@ async def _join(
     return [await client.join_game(game_id, seat, name) for seat in free]
 
 
+def build_bot(args: argparse.Namespace, seed: int | None) -> Bot:
+    """The bot the command line names, with its search budget."""
+    if args.bot == "mcts":
+        return MctsBot(seed, iterations=args.iterations, budget_ms=args.budget_ms, rollout=args.rollout)
+    if args.bot == "neural":
+        return neural_bot(seed, args.search, args.budget_ms)
+    if args.bot == "neural-mcts":
+        return neural_mcts_bot(seed, args.iterations, args.budget_ms)
+    return make_bot(args.bot, seed)
+
+
 async def _play_one(client: Client, args: argparse.Namespace, seat: SeatCredentials) -> GameOutcome:
     seed = None if args.bot_seed is None else args.bot_seed + seat.seat
-    bot: Bot
-    if args.bot == "mcts":
-        bot = MctsBot(seed, iterations=args.iterations, budget_ms=args.budget_ms, rollout=args.rollout)
-    elif args.bot == "neural":
-        bot = neural_bot(seed, args.search, args.budget_ms)
-    else:
-        bot = make_bot(args.bot, seed)
+    bot = build_bot(args, seed)
     if args.delay > 0:
         bot = SlowBot(bot, args.delay)
     return await client.play(bot, seat)
@@ -357,11 +356,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.search is not None and (args.bot != "neural" or args.search < 1):
         error("--search sets the neural bot's simulations per decision, at least 1.")
         return 2
-    if args.bot != "mcts" and args.iterations is not None:
-        error("--iterations sets the mcts bot's search; the neural bot's is --search.")
+    if args.bot not in ("mcts", "neural-mcts") and args.iterations is not None:
+        error("--iterations sets the mcts or neural-mcts bot's search; the neural bot's is --search.")
         return 2
-    if args.bot not in ("mcts", "neural") and args.budget_ms is not None:
-        error("--budget-ms sets the mcts or neural bot's search; the other bots do not search.")
+    if args.bot not in ("mcts", "neural", "neural-mcts") and args.budget_ms is not None:
+        error("--budget-ms sets the mcts, neural or neural-mcts bot's search; the other bots do not search.")
         return 2
     try:
         return asyncio.run(run(args, console))

@@ -24,7 +24,7 @@ import asyncio
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
@@ -85,9 +85,10 @@ def heuristic_rollout(state: GameState, rng: random.Random) -> Option:
     return rng.choice(options)
 
 
-def tree_options(state: GameState) -> tuple[Option, ...]:
+def tree_options(state: GameState | Observation) -> tuple[Option, ...]:
     """The options the tree considers: every legal one, except a card for no effect while a card half
-    has one (such a play wastes the card; leaving it out halves the branching of most decisions)."""
+    has one (such a play wastes the card; leaving it out halves the branching of most decisions). Of a
+    game state, or of an observation whose viewer owes the decision."""
     pending = state.pending
     assert pending is not None
     options = pending.options
@@ -153,11 +154,14 @@ def search(
     components: ComponentSet | None = None,
     rollout: RolloutPolicy = heuristic_rollout,
     exploration: float = EXPLORATION,
+    candidates: Collection[Option] | None = None,
 ) -> SearchResult:
     """Search from ``observation`` (its viewer owes the pending decision) and choose one of its options.
 
     Stops after ``iterations`` or ``budget_ms`` milliseconds, whichever comes first (at least one of them
     must be given); with iterations alone the choice is the same for generators in the same state.
+    ``candidates`` narrows the root to those of its options (the rest of the tree is searched as usual);
+    ``ValueError`` if none of them is an option.
     """
     if iterations is None and budget_ms is None:
         raise ValueError("give a budget: iterations, milliseconds, or both")
@@ -167,14 +171,22 @@ def search(
     components = components or default_components()
     started = time.perf_counter()
     deadline = None if budget_ms is None else started + budget_ms / 1000
+    root_options = None
+    if candidates is not None:
+        root_options = tuple(o for o in pending.options if o in candidates)
+        if not root_options:
+            raise ValueError("none of the candidates is an option of the pending decision")
     root = Node()
     done = 0
-    if len(pending.options) > 1:
+    if len(pending.options) > 1 and (root_options is None or len(root_options) > 1):
         while (iterations is None or done < iterations) and (
             deadline is None or time.perf_counter() < deadline
         ):
-            _iterate(root, resample(observation, rng, components), rng, rollout, exploration)
+            _iterate(root, resample(observation, rng, components), rng, rollout, exploration, root_options)
             done += 1
+    elif root_options is not None:
+        visited = {o: 0 for o in pending.options}
+        return SearchResult(root_options[0], 0, time.perf_counter() - started, visited)
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
     best = max(
         pending.options, key=lambda o: (visits[o], _mean(root.children.get(o)), -pending.options.index(o))
@@ -194,13 +206,15 @@ def _iterate(
     rng: random.Random,
     rollout: RolloutPolicy,
     exploration: float,
+    root_options: tuple[Option, ...] | None = None,
 ) -> None:
-    """One iteration on one drawn state: select, expand one node, roll out, back up."""
+    """One iteration on one drawn state: select, expand one node, roll out, back up (at the root, among
+    ``root_options`` when given)."""
     node = root
     path: list[tuple[Node, int]] = []
     while state.pending is not None:
         seat = state.pending.seat
-        options = tree_options(state)
+        options = root_options if node is root and root_options is not None else tree_options(state)
         children = node.children
         untried = [o for o in options if o not in children]
         if untried:

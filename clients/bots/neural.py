@@ -16,9 +16,14 @@ not a whole game played out: many more simulations fit in the search bot's time.
 The decision played is the root option visited most. Like the search bot, the tree leaves out playing a
 card for no effect while a card half has one.
 
-The network is :mod:`kutnahora.envs.network`'s, read from the weights file shipped in the package
-(``kutnahora/envs/weights/neural.npz``) or another (``weights=``); NumPy is all it needs: nothing here
-imports a deep-learning library.
+With ``candidates`` (``neural-mcts:100``) the network only chooses what to search: the search bot's own
+search (:func:`kutnahora.clients.bots.mcts.search`, its determinizations, UCB and heuristic rollouts) runs
+with its root narrowed to the options the network's policy likes most (:func:`guided_search`), so its
+iterations are not spread over options the policy would never play.
+
+The network is :mod:`kutnahora.envs.network`'s, read from a weights file shipped in the package
+(``kutnahora/envs/weights/neural.npz``; ``guide.npz`` for ``neural-mcts``) or another (``weights=``);
+NumPy is all it needs: nothing here imports a deep-learning library.
 """
 
 from __future__ import annotations
@@ -27,12 +32,13 @@ import asyncio
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
+from kutnahora.clients.bots import mcts
 from kutnahora.clients.bots.mcts import tree_options
 from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
 from kutnahora.engine import GameState, Observation, Option, apply, default_components, option_text, resample
@@ -46,6 +52,9 @@ from kutnahora.wire import engine_observation
 
 EXPLORATION = 1.5
 """PUCT's exploration constant (values are returns in [−1, 1])."""
+
+TOP = 4
+"""How many of the network's favourite options the guided search (``neural-mcts``) searches among."""
 
 
 @cache
@@ -87,6 +96,7 @@ class Evaluator:
 
     def __init__(self, net: network.PolicyValueNet, layout: ObservationLayout) -> None:
         self.net = net
+        self.layout = layout
         self.space = ActionSpace(layout.components)
         self.encoder = StateEncoder(layout, normalized=True)
 
@@ -153,6 +163,51 @@ def search(
     return SearchResult(best, done, time.perf_counter() - started, visits, value)
 
 
+def candidates(observation: Observation, evaluator: Evaluator, top: int) -> tuple[Option, ...]:
+    """The ``top`` options the network's policy likes most (of those the search bot's tree considers:
+    :func:`~kutnahora.clients.bots.mcts.tree_options`), most liked first, read from the observation."""
+    options = tree_options(observation)
+    vector = evaluator.layout.encode(observation, normalized=True)
+    logits, _ = evaluator.net.forward(vector)
+    scores = logits[0, evaluator.space.ids(options)]
+    order = sorted(range(len(options)), key=lambda i: (-float(scores[i]), i))
+    return tuple(options[i] for i in order[:top])
+
+
+def guided_search(
+    observation: Observation,
+    evaluator: Evaluator,
+    rng: random.Random,
+    *,
+    iterations: int | None = None,
+    budget_ms: float | None = None,
+    top: int = TOP,
+) -> mcts.SearchResult:
+    """The search bot's search (:func:`kutnahora.clients.bots.mcts.search`: determinizations, UCB,
+    heuristic rollouts) with its root narrowed to the network's ``top`` favourite options; stops after
+    ``iterations`` or ``budget_ms`` milliseconds (the network's pass included), whichever comes first."""
+    if iterations is None and budget_ms is None:
+        raise ValueError("give a budget: iterations, milliseconds, or both")
+    if top < 1:
+        raise ValueError(f"the search needs at least one candidate, not {top}")
+    pending = observation.pending
+    if pending is None or pending.seat != observation.viewer or not pending.options:
+        raise ValueError("the observation's viewer owes no decision")
+    started = time.perf_counter()
+    chosen = candidates(observation, evaluator, top)
+    if budget_ms is not None:
+        budget_ms = max(budget_ms - 1000 * (time.perf_counter() - started), 1e-3)
+    found = mcts.search(
+        observation,
+        rng,
+        iterations=iterations,
+        budget_ms=budget_ms,
+        components=evaluator.space.components,
+        candidates=chosen,
+    )
+    return replace(found, seconds=time.perf_counter() - started)
+
+
 def _simulate(root: Node, state: GameState, evaluator: Evaluator, exploration: float) -> None:
     """One simulation on one drawn state: select by PUCT, expand one node with the network, back up."""
     node = root
@@ -208,8 +263,10 @@ def _simulate(root: Node, state: GameState, evaluator: Evaluator, exploration: f
 
 
 class NeuralBot(Bot):
-    """Plays by the trained network's policy, or by a PUCT search it guides (``simulations`` or
-    ``budget_ms`` a decision); ``seed`` makes the search deterministic with a simulation budget."""
+    """Plays by the trained network's policy, or by a search it guides (``simulations`` or ``budget_ms``
+    a decision): PUCT with the network's policy and value, or with ``candidates`` the search bot's search
+    among the network's ``candidates`` favourite options (``neural-mcts``). ``seed`` makes a search
+    deterministic with a simulation budget."""
 
     name = "neural"
 
@@ -220,17 +277,25 @@ class NeuralBot(Bot):
         budget_ms: float | None = None,
         weights: Path | None = None,
         exploration: float = EXPLORATION,
+        candidates: int | None = None,
     ) -> None:
         if simulations is not None and simulations < 1:
             raise ValueError(f"simulations must be at least 1, not {simulations}")
         if budget_ms is not None and budget_ms <= 0:
             raise ValueError(f"the budget must be more than 0 ms, not {budget_ms}")
+        if candidates is not None:
+            if candidates < 1:
+                raise ValueError(f"the guided search needs at least one candidate, not {candidates}")
+            if simulations is None and budget_ms is None:
+                raise ValueError("the guided search needs a budget: iterations, milliseconds, or both")
+            self.name = "neural-mcts"
+        self.candidates = candidates
         self.seed = seed
         self.simulations = simulations
         self.budget_ms = budget_ms
         self.exploration = exploration
         self.layout = ObservationLayout(default_components())
-        self.net = shipped_network(weights or network.WEIGHTS)
+        self.net = shipped_network(weights or (network.WEIGHTS if candidates is None else network.GUIDE))
         if (
             self.net.inputs != self.layout.size
             or self.net.actions != ActionSpace(self.layout.components).size
@@ -241,6 +306,7 @@ class NeuralBot(Bot):
             )
         self.evaluator = Evaluator(self.net, self.layout)
         self.last: SearchResult | None = None
+        self.last_guided: mcts.SearchResult | None = None
 
     @property
     def searches(self) -> bool:
@@ -269,6 +335,17 @@ class NeuralBot(Bot):
         rng = (
             random.Random(f"{self.seed}:{observation.version}") if self.seed is not None else random.Random()
         )
+        if self.candidates is not None:
+            guided = guided_search(
+                observation,
+                self.evaluator,
+                rng,
+                iterations=self.simulations,
+                budget_ms=self.budget_ms,
+                top=self.candidates,
+            )
+            self.last_guided = guided
+            return guided.option
         self.last = search(
             observation,
             self.evaluator,

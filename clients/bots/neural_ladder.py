@@ -16,7 +16,7 @@ head-to-head record::
 
 ``--json`` writes every game and both tables (after every game); ``--weights`` plays the neural bots with
 another weights file, such as a training run's ``latest.npz``. Bots are named as everywhere (``mcts:100``,
-``neural:300``, ``neural:150ms``).
+``neural:300``, ``neural:150ms``, ``neural-mcts:100``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from kutnahora.clients.tournament.stats import standings, wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
 from kutnahora.engine.scoring import winners
 
-DEFAULT_BOTS = "random,greedy,mcts:25,mcts:100,mcts:400,neural,neural:300"
+DEFAULT_BOTS = "random,greedy,mcts:25,mcts:100,mcts:400,neural,neural:300,neural-mcts:100"
 
 SeatPlayer = Callable[[GameState, int], Option]
 
@@ -61,7 +61,7 @@ def seat_player(name: str, seed: int) -> SeatPlayer:
     ``neural``), else from the wire observation the server would send (``greedy``, ``random``)."""
     bot = make_bot(name, seed)
     if WEIGHTS and isinstance(bot, NeuralBot):
-        bot = NeuralBot(seed, bot.simulations, bot.budget_ms, weights=WEIGHTS[0])
+        bot = NeuralBot(seed, bot.simulations, bot.budget_ms, weights=WEIGHTS[0], candidates=bot.candidates)
     decide = getattr(bot, "decide", None)
     if decide is not None:
         return lambda state, seat: decide(observe(state, seat))

@@ -29,12 +29,12 @@ def test_the_random_bot_is_uniform_and_repeats_with_its_seed() -> None:
 
 
 def test_make_bot_names_the_known_bots() -> None:
-    assert set(BOTS) == {"random", "greedy", "mcts", "neural"}
+    assert set(BOTS) == {"random", "greedy", "mcts", "neural", "neural-mcts"}
     assert isinstance(make_bot("greedy", 1), GreedyBot)
     try:
         make_bot("nobody")
     except KeyError as error:
-        assert "greedy, mcts, neural, random" in str(error)
+        assert "greedy, mcts, neural, neural-mcts, random" in str(error)
     else:
         raise AssertionError("an unknown bot was made")
 

@@ -148,3 +148,38 @@ def test_the_bot_command_checks_its_budget() -> None:
     assert done.returncode == 2 and "--iterations must be at least 1" in done.stderr
     done = run_module("kutnahora.clients.bots.cli", "greedy", "--budget-ms", "100", "--create")
     assert done.returncode == 2 and "mcts" in done.stderr
+
+
+def _wide_position() -> GameState:
+    """A position whose decision has at least four options the tree considers."""
+    for seed in range(40):
+        state = _position(2, seed, 25)
+        while state.pending is not None and len(tree_options(state)) < 4:
+            apply(state, legal(state)[0])
+        if state.pending is not None:
+            return state
+    raise AssertionError("no wide position found")
+
+
+def test_candidates_narrow_the_root_to_themselves() -> None:
+    state = _wide_position()
+    seat = state.pending.seat if state.pending else 0
+    options = tree_options(state)
+    chosen = (options[-1], options[1])
+    result = search(observe(state, seat), random.Random(2), iterations=60, candidates=chosen)
+    assert result.option in chosen
+    assert {o for o, n in result.visits.items() if n} <= set(chosen)
+    assert sum(result.visits.values()) == 60
+    # the same search without candidates visits more of the root's options
+    wide = search(observe(state, seat), random.Random(2), iterations=60)
+    assert len([n for n in wide.visits.values() if n]) > 2
+
+
+def test_one_candidate_is_played_without_a_search_and_no_candidate_is_refused() -> None:
+    state = _wide_position()
+    seat = state.pending.seat if state.pending else 0
+    options = tree_options(state)
+    single = search(observe(state, seat), random.Random(2), iterations=60, candidates=[options[2]])
+    assert single.option == options[2] and single.iterations == 0
+    with pytest.raises(ValueError, match="none of the candidates"):
+        search(observe(state, seat), random.Random(2), iterations=60, candidates=[])

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from kutnahora.clients.bots import is_bot, make_bot
-from kutnahora.clients.bots.neural import NeuralBot, search, shipped_network
+from kutnahora.clients.bots.mcts import tree_options
+from kutnahora.clients.bots.neural import TOP, NeuralBot, candidates, guided_search, search, shipped_network
 from kutnahora.clients.bots.neural_ladder import Clock, play, schedule
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
@@ -63,6 +64,89 @@ def test_neural_names_and_budgets() -> None:
         make_bot("neural:-3")
     with pytest.raises(ValueError, match="at least 1"):
         NeuralBot(1, simulations=0)
+
+
+def test_neural_mcts_names_and_budgets() -> None:
+    assert is_bot("neural-mcts") and is_bot("neural-mcts:100") and is_bot("neural-mcts:80ms")
+    assert not is_bot("neural-mcts:0") and not is_bot("neural-mcts:many")
+    bot = make_bot("neural-mcts:100", 1)
+    assert isinstance(bot, NeuralBot) and bot.name == "neural-mcts"
+    assert bot.simulations == 100 and bot.candidates == TOP and bot.searches
+    plain = make_bot("neural-mcts", 1)
+    assert isinstance(plain, NeuralBot) and plain.simulations == 400
+    timed = make_bot("neural-mcts:80ms", 1)
+    assert isinstance(timed, NeuralBot) and timed.budget_ms == 80 and timed.simulations is None
+    with pytest.raises(ValueError, match="needs a budget"):
+        NeuralBot(1, candidates=3)
+    with pytest.raises(ValueError, match="at least one candidate"):
+        NeuralBot(1, simulations=5, candidates=0)
+
+
+def _wide_position() -> GameState:
+    """A position whose decision has more options the search bot's tree considers than the guide keeps."""
+    for seed in range(60):
+        state = _position(2, seed, 25)
+        while state.pending is not None and len(tree_options(state)) <= TOP:
+            apply(state, legal(state)[0])
+        if state.pending is not None:
+            return state
+    raise AssertionError("no wide position found")
+
+
+def test_the_guide_keeps_the_policys_favourite_options(tmp_path: Path) -> None:
+    """The candidates are the options of the search bot's tree the network's policy scores highest, read
+    from the seat's observation vector, most liked first."""
+    bot = NeuralBot(1, simulations=10, weights=small_net(tmp_path / "net.npz", seed=4), candidates=TOP)
+    state = _wide_position()
+    seat = state.pending.seat if state.pending else 0
+    view = observe(state, seat)
+    options = tree_options(state)
+    logits, _ = bot.net.forward(bot.layout.encode(view, normalized=True))
+    scores = logits[0, bot.evaluator.space.ids(options)]
+    expected = [options[i] for i in np.argsort(-scores, kind="stable")[:TOP]]
+    assert list(candidates(view, bot.evaluator, TOP)) == expected
+    assert list(candidates(view, bot.evaluator, 1)) == expected[:1]
+
+
+def test_the_guided_search_searches_only_the_candidates(tmp_path: Path) -> None:
+    bot = NeuralBot(1, simulations=40, weights=small_net(tmp_path / "net.npz", seed=4), candidates=2)
+    state = _wide_position()
+    seat = state.pending.seat if state.pending else 0
+    view = observe(state, seat)
+    kept = candidates(view, bot.evaluator, 2)
+    result = guided_search(view, bot.evaluator, random.Random(3), iterations=40, top=2)
+    assert result.option in kept and result.iterations == 40
+    assert {o for o, n in result.visits.items() if n} == set(kept)
+    again = guided_search(view, bot.evaluator, random.Random(3), iterations=40, top=2)
+    assert (again.option, again.visits) == (result.option, result.visits)
+    timed = guided_search(view, bot.evaluator, random.Random(3), budget_ms=40, top=2)
+    assert timed.iterations >= 1 and timed.option in kept
+    with pytest.raises(ValueError, match="budget"):
+        guided_search(view, bot.evaluator, random.Random(3))
+    with pytest.raises(ValueError, match="owes no decision"):
+        guided_search(observe(state, 1 - seat), bot.evaluator, random.Random(3), iterations=5)
+
+
+def test_the_guided_bot_decides_from_the_observation_alone(tmp_path: Path) -> None:
+    state = _position(2, 8, 30)
+    seat = state.pending.seat if state.pending else 0
+    other = disguise(state, random.Random(3), keep_drawn=True)
+    assert observe(other, seat) == observe(state, seat)
+    bot = NeuralBot(5, simulations=30, weights=small_net(tmp_path / "net.npz"), candidates=3)
+    assert bot.decide(observe(state, seat)) == bot.decide(observe(other, seat))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_whole_games_with_the_guided_search(players: int, tmp_path: Path) -> None:
+    path = small_net(tmp_path / "net.npz")
+    bot = NeuralBot(1, simulations=4, weights=path, candidates=TOP)
+    state = new_game(GameOptions(players=players), players + 10)
+    while state.pending is not None:
+        seat = state.pending.seat
+        option = bot.decide(observe(state, seat))
+        assert option in legal(state)
+        apply(state, option)
+    assert state.over
 
 
 def test_a_weights_file_round_trips_and_bad_files_are_refused(tmp_path: Path) -> None:
@@ -141,14 +225,16 @@ async def test_the_bot_answers_a_wire_observation_with_a_listed_option(tmp_path:
 
 
 def test_playing_never_imports_torch() -> None:
-    """The shipped network plays with NumPy alone: a whole game, with and without search, in a fresh
-    interpreter, and no deep-learning module is loaded."""
+    """The shipped networks play with NumPy alone: whole games, with and without search (the guided one
+    included), in a fresh interpreter, and no deep-learning module is loaded."""
     code = textwrap.dedent(
         """
         import sys
         from kutnahora.clients.bots import make_bot
         from kutnahora.clients.bots.neural_ladder import Clock, play
         record = play(["neural", "neural:4"], 7, 0, Clock())
+        assert record.decisions > 20
+        record = play(["neural-mcts:3", "neural"], 8, 1, Clock())
         assert record.decisions > 20
         loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "tensorflow", "jax"))
         print("LOADED", loaded)
@@ -159,16 +245,19 @@ def test_playing_never_imports_torch() -> None:
     assert "LOADED []" in done.stdout
 
 
-def test_the_shipped_weights_file_is_small_and_recorded() -> None:
+@pytest.mark.parametrize(("weights", "method"), [(network.WEIGHTS, "run"), (network.GUIDE, "distill")])
+def test_the_shipped_weights_files_are_small_and_recorded(weights: Path, method: str) -> None:
     import json
 
-    weights = network.WEIGHTS
     assert weights.exists() and weights.stat().st_size < 5_000_000
     record = json.loads(weights.with_suffix(".json").read_text())
     assert record["exported_by"].startswith("kutnahora-train export")
-    assert record["trained_by"] and all(c.startswith("kutnahora-train run") for c in record["trained_by"])
-    net = shipped_network()
+    assert record["trained_by"] and all(
+        c.startswith(f"kutnahora-train {method} ") for c in record["trained_by"]
+    )
+    net = shipped_network(weights)
     assert net.inputs == ObservationLayout().size
+    assert net.actions == ActionSpace(ObservationLayout().components).size
 
 
 def test_the_shipped_policy_beats_greedy_at_two_players() -> None:
@@ -188,17 +277,24 @@ def test_the_shipped_policy_beats_greedy_at_two_players() -> None:
 def test_neural_is_an_arena_house_bot_kind_with_a_search_budget() -> None:
     from kutnahora.arena.house import parse_house_bots
 
-    house = parse_house_bots("neural:50,neural", 2)
-    assert [(b.kind, b.iterations) for b in house] == [("neural", 50), ("neural", None)]
-    with pytest.raises(ValueError, match="only mcts and neural take a budget"):
+    house = parse_house_bots("neural:50,neural,neural-mcts:100", 2)
+    assert [(b.kind, b.iterations) for b in house] == [
+        ("neural", 50),
+        ("neural", None),
+        ("neural-mcts", 100),
+    ]
+    with pytest.raises(ValueError, match="only mcts, neural and neural-mcts take a budget"):
         parse_house_bots("greedy:5", 2)
 
 
-def test_the_bot_command_plays_a_whole_game_with_a_search(server_address: str) -> None:
+@pytest.mark.parametrize(("kind", "budget"), [("neural", "--search"), ("neural-mcts", "--iterations")])
+def test_the_bot_command_plays_a_whole_game_with_a_search(
+    server_address: str, kind: str, budget: str
+) -> None:
     done = run_module(
         "kutnahora.clients.bots.cli",
-        "neural",
-        "--search",
+        kind,
+        budget,
         "3",
         "--bot-seed",
         "2",
@@ -210,7 +306,7 @@ def test_the_bot_command_plays_a_whole_game_with_a_search(server_address: str) -
         "--fill",
     )
     assert done.returncode == 0, done.stderr
-    assert "as neural" in done.stdout and "finished" in done.stdout
+    assert f"as {kind}" in done.stdout and "finished" in done.stdout
 
 
 def test_the_bot_command_checks_the_search_options() -> None:
@@ -220,3 +316,5 @@ def test_the_bot_command_checks_the_search_options() -> None:
     assert done.returncode == 2 and "at least 1" in done.stderr
     done = run_module("kutnahora.clients.bots.cli", "neural", "--iterations", "10", "--create")
     assert done.returncode == 2 and "--search" in done.stderr
+    done = run_module("kutnahora.clients.bots.cli", "neural-mcts", "--search", "10", "--create")
+    assert done.returncode == 2 and "--search sets the neural bot's" in done.stderr
