@@ -24,7 +24,7 @@ import asyncio
 import math
 import random
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
@@ -103,17 +103,25 @@ ROLLOUTS: dict[str, RolloutPolicy] = {"heuristic": heuristic_rollout, "random": 
 """Rollout policies by name."""
 
 
+Guide = Callable[[GameState, tuple[Option, ...]], Sequence[float]]
+"""Scores of the options of a drawn game's pending decision (higher: more worth searching), such as a
+network's policy for the seat deciding, read from that seat's view: a guided search searches only the
+``top`` best-scored options of each decision."""
+
+
 class Node:
     """Statistics of one decision sequence: visits, the summed reward of the seat that chose it, and how
-    often it was available (legal in the iteration's draw) when its parent was walked."""
+    often it was available (legal in the iteration's draw) when its parent was walked; in a guided search,
+    the guide's scores of the options below it (from the first draw that reached it)."""
 
-    __slots__ = ("available", "children", "total", "visits")
+    __slots__ = ("available", "children", "scores", "total", "visits")
 
     def __init__(self) -> None:
         self.children: dict[Option, Node] = {}
         self.visits = 0
         self.total = 0.0
         self.available = 0
+        self.scores: dict[Option, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,39 +162,34 @@ def search(
     components: ComponentSet | None = None,
     rollout: RolloutPolicy = heuristic_rollout,
     exploration: float = EXPLORATION,
-    candidates: Collection[Option] | None = None,
+    guide: Guide | None = None,
+    top: int = 4,
 ) -> SearchResult:
     """Search from ``observation`` (its viewer owes the pending decision) and choose one of its options.
 
     Stops after ``iterations`` or ``budget_ms`` milliseconds, whichever comes first (at least one of them
     must be given); with iterations alone the choice is the same for generators in the same state.
-    ``candidates`` narrows the root to those of its options (the rest of the tree is searched as usual);
-    ``ValueError`` if none of them is an option.
+    With a ``guide``, every decision in the tree (the root's, the other seats' and the viewer's later ones)
+    is searched among the ``top`` options the guide scores highest only.
     """
     if iterations is None and budget_ms is None:
         raise ValueError("give a budget: iterations, milliseconds, or both")
+    if top < 1:
+        raise ValueError(f"a guided search searches at least one option of a decision, not {top}")
     pending = observation.pending
     if pending is None or pending.seat != observation.viewer or not pending.options:
         raise ValueError("the observation's viewer owes no decision")
     components = components or default_components()
     started = time.perf_counter()
     deadline = None if budget_ms is None else started + budget_ms / 1000
-    root_options = None
-    if candidates is not None:
-        root_options = tuple(o for o in pending.options if o in candidates)
-        if not root_options:
-            raise ValueError("none of the candidates is an option of the pending decision")
     root = Node()
     done = 0
-    if len(pending.options) > 1 and (root_options is None or len(root_options) > 1):
+    if len(pending.options) > 1:
         while (iterations is None or done < iterations) and (
             deadline is None or time.perf_counter() < deadline
         ):
-            _iterate(root, resample(observation, rng, components), rng, rollout, exploration, root_options)
+            _iterate(root, resample(observation, rng, components), rng, rollout, exploration, guide, top)
             done += 1
-    elif root_options is not None:
-        visited = {o: 0 for o in pending.options}
-        return SearchResult(root_options[0], 0, time.perf_counter() - started, visited)
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
     best = max(
         pending.options, key=lambda o: (visits[o], _mean(root.children.get(o)), -pending.options.index(o))
@@ -200,21 +203,38 @@ def _mean(node: Node | None) -> float:
     return node.total / node.visits if node is not None and node.visits else 0.0
 
 
+def _narrow(
+    node: Node, state: GameState, options: tuple[Option, ...], guide: Guide, top: int
+) -> tuple[Option, ...]:
+    """The ``top`` options of ``options`` the guide scores highest (ties: the earlier option), the guide
+    asked once per node and again only for options it has not scored there (another draw's)."""
+    scores = node.scores
+    if scores is None or any(o not in scores for o in options):
+        fresh = dict(zip(options, guide(state, options), strict=True))
+        scores = node.scores = fresh if scores is None else {**fresh, **scores}
+    known = scores
+    ranked = sorted(range(len(options)), key=lambda i: (-known[options[i]], i))
+    return tuple(options[i] for i in sorted(ranked[:top]))
+
+
 def _iterate(
     root: Node,
     state: GameState,
     rng: random.Random,
     rollout: RolloutPolicy,
     exploration: float,
-    root_options: tuple[Option, ...] | None = None,
+    guide: Guide | None = None,
+    top: int = 4,
 ) -> None:
-    """One iteration on one drawn state: select, expand one node, roll out, back up (at the root, among
-    ``root_options`` when given)."""
+    """One iteration on one drawn state: select, expand one node, roll out, back up (with a ``guide``,
+    among each decision's ``top`` options)."""
     node = root
     path: list[tuple[Node, int]] = []
     while state.pending is not None:
         seat = state.pending.seat
-        options = root_options if node is root and root_options is not None else tree_options(state)
+        options = tree_options(state)
+        if guide is not None and len(options) > top:
+            options = _narrow(node, state, options, guide, top)
         children = node.children
         untried = [o for o in options if o not in children]
         if untried:

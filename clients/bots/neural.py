@@ -18,8 +18,9 @@ card for no effect while a card half has one.
 
 With ``candidates`` (``neural-mcts:100``) the network only chooses what to search: the search bot's own
 search (:func:`kutnahora.clients.bots.mcts.search`, its determinizations, UCB and heuristic rollouts) runs
-with its root narrowed to the options the network's policy likes most (:func:`guided_search`), so its
-iterations are not spread over options the policy would never play.
+with each decision of its tree, the seat's own and the other seats', narrowed to the ``candidates``
+options the deciding seat's policy likes most (:func:`guided_search`), so its iterations are not spread
+over options the policy would never play.
 
 The network is :mod:`kutnahora.envs.network`'s, read from a weights file shipped in the package
 (``kutnahora/envs/weights/neural.npz``; ``guide.npz`` for ``neural-mcts``) or another (``weights=``);
@@ -32,7 +33,7 @@ import asyncio
 import math
 import random
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -54,7 +55,8 @@ EXPLORATION = 1.5
 """PUCT's exploration constant (values are returns in [−1, 1])."""
 
 TOP = 4
-"""How many of the network's favourite options the guided search (``neural-mcts``) searches among."""
+"""How many of the network's favourite options of each decision the guided search (``neural-mcts``)
+searches among."""
 
 
 @cache
@@ -96,9 +98,17 @@ class Evaluator:
 
     def __init__(self, net: network.PolicyValueNet, layout: ObservationLayout) -> None:
         self.net = net
-        self.layout = layout
         self.space = ActionSpace(layout.components)
         self.encoder = StateEncoder(layout, normalized=True)
+
+    def scores(self, state: GameState, options: tuple[Option, ...]) -> list[float]:
+        """The policy's logits of ``options``, the pending decision's, for the seat that owes it (read
+        from that seat's view of ``state``): the guided search's scores."""
+        pending = state.pending
+        assert pending is not None
+        logits, _ = self.net.forward(self.encoder.encode(state, pending.seat))
+        out: list[float] = logits[0, self.space.ids(options)].tolist()
+        return out
 
     def evaluate(
         self, state: GameState, options: tuple[Option, ...]
@@ -163,17 +173,6 @@ def search(
     return SearchResult(best, done, time.perf_counter() - started, visits, value)
 
 
-def candidates(observation: Observation, evaluator: Evaluator, top: int) -> tuple[Option, ...]:
-    """The ``top`` options the network's policy likes most (of those the search bot's tree considers:
-    :func:`~kutnahora.clients.bots.mcts.tree_options`), most liked first, read from the observation."""
-    options = tree_options(observation)
-    vector = evaluator.layout.encode(observation, normalized=True)
-    logits, _ = evaluator.net.forward(vector)
-    scores = logits[0, evaluator.space.ids(options)]
-    order = sorted(range(len(options)), key=lambda i: (-float(scores[i]), i))
-    return tuple(options[i] for i in order[:top])
-
-
 def guided_search(
     observation: Observation,
     evaluator: Evaluator,
@@ -184,28 +183,18 @@ def guided_search(
     top: int = TOP,
 ) -> mcts.SearchResult:
     """The search bot's search (:func:`kutnahora.clients.bots.mcts.search`: determinizations, UCB,
-    heuristic rollouts) with its root narrowed to the network's ``top`` favourite options; stops after
-    ``iterations`` or ``budget_ms`` milliseconds (the network's pass included), whichever comes first."""
-    if iterations is None and budget_ms is None:
-        raise ValueError("give a budget: iterations, milliseconds, or both")
-    if top < 1:
-        raise ValueError(f"the search needs at least one candidate, not {top}")
-    pending = observation.pending
-    if pending is None or pending.seat != observation.viewer or not pending.options:
-        raise ValueError("the observation's viewer owes no decision")
-    started = time.perf_counter()
-    chosen = candidates(observation, evaluator, top)
-    if budget_ms is not None:
-        budget_ms = max(budget_ms - 1000 * (time.perf_counter() - started), 1e-3)
-    found = mcts.search(
+    heuristic rollouts) guided by the network: each decision in its tree is searched among the ``top``
+    options the policy of the seat deciding likes most (:meth:`Evaluator.scores`). Stops after
+    ``iterations`` or ``budget_ms`` milliseconds, whichever comes first."""
+    return mcts.search(
         observation,
         rng,
         iterations=iterations,
         budget_ms=budget_ms,
         components=evaluator.space.components,
-        candidates=chosen,
+        guide=evaluator.scores,
+        top=top,
     )
-    return replace(found, seconds=time.perf_counter() - started)
 
 
 def _simulate(root: Node, state: GameState, evaluator: Evaluator, exploration: float) -> None:
@@ -264,8 +253,9 @@ def _simulate(root: Node, state: GameState, evaluator: Evaluator, exploration: f
 
 class NeuralBot(Bot):
     """Plays by the trained network's policy, or by a search it guides (``simulations`` or ``budget_ms``
-    a decision): PUCT with the network's policy and value, or with ``candidates`` the search bot's search
-    among the network's ``candidates`` favourite options (``neural-mcts``). ``seed`` makes a search
+    a decision): PUCT with the network's policy and value, or with ``candidates`` the search bot's search,
+    each decision narrowed to the deciding seat's ``candidates`` favourite options (``neural-mcts``).
+    ``seed`` makes a search
     deterministic with a simulation budget."""
 
     name = "neural"

@@ -21,7 +21,7 @@ from kutnahora.clients.bots.mcts import (
     tree_options,
 )
 from kutnahora.clients.tournament.schedule import lineups
-from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
+from kutnahora.engine import GameOptions, GameState, Option, apply, legal, new_game, observe
 from kutnahora.engine.options import PlayCard
 from tests.clients.helpers import play_game, run_module
 from tests.hidden_information import disguise
@@ -161,25 +161,26 @@ def _wide_position() -> GameState:
     raise AssertionError("no wide position found")
 
 
-def test_candidates_narrow_the_root_to_themselves() -> None:
+def test_a_guide_narrows_every_decision_of_the_tree_to_its_top_options() -> None:
+    """The root is searched among the guide's top options only, and the guide is asked, and obeyed, at
+    the other seat's decisions too."""
     state = _wide_position()
     seat = state.pending.seat if state.pending else 0
+    asked: list[int] = []
+
+    def last_first(drawn: GameState, options: tuple[Option, ...]) -> list[float]:
+        assert drawn.pending is not None
+        asked.append(drawn.pending.seat)
+        return [float(i) for i in range(len(options))]  # the later an option, the better
+
     options = tree_options(state)
-    chosen = (options[-1], options[1])
-    result = search(observe(state, seat), random.Random(2), iterations=60, candidates=chosen)
-    assert result.option in chosen
-    assert {o for o, n in result.visits.items() if n} <= set(chosen)
-    assert sum(result.visits.values()) == 60
-    # the same search without candidates visits more of the root's options
-    wide = search(observe(state, seat), random.Random(2), iterations=60)
+    result = search(observe(state, seat), random.Random(2), iterations=80, guide=last_first, top=2)
+    assert set(o for o, n in result.visits.items() if n) == set(options[-2:])
+    assert result.option in options[-2:] and sum(result.visits.values()) == 80
+    assert 1 - seat in asked  # the other seat's decisions were narrowed as well
+    again = search(observe(state, seat), random.Random(2), iterations=80, guide=last_first, top=2)
+    assert (again.option, again.visits) == (result.option, result.visits)
+    wide = search(observe(state, seat), random.Random(2), iterations=80)
     assert len([n for n in wide.visits.values() if n]) > 2
-
-
-def test_one_candidate_is_played_without_a_search_and_no_candidate_is_refused() -> None:
-    state = _wide_position()
-    seat = state.pending.seat if state.pending else 0
-    options = tree_options(state)
-    single = search(observe(state, seat), random.Random(2), iterations=60, candidates=[options[2]])
-    assert single.option == options[2] and single.iterations == 0
-    with pytest.raises(ValueError, match="none of the candidates"):
-        search(observe(state, seat), random.Random(2), iterations=60, candidates=[])
+    with pytest.raises(ValueError, match="at least one option"):
+        search(observe(state, seat), random.Random(2), iterations=8, guide=last_first, top=0)

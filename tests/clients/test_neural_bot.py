@@ -14,7 +14,7 @@ import pytest
 
 from kutnahora.clients.bots import is_bot, make_bot
 from kutnahora.clients.bots.mcts import tree_options
-from kutnahora.clients.bots.neural import TOP, NeuralBot, candidates, guided_search, search, shipped_network
+from kutnahora.clients.bots.neural import TOP, NeuralBot, guided_search, search, shipped_network
 from kutnahora.clients.bots.neural_ladder import Clock, play, schedule
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
@@ -93,34 +93,25 @@ def _wide_position() -> GameState:
     raise AssertionError("no wide position found")
 
 
-def test_the_guide_keeps_the_policys_favourite_options(tmp_path: Path) -> None:
-    """The candidates are the options of the search bot's tree the network's policy scores highest, read
-    from the seat's observation vector, most liked first."""
-    bot = NeuralBot(1, simulations=10, weights=small_net(tmp_path / "net.npz", seed=4), candidates=TOP)
+def test_the_guided_search_searches_the_policys_favourite_options(tmp_path: Path) -> None:
+    """Its scores are the deciding seat's policy logits, read from its view; the root is searched among
+    the options the policy scores highest, read from the seat's observation."""
+    bot = NeuralBot(1, simulations=40, weights=small_net(tmp_path / "net.npz", seed=4), candidates=2)
     state = _wide_position()
     seat = state.pending.seat if state.pending else 0
     view = observe(state, seat)
     options = tree_options(state)
     logits, _ = bot.net.forward(bot.layout.encode(view, normalized=True))
-    scores = logits[0, bot.evaluator.space.ids(options)]
-    expected = [options[i] for i in np.argsort(-scores, kind="stable")[:TOP]]
-    assert list(candidates(view, bot.evaluator, TOP)) == expected
-    assert list(candidates(view, bot.evaluator, 1)) == expected[:1]
-
-
-def test_the_guided_search_searches_only_the_candidates(tmp_path: Path) -> None:
-    bot = NeuralBot(1, simulations=40, weights=small_net(tmp_path / "net.npz", seed=4), candidates=2)
-    state = _wide_position()
-    seat = state.pending.seat if state.pending else 0
-    view = observe(state, seat)
-    kept = candidates(view, bot.evaluator, 2)
+    expected = logits[0, bot.evaluator.space.ids(options)]
+    assert np.allclose(bot.evaluator.scores(state, options), expected, atol=1e-6)
+    favourites = {options[i] for i in np.argsort(-expected, kind="stable")[:2]}
     result = guided_search(view, bot.evaluator, random.Random(3), iterations=40, top=2)
-    assert result.option in kept and result.iterations == 40
-    assert {o for o, n in result.visits.items() if n} == set(kept)
+    assert {o for o, n in result.visits.items() if n} == favourites
+    assert result.option in favourites and result.iterations == 40
     again = guided_search(view, bot.evaluator, random.Random(3), iterations=40, top=2)
     assert (again.option, again.visits) == (result.option, result.visits)
     timed = guided_search(view, bot.evaluator, random.Random(3), budget_ms=40, top=2)
-    assert timed.iterations >= 1 and timed.option in kept
+    assert timed.iterations >= 1 and timed.option in favourites
     with pytest.raises(ValueError, match="budget"):
         guided_search(view, bot.evaluator, random.Random(3))
     with pytest.raises(ValueError, match="owes no decision"):
