@@ -271,9 +271,9 @@ async def test_a_few_bots_on_one_address_play_under_the_default_limits(start_are
     assert refusals(arena, "caller_rate") == refusals(arena, "caller_streams") == 0
 
 
-def test_each_caller_is_logged_once_a_minute_per_limit() -> None:
-    """A flood of refusals makes one log line per caller and limit a minute, which says how many it left
-    out; the key is never in it."""
+def logged_quotas(caller_burst: int) -> tuple[ArenaQuotas, list[dict[str, Any]], list[float]]:
+    """Quotas of one call a second (``caller_burst`` at once) and one stream per caller, nobody exempt,
+    on a clock the test moves (``now[0]``), logging into the list returned."""
     lines: list[dict[str, Any]] = []
 
     class Log:
@@ -285,13 +285,20 @@ def test_each_caller_is_logged_once_a_minute_per_limit() -> None:
         register_rate=60,
         register_burst=1,
         caller_rate=1,
-        caller_burst=2,
+        caller_burst=caller_burst,
         caller_streams=1,
         exempt=parse_exempt("none"),
         tokens=(ADMIN,),
         log=Log(),
         clock=lambda: now[0],
     )
+    return quotas, lines, now
+
+
+def test_each_caller_is_logged_once_a_minute_per_limit() -> None:
+    """A flood of refusals makes one log line per caller and limit a minute, which says how many it left
+    out; the key is never in it."""
+    quotas, lines, now = logged_quotas(caller_burst=2)
     one, two = quotas.caller("ipv4:203.0.113.5:1", "a-bot-key"), quotas.caller("ipv6:[2001:db8::1]:1", None)
 
     def flood(action: Callable[[], None], times: int) -> int:
@@ -381,24 +388,7 @@ async def test_a_bot_refused_by_the_callers_rate_waits_its_delay_and_plays_on(
 def test_a_crowd_of_callers_refused_at_once_writes_a_bounded_number_of_lines() -> None:
     """Refusals from 500 addresses in one minute (a botnet, or a crowd behind many /64s) write at most 100
     lines; the first line of the next minute says how many lines were left out."""
-    lines: list[dict[str, Any]] = []
-
-    class Log:
-        def info(self, event: str, **fields: Any) -> None:
-            lines.append({"event": event, **fields})
-
-    now = [0.0]
-    quotas = ArenaQuotas(
-        register_rate=60,
-        register_burst=1,
-        caller_rate=1,
-        caller_burst=1,
-        caller_streams=1,
-        exempt=parse_exempt("none"),
-        tokens=(ADMIN,),
-        log=Log(),
-        clock=lambda: now[0],
-    )
+    quotas, lines, now = logged_quotas(caller_burst=1)
     refused = 0
     for n in range(500):
         caller = quotas.caller(f"ipv4:198.51.{n // 256}.{n % 256}:1", None)

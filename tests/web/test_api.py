@@ -52,6 +52,12 @@ def test_bad_requests_are_refused_with_a_sentence(servers: Servers, web: httpx.C
     assert answer.json()["error"] == "You can take only one seat of a game."
     answer = web.post("/api/games", json={"players": 2, "seats": ["you", "chess"]}, headers=headers)
     assert answer.status_code == 400 and "'seats' must name each of the 2 seats" in answer.json()["error"]
+    before = game_count(web)
+    for costly in ("neural-mcts", "neural-mcts:100000", "mcts:100000", "neural:5000"):
+        # bots a visitor may not seat: they would search in the web server's own process
+        answer = web.post("/api/games", json={"players": 2, "seats": ["you", costly]}, headers=headers)
+        assert answer.status_code == 400 and "'seats' must name each" in answer.json()["error"]
+    assert game_count(web) == before
     answer = web.post("/api/games", content=b"{not json", headers=headers)
     assert answer.json()["error"] == "The request body is not JSON."
     answer = web.get("/api/games/0123456789abcdef")
