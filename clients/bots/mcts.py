@@ -9,7 +9,11 @@ option visited most. The tree leaves out playing a card for no effect while a ca
 halves the branching of most decisions (measured: against greedy, two players, 100 iterations, 7 wins in
 12 games without this pruning, 11 in 12 with it).
 
-The budget per decision is a number of iterations (deterministic for a seed) or milliseconds. A reward is
+The budget per decision is a number of iterations (deterministic for a seed) or milliseconds. A search can
+go on from an earlier one's tree (the node below the option played, when the same seat decides again
+right after it: :func:`subtree`), and can stop once the most visited option can no longer be overtaken
+in the iterations left (``settle``): both are for the guided search of the neural bot; the search bot
+itself starts afresh and spends its whole budget, as it always has. A reward is
 mostly the share of the win, partly the point margin over the best other seat, so that a search also
 learns from games nobody in it could win.
 
@@ -134,6 +138,9 @@ class SearchResult:
     visits: dict[Option, int]
     value: float = 0.5
     """The mean reward the iterations brought the deciding seat (in [0, 1]; 0.5 before any)."""
+    tree: Node | None = None
+    """The searched tree (its root the observation's decision): the node below the option played is
+    where the same seat's next search can go on, if that decision comes right after this one."""
 
 
 def rewards(state: GameState) -> list[float]:
@@ -164,31 +171,54 @@ def search(
     exploration: float = EXPLORATION,
     guide: Guide | None = None,
     top: int = 4,
+    tree: Node | None = None,
+    settle: bool = False,
+    others_top: int | None = None,
 ) -> SearchResult:
     """Search from ``observation`` (its viewer owes the pending decision) and choose one of its options.
 
     Stops after ``iterations`` or ``budget_ms`` milliseconds, whichever comes first (at least one of them
     must be given); with iterations alone the choice is the same for generators in the same state.
     With a ``guide``, every decision in the tree (the root's, the other seats' and the viewer's later ones)
-    is searched among the ``top`` options the guide scores highest only.
+    is searched among the ``top`` options the guide scores highest only (``others_top`` at the decisions of
+    the other seats, when given: one models each of them as playing the guide's favourite).
+
+    ``tree`` goes on from an earlier search's node for this very decision (the node below the option
+    played, when the same seat decides again right after it: :func:`subtree`); its visits count with the
+    new iterations. With ``settle``, an iteration budget stops early once the most visited root option
+    can no longer be overtaken in the iterations left: the choice is the same, the time is saved.
     """
     if iterations is None and budget_ms is None:
         raise ValueError("give a budget: iterations, milliseconds, or both")
-    if top < 1:
-        raise ValueError(f"a guided search searches at least one option of a decision, not {top}")
+    if top < 1 or (others_top is not None and others_top < 1):
+        raise ValueError(
+            f"a guided search searches at least one option of a decision, not {min(top, others_top or top)}"
+        )
     pending = observation.pending
     if pending is None or pending.seat != observation.viewer or not pending.options:
         raise ValueError("the observation's viewer owes no decision")
     components = components or default_components()
     started = time.perf_counter()
     deadline = None if budget_ms is None else started + budget_ms / 1000
-    root = Node()
+    root = tree if tree is not None else Node()
     done = 0
     if len(pending.options) > 1:
         while (iterations is None or done < iterations) and (
             deadline is None or time.perf_counter() < deadline
         ):
-            _iterate(root, resample(observation, rng, components), rng, rollout, exploration, guide, top)
+            if settle and iterations is not None and _settled(root, iterations - done):
+                break
+            _iterate(
+                root,
+                resample(observation, rng, components),
+                rng,
+                rollout,
+                exploration,
+                guide,
+                top,
+                observation.viewer,
+                top if others_top is None else others_top,
+            )
             done += 1
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
     best = max(
@@ -196,7 +226,31 @@ def search(
     )
     tried = [child for child in root.children.values() if child.visits]
     value = sum(c.total for c in tried) / sum(c.visits for c in tried) if tried else 0.5
-    return SearchResult(best, done, time.perf_counter() - started, visits, value)
+    return SearchResult(best, done, time.perf_counter() - started, visits, value, root)
+
+
+def subtree(result: SearchResult, searched: Observation, observation: Observation) -> Node | None:
+    """The node of ``result``'s tree (a search of ``searched``) that a search of ``observation`` can go
+    on from: the one below the option played, if ``observation`` is the same seat's view right after
+    that decision (nothing else was applied in between); else None."""
+    if (
+        result.tree is None
+        or observation.viewer != searched.viewer
+        or observation.version != searched.version + 1
+    ):
+        return None
+    return result.tree.children.get(result.option)
+
+
+def _settled(root: Node, left: int) -> bool:
+    """Whether the most visited root option stays the most visited whatever ``left`` more iterations do."""
+    first = second = 0
+    for child in root.children.values():
+        if child.visits > first:
+            first, second = child.visits, first
+        elif child.visits > second:
+            second = child.visits
+    return first - second > left
 
 
 def _mean(node: Node | None) -> float:
@@ -225,6 +279,8 @@ def _iterate(
     exploration: float,
     guide: Guide | None = None,
     top: int = 4,
+    viewer: int | None = None,
+    others_top: int = 4,
 ) -> None:
     """One iteration on one drawn state: select, expand one node, roll out, back up (with a ``guide``,
     among each decision's ``top`` options)."""
@@ -233,8 +289,9 @@ def _iterate(
     while state.pending is not None:
         seat = state.pending.seat
         options = tree_options(state)
-        if guide is not None and len(options) > top:
-            options = _narrow(node, state, options, guide, top)
+        keep = top if seat == viewer else others_top
+        if guide is not None and len(options) > keep:
+            options = _narrow(node, state, options, guide, keep)
         children = node.children
         untried = [o for o in options if o not in children]
         if untried:

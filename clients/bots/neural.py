@@ -20,7 +20,10 @@ With ``candidates`` (``neural-mcts:100``) the network only chooses what to searc
 search (:func:`kutnahora.clients.bots.mcts.search`, its determinizations, UCB and heuristic rollouts) runs
 with each decision of its tree, the seat's own and the other seats', narrowed to the ``candidates``
 options the deciding seat's policy likes most (:func:`guided_search`), so its iterations are not spread
-over options the policy would never play.
+over options the policy would never play. Its search goes on from the tree of its last one when its seat
+decides again right after it (within a turn, as after playing a card: the node below the option played
+already holds the visits of that decision), and stops early once its choice can no longer change; the
+new iterations are counted against the budget, the inherited ones are free.
 
 The network is :mod:`kutnahora.envs.network`'s, read from a weights file shipped in the package
 (``kutnahora/envs/weights/neural.npz``; ``guide.npz`` for ``neural-mcts``) or another (``weights=``);
@@ -55,8 +58,12 @@ EXPLORATION = 1.5
 """PUCT's exploration constant (values are returns in [−1, 1])."""
 
 TOP = 4
-"""How many of the network's favourite options of each decision the guided search (``neural-mcts``)
-searches among."""
+"""How many of the network's favourite options of each of its own seat's decisions the guided search
+(``neural-mcts``) searches among."""
+
+OTHERS = TOP
+"""How many of the network's favourite options of each decision of the other seats the guided search
+searches among (one would model each of them as playing the network's favourite)."""
 
 
 @cache
@@ -181,11 +188,16 @@ def guided_search(
     iterations: int | None = None,
     budget_ms: float | None = None,
     top: int = TOP,
+    others: int = OTHERS,
+    tree: mcts.Node | None = None,
+    settle: bool = False,
 ) -> mcts.SearchResult:
     """The search bot's search (:func:`kutnahora.clients.bots.mcts.search`: determinizations, UCB,
-    heuristic rollouts) guided by the network: each decision in its tree is searched among the ``top``
-    options the policy of the seat deciding likes most (:meth:`Evaluator.scores`). Stops after
-    ``iterations`` or ``budget_ms`` milliseconds, whichever comes first."""
+    heuristic rollouts) guided by the network: each decision in its tree is searched among the options
+    the policy of the seat deciding likes most (:meth:`Evaluator.scores`), the ``top`` best at the
+    viewer's own decisions, the ``others`` best at the other seats'. Stops after ``iterations`` or
+    ``budget_ms`` milliseconds, whichever comes first; ``tree`` and ``settle`` as for
+    :func:`~kutnahora.clients.bots.mcts.search`."""
     return mcts.search(
         observation,
         rng,
@@ -194,6 +206,9 @@ def guided_search(
         components=evaluator.space.components,
         guide=evaluator.scores,
         top=top,
+        others_top=others,
+        tree=tree,
+        settle=settle,
     )
 
 
@@ -268,6 +283,7 @@ class NeuralBot(Bot):
         weights: Path | None = None,
         exploration: float = EXPLORATION,
         candidates: int | None = None,
+        others: int = OTHERS,
     ) -> None:
         if simulations is not None and simulations < 1:
             raise ValueError(f"simulations must be at least 1, not {simulations}")
@@ -276,10 +292,13 @@ class NeuralBot(Bot):
         if candidates is not None:
             if candidates < 1:
                 raise ValueError(f"the guided search needs at least one candidate, not {candidates}")
+            if others < 1:
+                raise ValueError(f"the guided search keeps at least one option of another seat, not {others}")
             if simulations is None and budget_ms is None:
                 raise ValueError("the guided search needs a budget: iterations, milliseconds, or both")
             self.name = "neural-mcts"
         self.candidates = candidates
+        self.others = others
         self.seed = seed
         self.simulations = simulations
         self.budget_ms = budget_ms
@@ -297,6 +316,8 @@ class NeuralBot(Bot):
         self.evaluator = Evaluator(self.net, self.layout)
         self.last: SearchResult | None = None
         self.last_guided: mcts.SearchResult | None = None
+        self._guided_view: Observation | None = None
+        """The observation ``last_guided`` searched."""
 
     @property
     def searches(self) -> bool:
@@ -304,6 +325,7 @@ class NeuralBot(Bot):
         return self.simulations is not None or self.budget_ms is not None
 
     def start(self, game: GameInfo) -> None:
+        self.last_guided = None
         if game.components.name != self.layout.components.name:
             raise ClientError(
                 f"the neural bot was trained on the engine's default component set "
@@ -326,6 +348,7 @@ class NeuralBot(Bot):
             random.Random(f"{self.seed}:{observation.version}") if self.seed is not None else random.Random()
         )
         if self.candidates is not None:
+            previous = self.last_guided
             guided = guided_search(
                 observation,
                 self.evaluator,
@@ -333,8 +356,15 @@ class NeuralBot(Bot):
                 iterations=self.simulations,
                 budget_ms=self.budget_ms,
                 top=self.candidates,
+                others=self.others,
+                tree=(
+                    None
+                    if previous is None or self._guided_view is None
+                    else mcts.subtree(previous, self._guided_view, observation)
+                ),
+                settle=True,
             )
-            self.last_guided = guided
+            self.last_guided, self._guided_view = guided, observation
             return guided.option
         self.last = search(
             observation,

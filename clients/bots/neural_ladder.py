@@ -61,7 +61,14 @@ def seat_player(name: str, seed: int) -> SeatPlayer:
     ``neural``), else from the wire observation the server would send (``greedy``, ``random``)."""
     bot = make_bot(name, seed)
     if WEIGHTS and isinstance(bot, NeuralBot):
-        bot = NeuralBot(seed, bot.simulations, bot.budget_ms, weights=WEIGHTS[0], candidates=bot.candidates)
+        bot = NeuralBot(
+            seed,
+            bot.simulations,
+            bot.budget_ms,
+            weights=WEIGHTS[0],
+            candidates=bot.candidates,
+            others=bot.others,
+        )
     decide = getattr(bot, "decide", None)
     if decide is not None:
         return lambda state, seat: decide(observe(state, seat))

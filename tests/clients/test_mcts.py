@@ -12,16 +12,20 @@ import random
 import pytest
 
 from kutnahora.clients.bots import is_bot, make_bot, mcts_budget
+from kutnahora.clients.bots import mcts as mcts_module
 from kutnahora.clients.bots.mcts import (
+    Guide,
     MctsBot,
+    SearchResult,
     heuristic_rollout,
     random_rollout,
     rewards,
     search,
+    subtree,
     tree_options,
 )
 from kutnahora.clients.tournament.schedule import lineups
-from kutnahora.engine import GameOptions, GameState, Option, apply, legal, new_game, observe
+from kutnahora.engine import GameOptions, GameState, Observation, Option, apply, legal, new_game, observe
 from kutnahora.engine.options import PlayCard
 from tests.clients.helpers import play_game, run_module
 from tests.hidden_information import disguise
@@ -184,3 +188,89 @@ def test_a_guide_narrows_every_decision_of_the_tree_to_its_top_options() -> None
     assert len([n for n in wide.visits.values() if n]) > 2
     with pytest.raises(ValueError, match="at least one option"):
         search(observe(state, seat), random.Random(2), iterations=8, guide=last_first, top=0)
+
+
+def _two_in_a_row() -> tuple[GameState, Observation, SearchResult, GameState]:
+    """A position, its seat's view, a search of it, and the game after the option it chose, where the
+    same seat decides again right away (its turn goes on)."""
+    for seed in range(80):
+        state = _position(2, seed, 20)
+        seat = state.pending.seat if state.pending else 0
+        searched = observe(state, seat)
+        result = search(searched, random.Random(4), iterations=60)
+        after = state.clone()
+        apply(after, result.option)
+        if after.pending is not None and after.pending.seat == seat and len(legal(after)) > 1:
+            return state, searched, result, after
+    raise AssertionError("no position with two decisions in a row found")
+
+
+def test_a_search_goes_on_from_the_node_below_the_option_played() -> None:
+    """The same seat's next decision, right after this one, searches on from the node below the option
+    played: its visits count with the new iterations. Any other observation starts afresh."""
+    _, searched, first, after = _two_in_a_row()
+    seat = searched.viewer
+    assert seat is not None
+    node = subtree(first, searched, observe(after, seat))
+    assert first.tree is not None and node is first.tree.children[first.option]
+    inherited = sum(child.visits for child in node.children.values())
+    assert inherited > 0
+    going_on = search(observe(after, seat), random.Random(5), iterations=30, tree=node)
+    assert going_on.iterations == 30 and going_on.tree is node
+    assert sum(going_on.visits.values()) == inherited + 30
+    assert going_on.option in legal(after)
+    # Another seat's view, the same view again, or a later one: nothing to go on from.
+    assert subtree(first, searched, observe(after, 1 - seat)) is None
+    assert subtree(first, searched, searched) is None
+    later = after.clone()
+    apply(later, going_on.option)
+    if later.pending is not None:
+        assert subtree(first, searched, observe(later, later.pending.seat)) is None
+
+
+def test_a_settled_search_stops_early_with_the_same_choice() -> None:
+    """Stopping once the most visited option can no longer be overtaken changes no choice: the
+    iterations done are the first ones of the full search, and fewer of them on a lopsided decision."""
+    saved = 0
+    for seed in range(6):
+        state = _position(2, seed, 15 + 7 * seed)
+        seat = state.pending.seat if state.pending else 0
+        view = observe(state, seat)
+        full = search(view, random.Random(seed), iterations=120)
+        settled = search(view, random.Random(seed), iterations=120, settle=True)
+        assert settled.option == full.option
+        assert settled.iterations <= full.iterations == 120
+        assert all(settled.visits[o] <= full.visits[o] for o in full.visits)
+        saved += full.iterations - settled.iterations
+    assert saved > 0
+
+
+def test_the_other_seats_decisions_can_be_narrowed_further(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``others_top``, the other seats' decisions in the tree are searched among that many of the
+    guide's favourites (one: the guide's prediction of what they play), the viewer's among ``top``."""
+    state = _wide_position()
+    seat = state.pending.seat if state.pending else 0
+    kept: list[tuple[int, int]] = []
+    narrow = mcts_module._narrow
+
+    def recording(
+        node: mcts_module.Node, drawn: GameState, options: tuple[Option, ...], guide: Guide, top: int
+    ) -> tuple[Option, ...]:
+        chosen = narrow(node, drawn, options, guide, top)
+        assert drawn.pending is not None
+        kept.append((drawn.pending.seat, len(chosen)))
+        return chosen
+
+    monkeypatch.setattr(mcts_module, "_narrow", recording)
+
+    def last_first(drawn: GameState, options: tuple[Option, ...]) -> list[float]:
+        return [float(i) for i in range(len(options))]
+
+    result = search(
+        observe(state, seat), random.Random(2), iterations=60, guide=last_first, top=3, others_top=1
+    )
+    assert {n for s, n in kept if s != seat} == {1}
+    assert {n for s, n in kept if s == seat} == {3}
+    assert set(o for o, n in result.visits.items() if n) == set(tree_options(state)[-3:])
+    with pytest.raises(ValueError, match="at least one option"):
+        search(observe(state, seat), random.Random(2), iterations=8, guide=last_first, others_top=0)

@@ -14,7 +14,7 @@ import pytest
 
 from kutnahora.clients.bots import is_bot, make_bot
 from kutnahora.clients.bots.mcts import tree_options
-from kutnahora.clients.bots.neural import TOP, NeuralBot, guided_search, search, shipped_network
+from kutnahora.clients.bots.neural import OTHERS, TOP, NeuralBot, guided_search, search, shipped_network
 from kutnahora.clients.bots.neural_ladder import Clock, play, schedule
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
@@ -71,7 +71,7 @@ def test_neural_mcts_names_and_budgets() -> None:
     assert not is_bot("neural-mcts:0") and not is_bot("neural-mcts:many")
     bot = make_bot("neural-mcts:100", 1)
     assert isinstance(bot, NeuralBot) and bot.name == "neural-mcts"
-    assert bot.simulations == 100 and bot.candidates == TOP and bot.searches
+    assert bot.simulations == 100 and bot.candidates == TOP and bot.others == OTHERS and bot.searches
     plain = make_bot("neural-mcts", 1)
     assert isinstance(plain, NeuralBot) and plain.simulations == 400
     timed = make_bot("neural-mcts:80ms", 1)
@@ -80,6 +80,8 @@ def test_neural_mcts_names_and_budgets() -> None:
         NeuralBot(1, candidates=3)
     with pytest.raises(ValueError, match="at least one candidate"):
         NeuralBot(1, simulations=5, candidates=0)
+    with pytest.raises(ValueError, match="at least one option of another seat"):
+        NeuralBot(1, simulations=5, candidates=3, others=0)
 
 
 def _wide_position() -> GameState:
@@ -125,6 +127,34 @@ def test_the_guided_bot_decides_from_the_observation_alone(tmp_path: Path) -> No
     assert observe(other, seat) == observe(state, seat)
     bot = NeuralBot(5, simulations=30, weights=small_net(tmp_path / "net.npz"), candidates=3)
     assert bot.decide(observe(state, seat)) == bot.decide(observe(other, seat))
+
+
+def test_the_guided_bot_goes_on_from_its_last_search_within_its_turn(tmp_path: Path) -> None:
+    """When its seat decides again right after its own decision, the bot searches on from the node
+    below the option it played (the tree holds more visits than the new iterations); a decision of
+    another seat, or a new game, starts afresh."""
+    bot = NeuralBot(2, simulations=30, weights=small_net(tmp_path / "net.npz"), candidates=3)
+    going_on = afresh = 0
+    for seed in range(4):
+        state = new_game(GameOptions(players=2), seed)
+        previous: tuple[int, int] | None = None
+        while state.pending is not None and state.version < 120:
+            seat = state.pending.seat
+            if len(legal(state)) == 1:
+                apply(state, legal(state)[0])
+                continue
+            option = bot.decide(observe(state, seat))
+            result = bot.last_guided
+            assert result is not None and result.tree is not None
+            visits = sum(child.visits for child in result.tree.children.values())
+            if previous == (seat, state.version - 1):
+                going_on += visits > result.iterations
+            else:
+                assert visits == result.iterations
+                afresh += 1
+            previous = (seat, state.version)
+            apply(state, option)
+    assert going_on > 0 and afresh > 0
 
 
 @pytest.mark.parametrize("players", [2, 4])
