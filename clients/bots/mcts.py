@@ -206,7 +206,7 @@ def search(
         while (iterations is None or done < iterations) and (
             deadline is None or time.perf_counter() < deadline
         ):
-            if settle and iterations is not None and _settled(root, iterations - done):
+            if settle and iterations is not None and _settled(root, pending.options, iterations - done):
                 break
             _iterate(
                 root,
@@ -242,10 +242,14 @@ def subtree(result: SearchResult, searched: Observation, observation: Observatio
     return result.tree.children.get(result.option)
 
 
-def _settled(root: Node, left: int) -> bool:
-    """Whether the most visited root option stays the most visited whatever ``left`` more iterations do."""
+def _settled(root: Node, options: tuple[Option, ...], left: int) -> bool:
+    """Whether the most visited of the root's ``options`` stays the most visited whatever ``left`` more
+    iterations do (a tree gone on from may hold other options, of decisions other draws led to)."""
     first = second = 0
-    for child in root.children.values():
+    for option in options:
+        child = root.children.get(option)
+        if child is None:
+            continue
         if child.visits > first:
             first, second = child.visits, first
         elif child.visits > second:

@@ -274,3 +274,18 @@ def test_the_other_seats_decisions_can_be_narrowed_further(monkeypatch: pytest.M
     assert set(o for o, n in result.visits.items() if n) == set(tree_options(state)[-3:])
     with pytest.raises(ValueError, match="at least one option"):
         search(observe(state, seat), random.Random(2), iterations=8, guide=last_first, others_top=0)
+
+
+def test_settling_counts_only_the_options_of_the_decision_searched() -> None:
+    """A tree gone on from may hold nodes of options another draw's decision had (a tile drawn there,
+    not here): however visited, they do not settle the search."""
+    state = _wide_position()
+    seat = state.pending.seat if state.pending else 0
+    view = observe(state, seat)
+    stranger = next(o for other in range(20) for o in legal(_position(2, other, 60)) if o not in legal(state))
+    tree = mcts_module.Node()
+    tree.children[stranger] = foreign = mcts_module.Node()
+    foreign.visits, foreign.total = 1_000, 500.0
+    result = search(view, random.Random(1), iterations=40, tree=tree, settle=True)
+    assert result.iterations > 0 and sum(result.visits.values()) == result.iterations
+    assert result.option in legal(state)
