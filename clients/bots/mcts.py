@@ -25,6 +25,7 @@ served meanwhile.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import math
 import random
 import time
@@ -190,10 +191,9 @@ def search(
     """
     if iterations is None and budget_ms is None:
         raise ValueError("give a budget: iterations, milliseconds, or both")
-    if top < 1 or (others_top is not None and others_top < 1):
-        raise ValueError(
-            f"a guided search searches at least one option of a decision, not {min(top, others_top or top)}"
-        )
+    for kept in (top, others_top):
+        if kept is not None and kept < 1:
+            raise ValueError(f"a guided search searches at least one option of a decision, not {kept}")
     pending = observation.pending
     if pending is None or pending.seat != observation.viewer or not pending.options:
         raise ValueError("the observation's viewer owes no decision")
@@ -245,15 +245,8 @@ def subtree(result: SearchResult, searched: Observation, observation: Observatio
 def _settled(root: Node, options: tuple[Option, ...], left: int) -> bool:
     """Whether the most visited of the root's ``options`` stays the most visited whatever ``left`` more
     iterations do (a tree gone on from may hold other options, of decisions other draws led to)."""
-    first = second = 0
-    for option in options:
-        child = root.children.get(option)
-        if child is None:
-            continue
-        if child.visits > first:
-            first, second = child.visits, first
-        elif child.visits > second:
-            second = child.visits
+    visits = heapq.nlargest(2, (root.children[o].visits for o in options if o in root.children))
+    first, second = [*visits, 0, 0][:2]
     return first - second > left
 
 

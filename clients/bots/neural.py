@@ -325,7 +325,7 @@ class NeuralBot(Bot):
         return self.simulations is not None or self.budget_ms is not None
 
     def start(self, game: GameInfo) -> None:
-        self.last_guided = None
+        self.last_guided, self._guided_view = None, None
         if game.components.name != self.layout.components.name:
             raise ClientError(
                 f"the neural bot was trained on the engine's default component set "
