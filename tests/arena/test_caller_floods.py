@@ -241,7 +241,7 @@ async def test_opening_many_streams_at_once_gets_only_the_cap(start_arena: Start
             done |= finished
         assert {task.result() for task in done} == {grpc.StatusCode.RESOURCE_EXHAUSTED}
         assert len(done) == 27 and arena.servicer.quotas.streams(ATTACKER) == 3
-        assert len(arena.lobby._watchers[1]) == 3
+        await until(lambda: len(arena.lobby._watchers[1]) == 3, "the three let in watching the lobby")
         assert refusals(arena, "caller_streams") == 27
         for call in calls:
             call.cancel()
