@@ -886,8 +886,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="kutnahora-train",
         description="Train the neural bot's policy and value network by PPO in self-play against a league "
-        "(run) or by expert iteration from searches (distill), or export a run's network to the bot's "
-        "weights file.",
+        "(run) or by expert iteration from searches (distill), both from scratch in one command "
+        "(pipeline), or export a run's network to the bot's weights file.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -932,9 +932,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument(
         "--smoke", action="store_true", help="the pipeline end to end in seconds (tiny batches, not learning)"
     )
-    from kutnahora.envs import distill  # imports this module: here, not at the top
+    from kutnahora.envs import distill, pipeline  # distill imports this module: here, not at the top
 
     distill.add_parser(commands, stamp)
+    pipeline.add_parser(commands, stamp)
     exporter = commands.add_parser(
         "export",
         help="copy a run's network into the bot's weights file",
@@ -952,6 +953,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     if args.command == "distill":
         return distill.command(args, command, words)
+    if args.command == "pipeline":
+        return pipeline.command(args, command, main)
     args.given = {
         key for key in RESUMABLE if any(w.split("=")[0] == "--" + key.replace("_", "-") for w in words)
     }

@@ -135,8 +135,9 @@ def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> No
         if path == "envs/opponents.py":
             allowed |= OPPONENTS_MAY_IMPORT
         # The train extra: PyTorch, the curve, the progress bar; bots as opponents. Expert iteration
-        # (envs/distill.py) also runs the bots' searches, whose visit counts are its training targets.
-        if path in ("envs/training.py", "envs/distill.py"):
+        # (envs/distill.py) also runs the bots' searches, whose visit counts are its training targets;
+        # the pipeline (envs/pipeline.py) measures what it made with the bots' ladder.
+        if path in ("envs/training.py", "envs/distill.py", "envs/pipeline.py"):
             allowed |= OPPONENTS_MAY_IMPORT | {"torch", "matplotlib", "rich"}
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 

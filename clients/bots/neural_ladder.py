@@ -14,9 +14,10 @@ head-to-head record::
     python -m kutnahora.clients.bots.neural_ladder --bots neural:300,mcts:100 --games 100 --players 2
     python -m kutnahora.clients.bots.neural_ladder --bots neural --field greedy --players 4 --games4 400
 
-``--json`` writes every game and both tables (after every game); ``--weights`` plays the neural bots with
-another weights file, such as a training run's ``latest.npz``. Bots are named as everywhere (``mcts:100``,
-``neural:300``, ``neural:150ms``, ``neural-mcts:100``).
+``--json`` writes every game and both tables (after every game), and ``--resume`` goes on from that file
+after a stop, replaying none of its games; ``--weights`` plays ``neural`` and ``neural:N`` with another
+weights file, such as a training run's ``latest.npz``, and ``--guide`` plays ``neural-mcts`` with another
+guide. Bots are named as everywhere (``mcts:100``, ``neural:300``, ``neural:150ms``, ``neural-mcts:110``).
 """
 
 from __future__ import annotations
@@ -47,25 +48,29 @@ from kutnahora.clients.tournament.stats import standings, wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
 from kutnahora.engine.scoring import winners
 
-DEFAULT_BOTS = "random,greedy,mcts:25,mcts:100,mcts:400,neural,neural:300,neural-mcts:100"
+DEFAULT_BOTS = "random,greedy,mcts:25,mcts:100,mcts:400,neural,neural:300,neural-mcts:110"
 
 SeatPlayer = Callable[[GameState, int], Option]
 
 
-WEIGHTS: list[Path] = []
-"""Another weights file for the neural bots than the shipped one (``--weights``), when set."""
+NETWORKS: dict[str, Path] = {}
+"""Other weights files than the shipped ones, when set: ``"policy"`` for ``neural`` and ``neural:N``
+(``--weights``), ``"guide"`` for ``neural-mcts`` (``--guide``)."""
 
 
 def seat_player(name: str, seed: int) -> SeatPlayer:
     """A built-in bot deciding in process: from the engine's observation when it reads one (``mcts``,
     ``neural``), else from the wire observation the server would send (``greedy``, ``random``)."""
     bot = make_bot(name, seed)
-    if WEIGHTS and isinstance(bot, NeuralBot):
+    weights = (
+        NETWORKS.get("policy" if bot.candidates is None else "guide") if isinstance(bot, NeuralBot) else None
+    )
+    if isinstance(bot, NeuralBot) and weights is not None:
         bot = NeuralBot(
             seed,
             bot.simulations,
             bot.budget_ms,
-            weights=WEIGHTS[0],
+            weights=weights,
             candidates=bot.candidates,
             others=bot.others,
         )
@@ -83,12 +88,23 @@ class Clock:
 
     seconds: dict[str, float] = field(default_factory=dict)
     decisions: dict[str, int] = field(default_factory=dict)
-    per_game: dict[str, list[float]] = field(default_factory=dict)
 
     def ms_per_decision(self, bot: str) -> float:
         """Mean CPU milliseconds per decision (NaN before any)."""
         count = self.decisions.get(bot, 0)
         return 1000 * self.seconds.get(bot, 0.0) / count if count else float("nan")
+
+    def to_json(self) -> dict[str, dict[str, float]]:
+        """Each bot's CPU seconds and decisions so far, as the report keeps them for ``--resume``."""
+        return {bot: {"seconds": self.seconds[bot], "decisions": self.decisions[bot]} for bot in self.seconds}
+
+    @classmethod
+    def from_json(cls, data: dict[str, dict[str, float]]) -> Clock:
+        """The clock a report kept."""
+        return cls(
+            {bot: float(v["seconds"]) for bot, v in data.items()},
+            {bot: int(v["decisions"]) for bot, v in data.items()},
+        )
 
 
 def play(bots: Sequence[str], seed: int, index: int, clock: Clock) -> GameRecord:
@@ -229,6 +245,7 @@ def summary(bots: Sequence[str], players: int, records: Sequence[GameRecord], cl
     if players == 2:
         part["head_to_head"] = head_to_head(bots, records)[1]
     part["records"] = [r.to_json() for r in records]
+    part["clock"] = clock.to_json()
     part["median_game_seconds"] = round(statistics.median(r.seconds for r in records), 2) if records else 0
     return part
 
@@ -238,6 +255,50 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
     partial = path.with_suffix(path.suffix + ".part")
     partial.write_text(json.dumps(report, indent=1) + "\n")
     partial.replace(path)
+
+
+def game_seed(seed: int, players: int, index: int) -> int:
+    """The seed of game ``index`` at ``players`` players of a ladder seeded ``seed``."""
+    return seed * 100_000 + players * 10_000 + index
+
+
+def resumed(
+    path: Path | None, report: dict[str, Any], plans: dict[int, list[list[str]]]
+) -> dict[int, tuple[list[GameRecord], Clock]]:
+    """The games and clocks an earlier run wrote to ``path``, per player count, after checking that it
+    played the same bots, seed and options and that every kept game is the one this run would play
+    (``ValueError`` saying what differs, otherwise)."""
+    if path is None:
+        raise ValueError("--resume goes on from the --json file of an earlier run: give --json")
+    try:
+        earlier = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"--resume: {path} does not exist (nothing to go on from)") from None
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"--resume: {path} cannot be read as a ladder report: {error}") from None
+    for key in ("bots", "seed", "options"):
+        if earlier.get(key) != report[key]:
+            raise ValueError(
+                f"--resume: {path} was played with {key} {earlier.get(key)!r}, not {report[key]!r}; "
+                "give the same options, or another --json file"
+            )
+    done: dict[int, tuple[list[GameRecord], Clock]] = {}
+    for players, lineups in plans.items():
+        part = earlier.get("by_players", {}).get(str(players))
+        if not part:
+            continue
+        records = [GameRecord.from_json(r) for r in part["records"]]
+        for index, record in enumerate(records):
+            if (
+                index >= len(lineups)
+                or record.bots != lineups[index]
+                or record.seed != game_seed(report["seed"], players, index)
+            ):
+                raise ValueError(f"--resume: game {index} of {path} at {players} players is not this run's")
+        done[players] = (records, Clock.from_json(part["clock"]))
+    report["date"] = earlier["date"]
+    report["resumed"] = [*earlier.get("resumed", []), datetime.now(UTC).isoformat(timespec="seconds")]
+    return done
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -258,10 +319,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rotating): --bots neural --field greedy --players 4 is one neural seat against three greedy",
     )
     parser.add_argument(
-        "--weights", type=Path, help="the neural bots play with this weights file instead of the shipped one"
+        "--weights",
+        type=Path,
+        help="neural and neural:N play with this weights file instead of the shipped neural.npz",
+    )
+    parser.add_argument(
+        "--guide", type=Path, help="neural-mcts searches with this guide instead of the shipped guide.npz"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the games and line-ups")
     parser.add_argument("--json", type=Path, help="write every game and the tables to this file")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from the --json file of an earlier run with the same options: its games are kept, "
+        "the rest played",
+    )
     args = parser.parse_args(argv)
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if args.field:
@@ -279,20 +351,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--players wants counts among 2, 3 and 4, comma-separated")
     if args.games < 1 or args.games4 < 0:
         parser.error("--games must be at least 1 and --games4 at least 0")
-    if args.weights:
-        WEIGHTS[:] = [args.weights]
+    if args.json and args.json.exists() and not args.resume:
+        parser.error(f"{args.json} exists: --resume to go on from it, or give another --json file")
+    NETWORKS.clear()
+    NETWORKS.update({k: v for k, v in (("policy", args.weights), ("guide", args.guide)) if v is not None})
     for name in bots:
-        seat_player(name, 0)  # a missing weights file or NumPy fails here, before any game
+        try:
+            seat_player(name, 0)  # a missing or unreadable weights file fails here, before any game
+        except (OSError, ValueError) as error:
+            parser.error(f"{name} cannot play: {error}")
     console = Console(width=None if sys.stdout.isatty() else 120)
+    options = {
+        "players": counts,
+        "games": args.games,
+        "games4": args.games4,
+        "field": args.field,
+        "weights": str(args.weights) if args.weights else None,
+        "guide": str(args.guide) if args.guide else None,
+    }
     report: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "bots": bots,
         "seed": args.seed,
+        "options": options,
         "by_players": {},
     }
     plans = {
         p: schedule(bots, p, args.games if p == 2 else args.games4, args.seed + p, args.field) for p in counts
     }
+    done: dict[int, tuple[list[GameRecord], Clock]] = {}
+    if args.resume:
+        try:
+            done = resumed(args.json, report, plans)
+        except ValueError as error:
+            parser.error(str(error))
+        report["by_players"] = {str(p): summary(bots, p, *done[p]) for p in counts if p in done}
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -301,11 +394,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         console=console,
     ) as progress:
         for players, lineups in plans.items():
-            clock = Clock()
-            records: list[GameRecord] = []
-            task = progress.add_task(f"{players} players", total=len(lineups))
+            records, clock = done.get(players, ([], Clock()))
+            task = progress.add_task(f"{players} players", total=len(lineups), completed=len(records))
             for index, lineup in enumerate(lineups):
-                seed = args.seed * 100_000 + players * 10_000 + index
+                if index < len(records):
+                    continue
+                seed = game_seed(args.seed, players, index)
                 records.append(play(lineup, seed, index, clock))
                 progress.advance(task)
                 report["by_players"][str(players)] = summary(bots, players, records, clock)

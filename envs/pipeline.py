@@ -1,0 +1,259 @@
+"""The neural bots' networks from scratch with one command: ``kutnahora-train pipeline``.
+
+The shipped networks were made in two steps: the policy ``neural`` plays (PPO,
+:mod:`kutnahora.envs.training`), then, starting from it, the guide whose favourite options ``neural-mcts``
+searches among (expert iteration from the search bot's searches, :mod:`kutnahora.envs.distill`). The
+pipeline makes both in one run folder, stage after stage, each stage in a folder of its own and each
+resumable as the command it runs is:
+
+1. ``ppo/``: ``kutnahora-train run``, PPO self-play against a league, to ``--ppo-samples`` samples;
+   exported to ``neural.npz`` (with ``neural.json``, the commands that made it).
+2. ``distill/``: ``kutnahora-train distill`` from ``neural.npz``, every seat decided by ``--searcher``,
+   ``--distill-iterations`` rounds, half of the games' moves the network's own (``--learner-games``);
+   exported to ``guide.npz``.
+3. ``match.json`` and ``policy.json``: the strength ladder, ``--match-bots`` (``neural-mcts:110`` with the
+   new networks against ``mcts:100``) for ``--match-games`` two-player games, and the new policy alone
+   against greedy for ``--policy-games``: a first reading, not the 400-game measurement.
+
+``pipeline.json`` records every stage's commands and the wall-clock seconds spent in it over every
+invocation, so the run's cost is read off it after any number of stops. ``--resume`` goes on from the
+first stage not done: a stage with a checkpoint resumes from it, one stopped before its first
+checkpoint starts again. Nothing is written outside the run folder; the shipped networks are replaced
+only by the ``kutnahora-train export`` commands printed at the end.
+
+Commands::
+
+    kutnahora-train pipeline --run runs/guided-1              # about three hours on two cores
+    kutnahora-train pipeline --run runs/guided-1 --resume     # go on after a stop or a crash
+    kutnahora-train pipeline --run /tmp/smoke --smoke         # every stage in a minute, not learning
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+STAGES = ("ppo", "distill", "match")
+
+SMOKE_MATCH = "neural-mcts:4,mcts:4"
+"""The smoke run's match: the same bots with tiny budgets."""
+
+
+def add_parser(commands: Any, stamp: str) -> None:
+    """The ``pipeline`` subcommand of ``kutnahora-train``."""
+    parser = commands.add_parser(
+        "pipeline",
+        help="both networks of neural-mcts from scratch: PPO, then expert iteration, then a first match",
+        description="From scratch to neural-mcts's two networks in one run folder: PPO self-play "
+        "(ppo/ → neural.npz), expert iteration from it (distill/ → guide.npz), then a short match of the "
+        "guided search against mcts:100 and of the policy against greedy. Every stage resumes.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--run", type=Path, default=Path("kutnahora-runs") / f"pipeline-{stamp}", help="run folder"
+    )
+    parser.add_argument(
+        "--resume", action="store_true", help="go on from the first stage not done, with the run's options"
+    )
+    parser.add_argument("--ppo-samples", type=int, default=115_000, help="PPO's training samples")
+    parser.add_argument("--distill-iterations", type=int, default=29, help="expert iteration's rounds")
+    parser.add_argument(
+        "--searcher", default="mcts:100", help="the search whose visit counts the guide learns"
+    )
+    parser.add_argument(
+        "--learner-games", type=float, default=0.5, help="share of distill games the network moves in"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="processes playing distill's games")
+    parser.add_argument("--match-bots", default="neural-mcts:110,mcts:100", help="the first match's bots")
+    parser.add_argument("--match-games", type=int, default=20, help="two-player games of the match (0: none)")
+    parser.add_argument(
+        "--policy-games", type=int, default=40, help="two-player games of the policy against greedy (0: none)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of every stage")
+    parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
+    parser.add_argument(
+        "--smoke", action="store_true", help="every stage in about a minute (tiny budgets, not learning)"
+    )
+
+
+OPTIONS = (
+    "ppo_samples",
+    "distill_iterations",
+    "searcher",
+    "learner_games",
+    "workers",
+    "match_bots",
+    "match_games",
+    "policy_games",
+    "seed",
+    "smoke",
+)
+"""The options a run keeps in ``pipeline.json``: ``--resume`` plays the rest with them."""
+
+
+def stage_arguments(config: dict[str, Any], folder: Path, progress: bool) -> dict[str, list[str]]:
+    """The arguments of each stage's command (``kutnahora-train run`` and ``distill``; the match's are the
+    ladder's), from the run's options."""
+    quiet = [] if progress else ["--no-progress"]
+    smoke = ["--smoke"] if config["smoke"] else []
+    seed = ["--seed", str(config["seed"])]
+    ppo = ["run", "--run", str(folder / "ppo"), *seed, *quiet, *smoke]
+    if not config["smoke"]:
+        ppo += ["--samples", str(config["ppo_samples"])]
+    distill = [
+        "distill",
+        "--run",
+        str(folder / "distill"),
+        "--init",
+        str(folder / "neural.npz"),
+        "--learner-games",
+        str(config["learner_games"]),
+        *seed,
+        *quiet,
+        *smoke,
+    ]
+    if not config["smoke"]:
+        distill += [
+            "--searcher",
+            config["searcher"],
+            "--iterations",
+            str(config["distill_iterations"]),
+            "--workers",
+            str(config["workers"]),
+        ]
+    return {"ppo": ppo, "distill": distill}
+
+
+def match_arguments(config: dict[str, Any], folder: Path) -> list[list[str]]:
+    """The ladder's arguments for the first match and the policy's games against greedy (those asked)."""
+    networks = ["--weights", str(folder / "neural.npz"), "--guide", str(folder / "guide.npz")]
+    games = [config["match_games"], config["policy_games"]]
+    if config["smoke"]:
+        games = [min(g, 2) for g in games]
+    bots = SMOKE_MATCH if config["smoke"] else config["match_bots"]
+    seed = ["--seed", str(config["seed"])]
+    ladders = []
+    if games[0]:
+        match = ["--bots", bots, "--players", "2", "--games", str(games[0]), *seed]
+        ladders.append([*match, *networks, "--json", str(folder / "match.json")])
+    if games[1]:
+        policy = ["--bots", "neural", "--field", "greedy", "--players", "2", "--games", str(games[1]), *seed]
+        ladders.append([*policy, *networks, "--json", str(folder / "policy.json")])
+    return ladders
+
+
+def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | None:
+    """The run's record: a new one, or the saved one to resume (``None``: refused, said on stderr)."""
+    folder: Path = args.run
+    if args.resume:
+        if not record_path.exists():
+            print(f"kutnahora-train: {folder} holds no pipeline.json to resume from", file=sys.stderr)
+            return None
+        record: dict[str, Any] = json.loads(record_path.read_text())
+        return record
+    if folder.exists() and any(folder.iterdir()):
+        print(
+            f"kutnahora-train: {folder} is not empty; give a new --run folder, or --resume to go on",
+            file=sys.stderr,
+        )
+        return None
+    for name in ("ppo_samples", "distill_iterations", "workers"):
+        if getattr(args, name) < 1:
+            print(f"kutnahora-train: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return None
+    if not 0 <= args.learner_games <= 1 or args.match_games < 0 or args.policy_games < 0:
+        print(
+            "kutnahora-train: --learner-games is a share from 0 to 1, and the match's games are 0 or more",
+            file=sys.stderr,
+        )
+        return None
+    return {
+        "options": {key: getattr(args, key) for key in OPTIONS},
+        "stages": {name: {"done": False, "seconds": 0.0, "commands": []} for name in STAGES},
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _write(path: Path, record: dict[str, Any]) -> None:
+    """Write the run's record, atomically."""
+    partial = path.with_suffix(".json.part")
+    partial.write_text(json.dumps(record, indent=1) + "\n")
+    partial.replace(path)
+
+
+def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]], int]) -> int:
+    """``kutnahora-train pipeline``: run the stages not yet done, recording each one's time; ``train`` is
+    ``kutnahora-train``'s own entry point, which runs the training stages."""
+    from kutnahora.clients.bots import neural_ladder
+
+    folder: Path = args.run
+    record_path = folder / "pipeline.json"
+    record = _configure(args, record_path)
+    if record is None:
+        return 2
+    folder.mkdir(parents=True, exist_ok=True)
+    record.setdefault("commands", []).append(text)
+    _write(record_path, record)
+    config = record["options"]
+    arguments = stage_arguments(config, folder, args.progress)
+    exports = {"ppo": folder / "neural.npz", "distill": folder / "guide.npz"}
+    for number, name in enumerate(STAGES, 1):
+        stage = record["stages"][name]
+        if stage["done"]:
+            print(f"stage {number}/{len(STAGES)}, {name}: done ({stage['seconds'] / 60:.1f} min)")
+            continue
+        print(f"stage {number}/{len(STAGES)}, {name}", flush=True)
+        started = time.monotonic()
+        try:
+            if name in arguments:
+                stage_folder = folder / name
+                resume = (stage_folder / "checkpoint.pt").exists()
+                if not resume and stage_folder.exists():
+                    shutil.rmtree(stage_folder)  # stopped before its first checkpoint: start it again
+                argv = [*arguments[name], *(["--resume"] if resume else [])]
+                stage["commands"].append("kutnahora-train " + " ".join(argv))
+                code = train(argv)
+                if code == 0:
+                    export = ["export", str(stage_folder), "--to", str(exports[name])]
+                    stage["commands"].append("kutnahora-train " + " ".join(export))
+                    code = train(export)
+            else:
+                code = 0
+                for ladder in match_arguments(config, folder):
+                    report = Path(ladder[-1])
+                    argv = [*ladder, *(["--resume"] if report.exists() else [])]
+                    stage["commands"].append(f"python -m {neural_ladder.__name__} " + " ".join(argv))
+                    code = code or neural_ladder.main(argv)
+        finally:
+            stage["seconds"] = round(stage["seconds"] + time.monotonic() - started, 1)
+            _write(record_path, record)
+        if code != 0:
+            print(f"kutnahora-train: stage {name} stopped (exit {code}); --resume goes on", file=sys.stderr)
+            return code
+        stage["done"] = True
+        _write(record_path, record)
+    total = sum(s["seconds"] for s in record["stages"].values())
+    record["seconds"] = round(total, 1)
+    _write(record_path, record)
+    print(
+        f"done in {total / 3600:.2f} h: "
+        + ", ".join(f"{n} {s['seconds'] / 60:.1f} min" for n, s in record["stages"].items())
+    )
+    for name, what in (("match", "match.json"), ("policy", "policy.json")):
+        if (folder / what).exists():
+            print(f"the {name}'s games and tables: {folder / what}")
+    from kutnahora.envs import network
+
+    print(
+        "to play them as the shipped networks:\n"
+        f"  kutnahora-train export {folder / 'ppo'} --to {network.WEIGHTS}\n"
+        f"  kutnahora-train export {folder / 'distill'} --to {network.GUIDE}"
+    )
+    return 0

@@ -1,0 +1,94 @@
+"""The strength ladder's command: a stopped ladder goes on from its report without replaying a game and ends
+with the report an unstopped one writes; a report of other options is refused, and so is overwriting one;
+``--weights`` and ``--guide`` each replace only their own bots' network."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kutnahora.clients.bots import neural_ladder
+from kutnahora.clients.tournament.results import GameRecord
+
+LADDER = ["--bots", "random,greedy", "--players", "2,4", "--games", "6", "--games4", "0", "--seed", "3"]
+
+
+def games(report: dict[str, Any]) -> list[tuple[int, int, list[str], list[int] | None, list[int]]]:
+    """What a report says of each game: index, seed, seats, scores, winners."""
+    return [
+        (r["index"], r["seed"], r["bots"], r["scores"], r["winners"])
+        for part in report["by_players"].values()
+        for r in part["records"]
+    ]
+
+
+def test_a_stopped_ladder_goes_on_from_its_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = tmp_path / "whole.json"
+    assert neural_ladder.main([*LADDER, "--json", str(whole)]) == 0
+    expected = json.loads(whole.read_text())
+
+    played: list[int] = []
+    real_play = neural_ladder.play
+
+    def play_then_stop(bots: list[str], seed: int, index: int, clock: neural_ladder.Clock) -> GameRecord:
+        if len(played) == 4:
+            raise KeyboardInterrupt
+        played.append(index)
+        return real_play(bots, seed, index, clock)
+
+    stopped = tmp_path / "stopped.json"
+    monkeypatch.setattr(neural_ladder, "play", play_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        neural_ladder.main([*LADDER, "--json", str(stopped)])
+    first = json.loads(stopped.read_text())
+    assert len(first["by_players"]["2"]["records"]) == 4
+
+    played.clear()
+    monkeypatch.setattr(neural_ladder, "play", lambda *a: (played.append(a[2]), real_play(*a))[1])
+    assert neural_ladder.main([*LADDER, "--json", str(stopped), "--resume"]) == 0
+    assert played == [4, 5], "only the games the report did not hold were played"
+    resumed = json.loads(stopped.read_text())
+    assert games(resumed) == games(expected)
+    assert resumed["by_players"]["2"]["head_to_head"] == expected["by_players"]["2"]["head_to_head"]
+    decisions = [
+        {bot: c["decisions"] for bot, c in r["by_players"]["2"]["clock"].items()} for r in (resumed, expected)
+    ]
+    assert decisions[0] == decisions[1], "the kept games' decisions are counted, and the new ones"
+    assert resumed["date"] == first["date"] and len(resumed["resumed"]) == 1
+
+
+def test_resume_refuses_another_ladders_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "ladder.json"
+    assert neural_ladder.main([*LADDER, "--json", str(report)]) == 0
+    before = report.read_text()
+    with pytest.raises(SystemExit) as refused:
+        neural_ladder.main([*LADDER[:-1], "4", "--json", str(report), "--resume"])
+    assert refused.value.code == 2
+    assert "was played with seed 3, not 4" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        neural_ladder.main([*LADDER, "--json", str(report)])
+    assert "exists: --resume to go on from it" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        neural_ladder.main([*LADDER, "--json", str(tmp_path / "none.json"), "--resume"])
+    assert "does not exist" in capsys.readouterr().err
+    assert report.read_text() == before, "a refused run leaves the report as it was"
+
+
+def test_weights_and_guide_each_replace_only_their_bots_network(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "missing.npz")
+    quick = ["--players", "2", "--games", "1"]
+    # --weights is the policy bots' file: neural-mcts keeps the shipped guide and plays.
+    assert neural_ladder.main(["--bots", "neural-mcts:3,random", *quick, "--weights", missing]) == 0
+    assert neural_ladder.main(["--bots", "neural,random", *quick, "--guide", missing]) == 0
+    for bots, option in (("neural-mcts:3,random", "--guide"), ("neural,random", "--weights")):
+        with pytest.raises(SystemExit) as refused:
+            neural_ladder.main(["--bots", bots, *quick, option, missing])
+        assert refused.value.code == 2
+        assert "cannot play" in capsys.readouterr().err

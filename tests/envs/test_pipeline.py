@@ -1,0 +1,77 @@
+"""kutnahora-train pipeline: one command runs PPO, expert iteration from its network and a first match, in
+one run folder; stopped in a stage, ``--resume`` goes on from that stage without redoing the ones done; it
+writes nothing outside its folder and refuses a folder that holds something."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from kutnahora.envs import network, training
+
+torch = pytest.importorskip("torch")
+
+
+def test_the_pipeline_stopped_in_a_stage_goes_on_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    shipped = {p: p.read_bytes() for p in (network.WEIGHTS, network.GUIDE)}
+    real_main = training.main
+    called: list[str] = []
+    stops = [True]
+
+    def stopped_in_distill(argv: Sequence[str]) -> int:
+        called.append(argv[0])
+        if argv[0] == "distill" and stops:
+            stops.clear()
+            raise KeyboardInterrupt  # a Ctrl-C in the second stage, once
+        return real_main(argv)
+
+    monkeypatch.setattr(training, "main", stopped_in_distill)
+    command = ["pipeline", "--smoke", "--no-progress", "--run", str(run), "--seed", "2"]
+    with pytest.raises(KeyboardInterrupt):
+        real_main(command)
+    record = json.loads((run / "pipeline.json").read_text())
+    assert record["stages"]["ppo"]["done"] and not record["stages"]["distill"]["done"]
+    assert (run / "neural.npz").exists() and not (run / "guide.npz").exists()
+
+    called.clear()
+    assert real_main(["pipeline", "--run", str(run), "--resume", "--no-progress"]) == 0
+    assert called == ["distill", "export"], "PPO, done, is not run again"
+    out = capsys.readouterr().out
+    assert "stage 1/3, ppo: done" in out and "to play them as the shipped networks" in out
+    record = json.loads((run / "pipeline.json").read_text())
+    assert all(stage["done"] for stage in record["stages"].values())
+    assert record["options"]["seed"] == 2 and len(record["commands"]) == 2
+    assert record["seconds"] == pytest.approx(sum(s["seconds"] for s in record["stages"].values()), abs=0.2)
+    distilled = record["stages"]["distill"]["commands"]
+    assert sum(c.startswith("kutnahora-train distill") for c in distilled) == 2
+    assert f"--init {run / 'neural.npz'}" in distilled[0], "expert iteration starts from the PPO network"
+
+    # Both networks load as the bots read them; the guide records the command that made it.
+    for name in ("neural.npz", "guide.npz"):
+        net = network.load(run / name)
+        assert net.actions > 0 and net.meta["samples"] > 0
+    assert json.loads((run / "guide.json").read_text())["trained_by"][0].startswith("kutnahora-train distill")
+    # The first match played the new networks: the guided search against the search bot, and the policy
+    # alone against greedy, two players.
+    match = json.loads((run / "match.json").read_text())
+    assert match["options"]["guide"] == str(run / "guide.npz") and match["by_players"]["2"]["games"] == 2
+    policy = json.loads((run / "policy.json").read_text())
+    assert policy["options"]["weights"] == str(run / "neural.npz") and policy["bots"] == ["neural", "greedy"]
+    assert {p: p.read_bytes() for p in shipped} == shipped, "the shipped networks are not touched"
+
+
+def test_the_pipeline_refuses_what_it_cannot_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "kept.txt").write_text("a file of somebody's")
+    assert training.main(["pipeline", "--smoke", "--run", str(tmp_path)]) == 2
+    assert "is not empty" in capsys.readouterr().err
+    assert training.main(["pipeline", "--run", str(tmp_path / "new"), "--resume"]) == 2
+    assert "no pipeline.json to resume from" in capsys.readouterr().err
+    assert training.main(["pipeline", "--run", str(tmp_path / "new"), "--learner-games", "2"]) == 2
+    assert "--learner-games is a share" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.txt"]
