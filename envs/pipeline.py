@@ -50,10 +50,12 @@ def add_parser(commands: Any, stamp: str) -> None:
     """The ``pipeline`` subcommand of ``kutnahora-train``."""
     parser = commands.add_parser(
         "pipeline",
-        help="both networks of neural-mcts from scratch: PPO, then expert iteration, then a first match",
-        description="From scratch to neural-mcts's two networks in one run folder: PPO self-play "
-        "(ppo/ → neural.npz), expert iteration from it (distill/ → guide.npz), then a short match of the "
-        "guided search against mcts:100 and of the policy against greedy. Every stage resumes.",
+        help="both networks from scratch: PPO (neural's), then expert iteration from it (neural-mcts's "
+        "guide), then a first match",
+        description="From scratch to both networks in one run folder: PPO self-play (ppo/ → neural.npz, "
+        "the network neural plays), expert iteration from it (distill/ → guide.npz, the guide neural-mcts "
+        "searches with), then a short match of the guided search against mcts:100 and of the policy "
+        "against greedy. Every stage resumes.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
