@@ -28,6 +28,7 @@ from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import DEFAULT_EXEMPT
 from kutnahora.plumbing.errors import StartupError, StoreError
+from kutnahora.plumbing.keepalive import ACCEPT_PINGS, DEFAULT_SECONDS, DEFAULT_TIMEOUT_SECONDS, server_pings
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.plumbing.signals import Signals
 from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
@@ -67,6 +68,10 @@ class ArenaConfig:
     metrics_host: str = "127.0.0.1"
     metrics_port: int | None = None
     grace_seconds: float = 5.0
+    keepalive_seconds: float = DEFAULT_SECONDS
+    """Seconds between the arena's pings on each connection (0: none)."""
+    keepalive_timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    """Seconds the arena waits for the answer to its ping before closing the connection and its streams."""
 
 
 class Arena:
@@ -171,11 +176,10 @@ async def create_arena(address: str, config: ArenaConfig) -> tuple[Arena, int]:
     server = grpc.aio.server(
         options=[
             ("grpc.so_reuseport", 0),
-            # Bots hold Seek and StreamEvents streams open for long, quiet stretches, their connections
-            # kept alive by pings (the SDK's every 20 s): allow them, at most one every 10 s, as the game
-            # server does, rather than closing the connection after two.
-            ("grpc.keepalive_permit_without_calls", 1),
-            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+            # Bots hold Seek and StreamEvents streams open for long, quiet stretches: their pings are
+            # accepted, and the arena's own find the bots that vanished, whose streams it then closes.
+            *ACCEPT_PINGS,
+            *server_pings(config.keepalive_seconds, config.keepalive_timeout_seconds),
         ]
     )
     port = server.add_insecure_port(address)

@@ -31,6 +31,7 @@ from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import DEFAULT_EXEMPT, parse_exempt, show_exempt
 from kutnahora.plumbing.errors import StartupError, StoreError
+from kutnahora.plumbing.keepalive import DEFAULT_SECONDS, DEFAULT_TIMEOUT_SECONDS
 
 ENV_PREFIX = "KUTNAHORA_ARENA_"
 
@@ -158,6 +159,21 @@ def build_parser() -> argparse.ArgumentParser:
         _optional_port,
         "port of the /metrics endpoint ('off' disables it)",
     )
+    add(
+        "--keepalive",
+        "KEEPALIVE",
+        DEFAULT_SECONDS,
+        float,
+        "seconds between the arena's pings on each connection; one that does not answer within "
+        "--keepalive-timeout is closed and its Seek and StreamEvents streams with it (0: no pings)",
+    )
+    add(
+        "--keepalive-timeout",
+        "KEEPALIVE_TIMEOUT",
+        DEFAULT_TIMEOUT_SECONDS,
+        float,
+        "seconds the arena waits for a connection to answer its ping",
+    )
     add("--log-format", "LOG_FORMAT", "json", str, "log lines as json or console")
     add("--log-level", "LOG_LEVEL", "info", str, "debug, info, warning or error")
     return parser
@@ -184,6 +200,11 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         exempt = parse_exempt(args.quota_exempt)
     except ValueError as error:
         raise SystemExit(f"kutnahora-arena: --quota-exempt: {error}") from None
+    if args.keepalive < 0 or args.keepalive_timeout <= 0:
+        raise SystemExit(
+            "kutnahora-arena: --keepalive must be 0 (no pings) or more seconds and --keepalive-timeout more "
+            f"than 0, not {args.keepalive:g} and {args.keepalive_timeout:g}"
+        )
     servers = [s.strip() for s in args.server.split(",") if s.strip()]
     if not servers:
         raise SystemExit("kutnahora-arena: name at least one game server with --server")
@@ -215,6 +236,8 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         lost_after_seconds=args.lost_after,
         metrics_host=args.metrics_host,
         metrics_port=args.metrics_port,
+        keepalive_seconds=args.keepalive,
+        keepalive_timeout_seconds=args.keepalive_timeout,
     )
 
 

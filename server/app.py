@@ -21,6 +21,7 @@ from kutnahora.engine import RULES_VERSION, components_hash, default_components
 from kutnahora.plumbing import health as health_service
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.errors import StartupError
+from kutnahora.plumbing.keepalive import ACCEPT_PINGS, server_pings
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.hub import GameHub
@@ -130,21 +131,21 @@ PENDING_REQUESTS_HARD_LIMIT = 32_768
 
 
 def server_options(config: ServerConfig) -> list[tuple[str, int]]:
-    """gRPC's channel arguments for the server: message sizes, keepalive, and the connection age."""
+    """gRPC's channel arguments for the server: message sizes, pings both ways
+    (:mod:`kutnahora.plumbing.keepalive`), and the connection age."""
     limit = config.limits.max_message_bytes
     options = [
         ("grpc.so_reuseport", 0),
         ("grpc.max_receive_message_length", limit),
         ("grpc.max_send_message_length", max(limit, 16 << 20)),
-        # Clients may keep an idle connection alive with pings, at most one every 10 s.
-        ("grpc.keepalive_permit_without_calls", 1),
-        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        *ACCEPT_PINGS,
         # Calls that arrived and wait for the server to take them up: gRPC cancels, with a bare CANCELLED,
         # calls that arrive while more than 1,000 wait (its default), so a burst of a few thousand Play
         # streams opened at once lost a third of them. These limits let such a burst queue instead.
         ("grpc.server.max_pending_requests", PENDING_REQUESTS),
         ("grpc.server.max_pending_requests_hard_limit", PENDING_REQUESTS_HARD_LIMIT),
     ]
+    options += server_pings(config.keepalive_seconds, config.keepalive_timeout_seconds)
     if config.max_connection_age_seconds > 0:
         options.append(("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)))
         options.append(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kutnahora.engine.components import ComponentSet
-from kutnahora.plumbing import callers
+from kutnahora.plumbing import callers, keepalive
 from kutnahora.server import collector
 from kutnahora.server.settings import setting
 
@@ -362,6 +362,27 @@ class ServerConfig:
         "MAX_CONNECTION_AGE_GRACE",
         "seconds the calls of a connection past its age may run on before they are cancelled",
         doc="`grpc.max_connection_age_grace_ms`",
+        parse=float,
+        metavar="SECONDS",
+    )
+    # The server's pings find clients that vanished without closing their connections
+    # (kutnahora.plumbing.keepalive), whose streams would otherwise hold their places for ever.
+    keepalive_seconds: float = setting(
+        keepalive.DEFAULT_SECONDS,
+        "--keepalive",
+        "KEEPALIVE",
+        "seconds between the server's pings on each connection; one that does not answer within "
+        "--keepalive-timeout is closed, its streams cancelled and their places freed (0: no pings)",
+        doc="`grpc.keepalive_time_ms` (see below)",
+        parse=float,
+        metavar="SECONDS",
+    )
+    keepalive_timeout_seconds: float = setting(
+        keepalive.DEFAULT_TIMEOUT_SECONDS,
+        "--keepalive-timeout",
+        "KEEPALIVE_TIMEOUT",
+        "seconds the server waits for a client to answer its ping",
+        doc="`grpc.keepalive_timeout_ms`",
         parse=float,
         metavar="SECONDS",
     )

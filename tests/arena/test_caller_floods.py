@@ -30,6 +30,7 @@ from kutnahora.plumbing.callers import parse_exempt
 from kutnahora.plumbing.errors import ServiceError
 from kutnahora.v1 import arena_service_pb2 as pb
 from tests.arena.conftest import StartArena, stub, two_callers
+from tests.frozen_client import FROZEN_ARENA_WATCHER, frozen
 from tests.status_details import refusal
 
 ADMIN = "arena-admin-secret"
@@ -247,6 +248,28 @@ async def test_opening_many_streams_at_once_gets_only_the_cap(start_arena: Start
             call.cancel()
         for task in pending:
             task.cancel()
+
+
+async def test_a_frozen_bot_gives_back_its_streams_when_it_misses_a_ping(start_arena: StartArena) -> None:
+    """A bot whose process stops with its StreamEvents open (SIGSTOP: its kernel still answers for the
+    socket) holds its caller's only stream; the arena's pings find it gone, close its connection, and
+    the caller may open a stream again."""
+    arena = await start_arena(
+        "--quota-exempt", "none", "--caller-streams", "1", "--keepalive", "1", "--keepalive-timeout", "1"
+    )
+    quotas = arena.servicer.quotas
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{arena.port}") as channel:
+        client = stub(channel)
+        key = (await client.RegisterBot(pb.RegisterBotRequest(name="frozen"))).api_key
+        async with frozen(FROZEN_ARENA_WATCHER, f"127.0.0.1:{arena.port}", key):
+            assert quotas.streams(ATTACKER) == 1
+            held = client.StreamEvents(pb.StreamEventsRequest(), metadata=bearer(key))
+            assert await held.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, "the frozen bot holds the cap"
+            await until(lambda: quotas.streams(ATTACKER) == 0, "the frozen bot's stream given back")
+            again = client.StreamEvents(pb.StreamEventsRequest(), metadata=bearer(key))
+            await asyncio.wait_for(again.initial_metadata(), 10)  # live: the arena let it in
+            assert quotas.streams(ATTACKER) == 1
+            again.cancel()
 
 
 async def games_played(arena: Arena, name: str, bots: int, games: int) -> list[int]:

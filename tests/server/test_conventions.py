@@ -13,10 +13,11 @@ import pytest
 
 import kutnahora
 from kutnahora import engine
-from kutnahora.server.config import ServerConfig
+from kutnahora.server.config import Limits, ServerConfig
 from kutnahora.server.main import build_parser, config_from_args
 from kutnahora.v1 import admin_service_pb2, play_service_pb2
-from tests.server.conftest import NO_CLOCK, StartServer
+from tests.frozen_client import FROZEN_WATCHER, frozen
+from tests.server.conftest import NO_CLOCK, Client, StartServer
 
 
 async def test_build_info_and_the_server_version_come_from_the_package(start_server: StartServer) -> None:
@@ -60,6 +61,44 @@ async def test_without_an_age_a_quiet_stream_stays_open(start_server: StartServe
     with pytest.raises(asyncio.TimeoutError):
         await asyncio.wait_for(watch.read(), 2.0)
     watch.cancel()
+
+
+async def watch_refused(client: Client, game_id: str) -> bool:
+    """Whether a new watch stream on ``game_id`` is refused for want of a place (else it is opened and
+    closed again)."""
+    watch = client.play.WatchGame(play_service_pb2.WatchGameRequest(game_id=game_id))
+    try:
+        await watch.read()
+    except grpc.aio.AioRpcError as error:
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error.details()
+        return True
+    watch.cancel()
+    return False
+
+
+@pytest.mark.parametrize("keepalive", [1.0, 0.0])
+async def test_a_frozen_watcher_gives_back_its_place_when_it_misses_a_ping(
+    start_server: StartServer, keepalive: float
+) -> None:
+    """A watcher whose process stops (SIGSTOP, as a crash under a debugger or a suspended laptop leaves
+    it: its kernel still answers for the socket) holds the server's only watch place; the server's pings
+    find it gone and close its connection, and the place is another's. Without pings it holds the place."""
+    config = ServerConfig.in_memory(
+        clock=NO_CLOCK,
+        limits=Limits(max_watchers=1),
+        keepalive_seconds=keepalive,
+        keepalive_timeout_seconds=1.0,
+    )
+    server, client = await start_server(config)
+    game_id, _, _ = await client.new_game(players=2, seed=5)
+    async with frozen(FROZEN_WATCHER, f"127.0.0.1:{server.port}", game_id):
+        assert await watch_refused(client, game_id), "the frozen watcher holds the only place"
+        for _ in range(12):
+            await asyncio.sleep(0.5)
+            if not await watch_refused(client, game_id):
+                break
+        freed = not await watch_refused(client, game_id)
+    assert freed == (keepalive > 0), "the place is freed by the pings, and only by them"
 
 
 def test_the_connection_age_flags_and_variables(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,43 @@
+"""HTTP/2 pings on the services' connections, both ways, as gRPC's channel arguments.
+
+Bots hold streams open through long, quiet stretches, their connections kept alive by their own pings
+(the SDK's every 20 s): a server accepts them, at most one every 10 s, rather than closing the connection
+after two (:data:`ACCEPT_PINGS`). And a server pings its clients (:func:`server_pings`): gRPC's server
+sends no pings by default (its keepalive time is two hours), so the streams of a client that vanished
+without closing its connection (a frozen process, a machine gone, a cable pulled) would hold their places,
+and their caller's share of them, until the operating system gave up on the socket, which for a stopped
+process whose kernel still answers for it is never.
+"""
+
+from __future__ import annotations
+
+ACCEPT_PINGS: list[tuple[str, int]] = [
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+]
+"""Clients may keep an idle connection alive with pings, at most one every 10 s (a client that pings more
+often is disconnected with ``ENHANCE_YOUR_CALM``)."""
+
+DEFAULT_SECONDS = 60.0
+"""Seconds between a server's pings on each connection, by default."""
+
+DEFAULT_TIMEOUT_SECONDS = 20.0
+"""Seconds a server waits for the answer to its ping, by default."""
+
+
+def server_pings(seconds: float, timeout_seconds: float) -> list[tuple[str, int]]:
+    """The channel arguments of a server that pings each connection every ``seconds`` and closes one whose
+    ping goes unanswered for ``timeout_seconds``, cancelling its calls (none for 0 seconds: gRPC's two
+    hours). Pings go on while a stream stays quiet: gRPC would otherwise stop after two pings without
+    data."""
+    if seconds <= 0:
+        return []
+    timeout_ms = max(1, int(timeout_seconds * 1000))
+    return [
+        ("grpc.keepalive_time_ms", max(1, int(seconds * 1000))),
+        ("grpc.keepalive_timeout_ms", timeout_ms),
+        # gRPC core times the answer to a ping by this argument too: with the keepalive timeout alone, a
+        # stopped client's connection was still open 40 s later.
+        ("grpc.http2.ping_timeout_ms", timeout_ms),
+        ("grpc.http2.max_pings_without_data", 0),
+    ]
