@@ -730,6 +730,13 @@ def add_parser(commands: Any, stamp: str) -> None:
     parser.add_argument("--eval-opponent", default="mcts:100", help="the bot the search is evaluated against")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games and the network's training")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=0.0,
+        help="stop after the iteration that ends past this many minutes of this command (0: no limit); "
+        "--resume goes on",
+    )
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     parser.add_argument(
         "--smoke", action="store_true", help="the pipeline end to end in seconds (tiny budgets, not learning)"
@@ -745,6 +752,9 @@ def command(args: argparse.Namespace, text: str, words: Sequence[str]) -> int:
         for key, value in SMOKE.items():
             if key not in given:
                 setattr(args, key, value)
+    if args.minutes < 0:
+        print("kutnahora-train: --minutes must be 0 (no limit) or more", file=sys.stderr)
+        return 2
     try:
         return _run(args, text, given)
     except ValueError as error:
@@ -947,7 +957,11 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
         )
         if existing:
             log(f"{len(existing):,} games, {samples:,} samples in {data}")
+        began = time.monotonic()
         while iteration < config["iterations"]:
+            if args.minutes > 0 and time.monotonic() - began >= 60 * args.minutes:
+                log(f"stopped after {args.minutes:g} minutes (--minutes); --resume goes on")
+                break
             started = generating_since = time.perf_counter()
             tasks = []
             for game in range(games, games + config["games_per_iteration"]):

@@ -42,6 +42,10 @@ from typing import Any
 
 STAGES = ("ppo", "distill", "match")
 
+RESERVE_MINUTES = 15
+"""Minutes of ``--hours`` expert iteration leaves: the match's (about 8 with the defaults) and an
+iteration under way at its deadline (about 5)."""
+
 SMOKE_MATCH = "neural-mcts:4,mcts:4"
 """The smoke run's match: the same bots with tiny budgets."""
 
@@ -78,6 +82,13 @@ def add_parser(commands: Any, stamp: str) -> None:
     parser.add_argument(
         "--policy-games", type=int, default=40, help="two-player games of the policy against greedy (0: none)"
     )
+    parser.add_argument(
+        "--hours",
+        type=float,
+        default=3.0,
+        help="the whole run's budget: expert iteration stops early (after an iteration) to leave "
+        f"{RESERVE_MINUTES} minutes of it for the match",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of every stage")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
     parser.add_argument(
@@ -94,6 +105,7 @@ OPTIONS = (
     "match_bots",
     "match_games",
     "policy_games",
+    "hours",
     "seed",
     "smoke",
 )
@@ -109,6 +121,7 @@ def stage_arguments(config: dict[str, Any], folder: Path, progress: bool) -> dic
     ppo = ["run", "--run", str(folder / "ppo"), *seed, *quiet, *smoke]
     if not config["smoke"]:
         ppo += ["--samples", str(config["ppo_samples"])]
+    rounds = str(config["distill_iterations"])
     distill = [
         "distill",
         "--run",
@@ -122,15 +135,16 @@ def stage_arguments(config: dict[str, Any], folder: Path, progress: bool) -> dic
         *smoke,
     ]
     if not config["smoke"]:
-        distill += [
-            "--searcher",
-            config["searcher"],
-            "--iterations",
-            str(config["distill_iterations"]),
-            "--workers",
-            str(config["workers"]),
-        ]
+        # One evaluation, at the end: the match after it measures the bot the guide is for.
+        distill += ["--searcher", config["searcher"], "--iterations", rounds]
+        distill += ["--workers", str(config["workers"]), "--eval-every", rounds, "--eval-games", "4"]
     return {"ppo": ppo, "distill": distill}
+
+
+def distill_minutes(config: dict[str, Any], spent_seconds: float) -> float:
+    """The minutes expert iteration may take: what ``--hours`` leaves after the time spent so far and the
+    reserve (at least one, so that a run over its budget still makes an iteration)."""
+    return max(1.0, 60 * float(config["hours"]) - spent_seconds / 60 - RESERVE_MINUTES)
 
 
 def match_arguments(config: dict[str, Any], folder: Path) -> list[list[str]]:
@@ -170,6 +184,9 @@ def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | 
         if getattr(args, name) < 1:
             print(f"kutnahora-train: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return None
+    if args.hours <= 0:
+        print("kutnahora-train: --hours must be more than 0", file=sys.stderr)
+        return None
     if not 0 <= args.learner_games <= 1 or args.match_games < 0 or args.policy_games < 0:
         print(
             "kutnahora-train: --learner-games is a share from 0 to 1, and the match's games are 0 or more",
@@ -220,6 +237,9 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
                 if not resume and stage_folder.exists():
                     shutil.rmtree(stage_folder)  # stopped before its first checkpoint: start it again
                 argv = [*arguments[name], *(["--resume"] if resume else [])]
+                if name == "distill" and not config["smoke"]:
+                    spent = sum(s["seconds"] for s in record["stages"].values())
+                    argv += ["--minutes", f"{distill_minutes(config, spent):.1f}"]
                 stage["commands"].append("kutnahora-train " + " ".join(argv))
                 code = train(argv)
                 if code == 0:

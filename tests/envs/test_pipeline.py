@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kutnahora.envs import network, training
+from kutnahora.envs.pipeline import OPTIONS, RESERVE_MINUTES, distill_minutes, stage_arguments
 
 torch = pytest.importorskip("torch")
 
@@ -75,3 +76,38 @@ def test_the_pipeline_refuses_what_it_cannot_do(tmp_path: Path, capsys: pytest.C
     assert training.main(["pipeline", "--run", str(tmp_path / "new"), "--learner-games", "2"]) == 2
     assert "--learner-games is a share" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.txt"]
+
+
+def test_the_full_run_budgets_expert_iteration_by_the_hours_left(tmp_path: Path) -> None:
+    """Unlike the smoke, the full run searches with the search bot for the rounds asked, evaluates once at
+    the end, and gives expert iteration what ``--hours`` leaves after the stages before and the reserve."""
+    config = {key: None for key in OPTIONS} | {
+        "ppo_samples": 115_000,
+        "distill_iterations": 29,
+        "searcher": "mcts:100",
+        "learner_games": 0.5,
+        "workers": 2,
+        "hours": 3.0,
+        "seed": 1,
+        "smoke": False,
+    }
+    stages = stage_arguments(config, tmp_path, progress=False)
+    assert stages["ppo"][-2:] == ["--samples", "115000"]
+    distill = " ".join(stages["distill"])
+    for part in ("--searcher mcts:100", "--iterations 29", "--eval-every 29", "--learner-games 0.5"):
+        assert part in distill
+    assert distill_minutes(config, 30 * 60) == 180 - 30 - RESERVE_MINUTES
+    assert distill_minutes(config, 4 * 3600) == 1.0, "over budget, still one iteration"
+
+
+def test_distill_stops_after_its_minutes_and_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "distill"
+    smoke = ["distill", "--smoke", "--no-progress", "--run", str(run), "--iterations", "3"]
+    assert training.main([*smoke, "--minutes", "0.0001"]) == 0
+    assert "stopped after 0.0001 minutes" in capsys.readouterr().out
+    assert len(json.loads((run / "history.json").read_text())) == 1, "the iteration under way finished"
+    assert training.main([*smoke, "--resume"]) == 0
+    assert [h["iteration"] for h in json.loads((run / "history.json").read_text())] == [1, 2, 3]
+    assert training.main([*smoke[:-2], "--minutes", "-1"]) == 2
