@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 import grpc.aio
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health, health_pb2
 from prometheus_client import start_http_server
 
 from kutnahora.arena.house import HouseBot, HouseBots
@@ -25,10 +25,12 @@ from kutnahora.arena.quotas import ArenaQuotas
 from kutnahora.arena.servers import GameServers
 from kutnahora.arena.service import ArenaServicer
 from kutnahora.arena.store import ArenaStore
+from kutnahora.plumbing import health as health_service
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import DEFAULT_EXEMPT
 from kutnahora.plumbing.errors import StartupError, StoreError
 from kutnahora.plumbing.keepalive import ACCEPT_PINGS, DEFAULT_SECONDS, DEFAULT_TIMEOUT_SECONDS, server_pings
+from kutnahora.plumbing.probes import ProbeGuard
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.plumbing.signals import Signals
 from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
@@ -117,8 +119,11 @@ class Arena:
         generated: Any = arena_service_pb2_grpc  # the generated gRPC code is untyped
         generated.add_ArenaServiceServicer_to_server(self.servicer, server)
         self.health: Any = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
-        add_reflection(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
+        guard = ProbeGuard(on_refusal=lambda limit: self.metrics.refusals.labels(reason=limit).inc())
+        server.add_generic_rpc_handlers((health_service.handler(self.health, guard),))
+        add_reflection(
+            server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), guard
+        )
         self.house = HouseBots(config.house_bots, self.store, sorted(config.pools), log)
         self.metrics_port: int | None = None
         self._metrics_server: Any = None

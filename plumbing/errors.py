@@ -17,7 +17,7 @@ import grpc
 
 class Reason(StrEnum):
     """Why a request was refused: the label of metrics and log lines. Several may share one wire reason
-    (``max_games``, ``max_watchers`` and ``max_players`` are all ``LIMIT_REACHED``)."""
+    (``max_games``, ``max_watchers``, ``max_players`` and ``probe_streams`` are all ``LIMIT_REACHED``)."""
 
     STALE_VERSION = "stale_version"
     NOT_YOUR_TURN = "not_your_turn"
@@ -35,6 +35,7 @@ class Reason(StrEnum):
     MAX_GAMES = "max_games"
     MAX_WATCHERS = "max_watchers"
     MAX_PLAYERS = "max_players"
+    PROBE_STREAMS = "probe_streams"
     STORE_ERROR = "store_error"
     ENGINE_ERROR = "engine_error"
     REBUILD_FAILED = "rebuild_failed"

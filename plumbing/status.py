@@ -34,6 +34,7 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.COMPONENTS_MISMATCH: game_pb2.REJECT_REASON_COMPONENTS_MISMATCH,
     Reason.MAX_GAMES: game_pb2.REJECT_REASON_LIMIT_REACHED,
     Reason.MAX_WATCHERS: game_pb2.REJECT_REASON_LIMIT_REACHED,
+    Reason.PROBE_STREAMS: game_pb2.REJECT_REASON_LIMIT_REACHED,
     Reason.MAX_PLAYERS: game_pb2.REJECT_REASON_LIMIT_REACHED,
     Reason.STORE_ERROR: game_pb2.REJECT_REASON_STORE_UNAVAILABLE,
     Reason.ENGINE_ERROR: game_pb2.REJECT_REASON_SERVER_FAULT,
@@ -54,7 +55,7 @@ REJECT_REASONS: dict[Reason, Any] = {
 
 ERROR_DOMAIN = "kutnahora.v1"
 """The ``google.rpc.ErrorInfo.domain`` of every refusal."""
-_LIMITS = {Reason.MAX_GAMES, Reason.MAX_WATCHERS, Reason.MAX_PLAYERS}
+_LIMITS = {Reason.MAX_GAMES, Reason.MAX_WATCHERS, Reason.MAX_PLAYERS, Reason.PROBE_STREAMS}
 
 
 def error_info_reason(error: ServiceError) -> str:

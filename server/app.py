@@ -22,6 +22,7 @@ from kutnahora.plumbing import health as health_service
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.errors import StartupError
 from kutnahora.plumbing.keepalive import ACCEPT_PINGS, server_pings
+from kutnahora.plumbing.probes import ProbeGuard
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.hub import GameHub
@@ -177,10 +178,12 @@ async def create_server(
     server = grpc.aio.server(options=server_options(config))
     server.add_generic_rpc_handlers(tuple(service.handlers()))
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
-    server.add_generic_rpc_handlers((health_service.handler(health_servicer),))
+    guard = ProbeGuard(on_refusal=lambda limit: metrics.refused.labels(limit=limit).inc())
+    server.add_generic_rpc_handlers((health_service.handler(health_servicer, guard),))
     add_reflection(
         server,
         (*KutnaHoraService.service_names(), health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
+        guard,
     )
     if config.tls_cert and config.tls_key:
         with open(config.tls_key, "rb") as key_file, open(config.tls_cert, "rb") as cert_file:

@@ -35,6 +35,8 @@ LIMITS = (
     "caller_games",
     "caller_rate",
     "overloaded",
+    "probe_rate",
+    "probe_streams",
 )
 REJECT_REASONS = (
     "stale_version",
