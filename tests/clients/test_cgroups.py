@@ -121,6 +121,19 @@ def test_a_dead_runners_groups_are_reclaimed_by_the_next(cgroups: Cgroups) -> No
     assert all(parent.exists() for parent in cgroups.parents)  # a live runner's groups stay
 
 
+def running_bot(runner_group: Path) -> list[int]:
+    """The processes of one bot group of the runner's that holds any (none yet: empty). A bot's group is
+    removed when its game ends, so one listed may be gone by the time it is read: it is passed over."""
+    for bot in runner_group.glob("bot-*"):
+        try:
+            pids = [int(p) for p in (bot / "cgroup.procs").read_text().split()]
+        except FileNotFoundError:
+            continue
+        if pids:
+            return pids
+    return []
+
+
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 def test_an_interrupted_runner_removes_its_groups_and_stops_its_bots(
     cgroups: Cgroups, tmp_path: Path
@@ -140,12 +153,11 @@ def test_an_interrupted_runner_removes_its_groups_and_stops_its_bots(
     groups = [parent.parent / f"{RUNNER_PREFIX}{runner.pid}" for parent in cgroups.parents]
     try:
         deadline = time.monotonic() + 120
-        bots: list[Path] = []
-        while time.monotonic() < deadline and not bots:
-            bots = [b for b in groups[0].glob("bot-*") if (b / "cgroup.procs").read_text().split()]
+        pids: list[int] = []
+        while time.monotonic() < deadline and not pids:
+            pids = running_bot(groups[0])
             time.sleep(0.2)
-        assert bots, "no bot ever ran in a group of the runner's"
-        pids = [int(p) for p in (bots[0] / "cgroup.procs").read_text().split()]
+        assert pids, "no bot ever ran in a group of the runner's"
         runner.send_signal(signal.SIGTERM)
         output = runner.communicate(timeout=60)[0]
     finally:
