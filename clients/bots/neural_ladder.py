@@ -30,10 +30,11 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from rich import box
@@ -53,17 +54,20 @@ DEFAULT_BOTS = "random,greedy,mcts:25,mcts:100,mcts:400,neural,neural:300,neural
 SeatPlayer = Callable[[GameState, int], Option]
 
 
-NETWORKS: dict[str, Path] = {}
-"""Other weights files than the shipped ones, when set: ``"policy"`` for ``neural`` and ``neural:N``
-(``--weights``), ``"guide"`` for ``neural-mcts`` (``--guide``)."""
+Networks = Mapping[str, Path]
+"""Other weights files than the shipped ones: ``"policy"`` for ``neural`` and ``neural:N`` (``--weights``),
+``"guide"`` for ``neural-mcts`` (``--guide``); a bot whose key is missing plays the shipped one."""
+
+SHIPPED: Networks = MappingProxyType({})
+"""The shipped networks for every neural bot."""
 
 
-def seat_player(name: str, seed: int) -> SeatPlayer:
+def seat_player(name: str, seed: int, networks: Networks = SHIPPED) -> SeatPlayer:
     """A built-in bot deciding in process: from the engine's observation when it reads one (``mcts``,
     ``neural``), else from the wire observation the server would send (``greedy``, ``random``)."""
     bot = make_bot(name, seed)
     weights = (
-        NETWORKS.get("policy" if bot.candidates is None else "guide") if isinstance(bot, NeuralBot) else None
+        networks.get("policy" if bot.candidates is None else "guide") if isinstance(bot, NeuralBot) else None
     )
     if isinstance(bot, NeuralBot) and weights is not None:
         bot = NeuralBot(
@@ -107,9 +111,12 @@ class Clock:
         )
 
 
-def play(bots: Sequence[str], seed: int, index: int, clock: Clock) -> GameRecord:
-    """One game, seat ``s`` played by ``bots[s]``; its record (scores, winners, decisions, seconds)."""
-    players = [seat_player(name, seed * 10 + seat) for seat, name in enumerate(bots)]
+def play(
+    bots: Sequence[str], seed: int, index: int, clock: Clock, networks: Networks = SHIPPED
+) -> GameRecord:
+    """One game, seat ``s`` played by ``bots[s]`` (the neural bots with ``networks``); its record (scores,
+    winners, decisions, seconds)."""
+    players = [seat_player(name, seed * 10 + seat, networks) for seat, name in enumerate(bots)]
     state = new_game(GameOptions(players=len(bots)), seed)
     decisions = 0
     started = time.perf_counter()
@@ -353,11 +360,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--games must be at least 1 and --games4 at least 0")
     if args.json and args.json.exists() and not args.resume:
         parser.error(f"{args.json} exists: --resume to go on from it, or give another --json file")
-    NETWORKS.clear()
-    NETWORKS.update({k: v for k, v in (("policy", args.weights), ("guide", args.guide)) if v is not None})
+    networks = {k: v for k, v in (("policy", args.weights), ("guide", args.guide)) if v is not None}
     for name in bots:
         try:
-            seat_player(name, 0)  # a missing or unreadable weights file fails here, before any game
+            seat_player(name, 0, networks)  # a missing or unreadable weights file fails here, before any game
         except (OSError, ValueError) as error:
             parser.error(f"{name} cannot play: {error}")
     console = Console(width=None if sys.stdout.isatty() else 120)
@@ -400,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if index < len(records):
                     continue
                 seed = game_seed(args.seed, players, index)
-                records.append(play(lineup, seed, index, clock))
+                records.append(play(lineup, seed, index, clock, networks))
                 progress.advance(task)
                 report["by_players"][str(players)] = summary(bots, players, records, clock)
                 if args.json:  # after every game, so a long ladder can be read while it plays

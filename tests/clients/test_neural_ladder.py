@@ -35,11 +35,13 @@ def test_a_stopped_ladder_goes_on_from_its_report(
     played: list[int] = []
     real_play = neural_ladder.play
 
-    def play_then_stop(bots: list[str], seed: int, index: int, clock: neural_ladder.Clock) -> GameRecord:
+    def play_then_stop(
+        bots: list[str], seed: int, index: int, clock: neural_ladder.Clock, networks: neural_ladder.Networks
+    ) -> GameRecord:
         if len(played) == 4:
             raise KeyboardInterrupt
         played.append(index)
-        return real_play(bots, seed, index, clock)
+        return real_play(bots, seed, index, clock, networks)
 
     stopped = tmp_path / "stopped.json"
     monkeypatch.setattr(neural_ladder, "play", play_then_stop)
@@ -92,3 +94,6 @@ def test_weights_and_guide_each_replace_only_their_bots_network(
             neural_ladder.main(["--bots", bots, *quick, option, missing])
         assert refused.value.code == 2
         assert "cannot play" in capsys.readouterr().err
+    # Nothing of a run's options outlives it: the next game in the process plays the shipped networks.
+    record = neural_ladder.play(["neural", "random"], 5, 0, neural_ladder.Clock())
+    assert record.status == "finished"
