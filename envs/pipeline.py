@@ -200,17 +200,11 @@ def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | 
     }
 
 
-def _write(path: Path, record: dict[str, Any]) -> None:
-    """Write the run's record, atomically."""
-    partial = path.with_suffix(".json.part")
-    partial.write_text(json.dumps(record, indent=1) + "\n")
-    partial.replace(path)
-
-
 def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]], int]) -> int:
     """``kutnahora-train pipeline``: run the stages not yet done, recording each one's time; ``train`` is
     ``kutnahora-train``'s own entry point, which runs the training stages."""
     from kutnahora.clients.bots import neural_ladder
+    from kutnahora.envs.training import write_json
 
     folder: Path = args.run
     record_path = folder / "pipeline.json"
@@ -219,7 +213,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
         return 2
     folder.mkdir(parents=True, exist_ok=True)
     record.setdefault("commands", []).append(text)
-    _write(record_path, record)
+    write_json(record_path, record)
     config = record["options"]
     arguments = stage_arguments(config, folder, args.progress)
     exports = {"ppo": folder / "neural.npz", "distill": folder / "guide.npz"}
@@ -255,15 +249,15 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
                     code = code or neural_ladder.main(argv)
         finally:
             stage["seconds"] = round(stage["seconds"] + time.monotonic() - started, 1)
-            _write(record_path, record)
+            write_json(record_path, record)
         if code != 0:
             print(f"kutnahora-train: stage {name} stopped (exit {code}); --resume goes on", file=sys.stderr)
             return code
         stage["done"] = True
-        _write(record_path, record)
+        write_json(record_path, record)
     total = sum(s["seconds"] for s in record["stages"].values())
     record["seconds"] = round(total, 1)
-    _write(record_path, record)
+    write_json(record_path, record)
     print(
         f"done in {total / 3600:.2f} h: "
         + ", ".join(f"{n} {s['seconds'] / 60:.1f} min" for n, s in record["stages"].items())
