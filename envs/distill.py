@@ -84,6 +84,7 @@ from kutnahora.envs.training import (
     git_commit,
     load_numpy,
     match,
+    occupied,
     parse_weights,
     save_network,
     to_numpy,
@@ -788,11 +789,7 @@ def _configure(args: argparse.Namespace, text: str, given: set[str]) -> dict[str
                 config[key] = getattr(args, key)
         config.setdefault("commands", []).append(text)
         return config
-    if folder.exists() and any(folder.iterdir()):
-        print(
-            f"kutnahora-train: {folder} is not empty; give a new --run folder, or --resume to go on",
-            file=sys.stderr,
-        )
+    if occupied(folder):
         return None
     config = {key: getattr(args, key) for key in CONFIG}
     config["hidden"] = [int(h) for h in args.hidden.split(",")]

@@ -167,6 +167,8 @@ def match_arguments(config: dict[str, Any], folder: Path) -> list[list[str]]:
 
 def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | None:
     """The run's record: a new one, or the saved one to resume (``None``: refused, said on stderr)."""
+    from kutnahora.envs.training import occupied
+
     folder: Path = args.run
     if args.resume:
         if not record_path.exists():
@@ -174,11 +176,7 @@ def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | 
             return None
         record: dict[str, Any] = json.loads(record_path.read_text())
         return record
-    if folder.exists() and any(folder.iterdir()):
-        print(
-            f"kutnahora-train: {folder} is not empty; give a new --run folder, or --resume to go on",
-            file=sys.stderr,
-        )
+    if occupied(folder):
         return None
     for name in ("ppo_samples", "distill_iterations", "workers"):
         if getattr(args, name) < 1:

@@ -584,6 +584,18 @@ def draw_curve(
     plt.close(figure)
 
 
+def occupied(folder: Path) -> bool:
+    """Whether a new run may not start in ``folder`` because it holds files already; says so on stderr
+    (a run is never started over another's files: ``--resume`` goes on with them)."""
+    if folder.exists() and any(folder.iterdir()):
+        print(
+            f"kutnahora-train: {folder} is not empty; give a new --run folder, or --resume to go on",
+            file=sys.stderr,
+        )
+        return True
+    return False
+
+
 def write_json(path: Path, value: Any) -> None:
     """Write ``value`` as JSON atomically (a reader never sees half a file)."""
     partial = path.with_suffix(path.suffix + ".part")
@@ -628,11 +640,7 @@ def run(args: argparse.Namespace, command: str) -> int:
         config.setdefault("commands", []).append(command)
         write_json(config_path, config)
     else:
-        if folder.exists() and any(folder.iterdir()):
-            print(
-                f"kutnahora-train: {folder} is not empty; give a new --run folder, or --resume to go on",
-                file=sys.stderr,
-            )
+        if occupied(folder):
             return 2
         config = {
             key: getattr(args, key)

@@ -57,9 +57,11 @@ def test_a_run_refuses_a_folder_that_holds_something(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "precious.txt").write_text("keep me")
-    assert main(["run", "--smoke", "--no-progress", "--run", str(tmp_path)]) == 2
-    assert "not empty" in capsys.readouterr().err
-    assert (tmp_path / "precious.txt").read_text() == "keep me"
+    for command in ("run", "distill"):
+        assert main([command, "--smoke", "--no-progress", "--run", str(tmp_path)]) == 2
+        assert "not empty" in capsys.readouterr().err
+        assert (tmp_path / "precious.txt").read_text() == "keep me"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt"]
     assert main(["run", "--smoke", "--no-progress", "--run", str(tmp_path / "none"), "--resume"]) == 2
     assert main(["export", str(tmp_path / "none")]) == 2
 
