@@ -30,6 +30,7 @@ from typing import Any
 
 from kutnahora.plumbing.callers import Caller, Callers, RateLimiter, rate_refusal
 from kutnahora.plumbing.errors import ServiceError, exhausted
+from kutnahora.plumbing.holds import Holds
 from kutnahora.plumbing.logs import RefusalLines
 
 MAX_CALLERS = 10_000
@@ -66,7 +67,7 @@ class ArenaQuotas:
         self._registrations = RateLimiter(register_rate / 60, register_burst, clock, max_keys=max_callers)
         self._calls = RateLimiter(caller_rate, caller_burst, clock, max_keys=max_callers)
         self._callers = Callers(exempt, tokens)
-        self._streams: dict[str, int] = {}  # caller key -> its open streams (only those > 0)
+        self._streams: Holds[str] = Holds(caller_streams)  # by caller key
         self._lines = RefusalLines(LOG_INTERVAL, clock=clock)
         self._log = log
 
@@ -111,24 +112,18 @@ class ArenaQuotas:
         self.count_call(caller, rpc)
         if caller.exempt:
             return
-        held = self._streams.get(caller.key, 0)
-        if self.caller_streams > 0 and held >= self.caller_streams:
+        if not self._streams.take(caller.key):
             raise self._logged(self._streams_refusal(caller.key, rpc), caller, rpc)
-        self._streams[caller.key] = held + 1
 
     def close_stream(self, caller: Caller) -> None:
         """Give back the open stream :meth:`open_stream` took."""
         if caller.exempt:
             return
-        held = self._streams.get(caller.key, 0) - 1
-        if held > 0:
-            self._streams[caller.key] = held
-        else:
-            self._streams.pop(caller.key, None)
+        self._streams.give(caller.key)
 
     def streams(self, key: str) -> int:
         """The streams the caller ``key`` holds open on this replica."""
-        return self._streams.get(key, 0)
+        return self._streams.held(key)
 
     def _streams_refusal(self, key: str, rpc: str) -> ServiceError:
         limit = self.caller_streams

@@ -36,6 +36,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kutnahora.plumbing.callers import RateLimiter
+from kutnahora.plumbing.holds import Holds
 from kutnahora.web.metrics import WebMetrics
 from kutnahora.web.refusals import RefusalLog
 from kutnahora.web.visitors import Visitors
@@ -160,40 +161,37 @@ class Streams:
     """The event streams each visitor has open (counted with the limit off too: the metrics show them)."""
 
     def __init__(self, most: int) -> None:
-        self.most = most
-        self._open: dict[str, int] = {}
-        self.total = 0  # every visitor's
+        self._holds: Holds[str] = Holds(most)
+
+    @property
+    def most(self) -> int:
+        return self._holds.most
+
+    @property
+    def total(self) -> int:
+        """Every visitor's open streams."""
+        return self._holds.total
 
     def open(self, visitor: str) -> None:
         """Count a stream the visitor opens; :class:`Refused` when it has its limit open."""
-        held = self._open.get(visitor, 0)
-        if self.most > 0 and held >= self.most:
+        if not self._holds.take(visitor):
             raise Refused(
                 f"You already follow {self.most} games live at once, as many as one visitor may; "
                 "close another game's page, then reload this one.",
                 STREAMS_RETRY_SECONDS,
                 "streams",
             )
-        self._open[visitor] = held + 1
-        self.total += 1
 
     def close(self, visitor: str) -> None:
         """A stream :meth:`open` counted has closed."""
-        held = self._open.get(visitor, 0)
-        if held <= 0:
-            return
-        self.total -= 1
-        if held > 1:
-            self._open[visitor] = held - 1
-        else:
-            del self._open[visitor]
+        self._holds.give(visitor)
 
     def __len__(self) -> int:
         """The visitors that hold a stream open."""
-        return len(self._open)
+        return len(self._holds)
 
     def held(self, visitor: str) -> int:
-        return self._open.get(visitor, 0)
+        return self._holds.held(visitor)
 
 
 class VisitorLimits:
