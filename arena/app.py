@@ -22,7 +22,7 @@ from kutnahora.arena.matchmaker import Window
 from kutnahora.arena.metrics import ArenaMetrics
 from kutnahora.arena.pools import DEFAULT_POOLS, Pool, parse_pools
 from kutnahora.arena.quotas import ArenaQuotas
-from kutnahora.arena.servers import GameServers
+from kutnahora.arena.servers import POLL_SECONDS, GameServers
 from kutnahora.arena.service import ArenaServicer
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import health as health_service
@@ -67,6 +67,9 @@ class ArenaConfig:
     tick_seconds: float = 0.2
     status_seconds: float = 1.0
     lost_after_seconds: float = 20.0
+    poll_seconds: float = POLL_SECONDS
+    """Seconds between two questions to a game server about a game the arena follows, while none of its
+    bots seeks again in its pool (then it is asked within half a second)."""
     metrics_host: str = "127.0.0.1"
     metrics_port: int | None = None
     grace_seconds: float = 5.0
@@ -87,7 +90,10 @@ class Arena:
         self.metrics = ArenaMetrics()
         self.store = ArenaStore(config.db)
         self.servers = GameServers(
-            config.servers, lost_after=config.lost_after_seconds, quota_token=config.server_token or None
+            config.servers,
+            lost_after=config.lost_after_seconds,
+            poll=config.poll_seconds,
+            quota_token=config.server_token or None,
         )
         self.lobby = Lobby(
             self.store,

@@ -70,7 +70,7 @@ class OpenTicket:
 class _PoolState:
     ratings: dict[int, Rating] = field(default_factory=dict)
     seat_counts: dict[int, list[int]] = field(default_factory=dict)
-    playing: set[int] = field(default_factory=set)  # accounts with an unfinished game in the pool
+    playing: dict[int, str] = field(default_factory=dict)  # account -> its unfinished game in the pool
 
 
 class Lobby:
@@ -137,7 +137,7 @@ class Lobby:
             if game_id in self._following:
                 continue
             if pool in self._state:
-                self._state[pool].playing.update(account_ids)
+                self._state[pool].playing.update(dict.fromkeys(account_ids, game_id))
             self._spawn(self._follow(game_id, pool, server, account_ids))
 
     def _spawn(self, work: Any) -> None:
@@ -314,9 +314,9 @@ class Lobby:
 
     async def _match_shared(self) -> None:
         rows = [row for row in await self.store.open_tickets() if row[0] not in self._placing]
-        playing: dict[str, set[int]] = {}
-        for _, game_pool, _, account_ids in await self.store.active_games():
-            playing.setdefault(game_pool, set()).update(account_ids)
+        playing: dict[str, dict[int, str]] = {}  # pool -> account -> its unfinished game
+        for game_id, game_pool, _, account_ids in await self.store.active_games():
+            playing.setdefault(game_pool, {}).update(dict.fromkeys(account_ids, game_id))
         now = time.time()
         candidates: list[Ticket] = []
         counts: dict[tuple[str, str], list[int]] = {}
@@ -330,7 +330,9 @@ class Lobby:
             for account_id, seats in (await self.store.seat_counts(pool_name, ids)).items():
                 counts[(str(account_id), pool_name)] = seats
             for ticket_id, account_id, _, opened, house, _ in (row for row in rows if row[2] == pool_name):
-                if account_id in playing.get(pool_name, set()):
+                playing_in = playing.get(pool_name, {}).get(account_id)
+                if playing_in is not None:
+                    self.servers.check_soon(playing_in)  # seeking again: its game has most likely ended
                     continue
                 rating = ratings.get(account_id, Rating())
                 candidates.append(
@@ -383,7 +385,11 @@ class Lobby:
         for ticket in self.tickets.values():
             state = self._state[ticket.pool.name]
             account_id = ticket.account.account_id
-            if ticket.placing or account_id in state.playing:
+            if ticket.placing:
+                continue
+            game_id = state.playing.get(account_id)
+            if game_id is not None:
+                self.servers.check_soon(game_id)  # seeking again: its game has most likely ended
                 continue
             rating = state.ratings.get(account_id, Rating())
             candidates.append(
@@ -426,7 +432,7 @@ class Lobby:
             for ticket in tickets:
                 ticket.placing = False
             return
-        state.playing.update(account_ids)
+        state.playing.update(dict.fromkeys(account_ids, placed.game_id))
         for seat, account_id in enumerate(account_ids):
             state.seat_counts.setdefault(account_id, [0, 0, 0, 0])[seat] += 1
         try:
@@ -475,7 +481,9 @@ class Lobby:
             self._following.discard(game_id)
             state = self._state.get(pool)
             if state is not None:
-                state.playing.difference_update(account_ids)
+                for account_id in account_ids:
+                    if state.playing.get(account_id) == game_id:
+                        del state.playing[account_id]
 
     async def _rate(
         self, game_id: str, pool: str, summary: game_pb2.GameSummary, account_ids: Sequence[int]

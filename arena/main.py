@@ -27,6 +27,7 @@ from kutnahora.arena.house import parse_house_bots
 from kutnahora.arena.matchmaker import Window
 from kutnahora.arena.pools import DEFAULT_POOLS, parse_pools
 from kutnahora.arena.ratings import recompute
+from kutnahora.arena.servers import POLL_SECONDS
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import DEFAULT_EXEMPT, parse_exempt, show_exempt
@@ -151,6 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
         float,
         "seconds a game server may stay unreachable before its game is unrated",
     )
+    add(
+        "--poll",
+        "POLL",
+        POLL_SECONDS,
+        float,
+        "seconds between two questions to a game server about a game followed, while none of its bots "
+        "seeks again (then it is asked within half a second)",
+    )
     add("--metrics-host", "METRICS_HOST", "127.0.0.1", str, "address of the /metrics endpoint")
     add(
         "--metrics-port",
@@ -213,9 +222,10 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         house = parse_house_bots(args.house_bots, max(p.players for p in pools.values()))
     except ValueError as error:
         raise SystemExit(f"kutnahora-arena: {error}") from None
-    if args.tick <= 0 or args.window < 0 or args.widen < 0 or args.max_wait < 0:
+    if args.tick <= 0 or args.poll <= 0 or args.window < 0 or args.widen < 0 or args.max_wait < 0:
         raise SystemExit(
-            "kutnahora-arena: --tick must be positive, --window, --widen and --max-wait not negative"
+            "kutnahora-arena: --tick and --poll must be positive, --window, --widen and --max-wait not "
+            "negative"
         )
     return ArenaConfig(
         servers=servers,
@@ -234,6 +244,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         window=Window(args.window, args.widen, args.max_wait),
         tick_seconds=args.tick,
         lost_after_seconds=args.lost_after,
+        poll_seconds=args.poll,
         metrics_host=args.metrics_host,
         metrics_port=args.metrics_port,
         keepalive_seconds=args.keepalive,

@@ -6,12 +6,17 @@ returns the seats' tokens; a server that refuses or cannot be reached is skipped
 ``--server-token`` (the game servers' ``--quota-token``) the games do not count against the arena's
 address in the servers' per-caller quotas.
 :meth:`GameServers.wait_end` follows a game with ``GameService.GetGame`` until it ends, and gives up
-(the game is then not rated) when its server stays unreachable.
+(the game is then not rated) when its server stays unreachable. It asks every ``poll`` seconds (5), unless
+told by :meth:`GameServers.check_soon` that the game has most likely ended (one of its bots seeks again in
+its pool): then it asks within ``soonest`` seconds (0.5) of its last question. A crowd of long games thus
+costs its game servers one call a game every few seconds, while a bot that finished is matched again
+within a tick or two, as before; no game is asked about more often than every ``soonest`` seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +28,11 @@ from kutnahora.clients.sdk import Client, ClientError
 from kutnahora.v1 import game_pb2
 
 UNFINISHED = (game_pb2.GAME_STATUS_WAITING, game_pb2.GAME_STATUS_ACTIVE)
+
+POLL_SECONDS = 5.0
+"""Seconds between two questions about a game followed, while none of its bots seeks again."""
+SOONEST_SECONDS = 0.5
+"""The least seconds between two questions about one game, when its bots seek again."""
 
 
 class PlacementFailed(Exception):
@@ -50,15 +60,18 @@ class GameServers:
         addresses: Sequence[str],
         *,
         lost_after: float = 20.0,
-        poll: float = 0.5,
+        poll: float = POLL_SECONDS,
+        soonest: float = SOONEST_SECONDS,
         quota_token: str | None = None,
     ) -> None:
         self.addresses = list(dict.fromkeys(addresses))
         self.lost_after = lost_after
         self.poll = poll
+        self.soonest = min(soonest, poll)
         self.quota_token = quota_token
         self._clients: dict[str, Client] = {address: self._client(address) for address in self.addresses}
         self._in_flight: dict[str, int] = dict.fromkeys(self.addresses, 0)  # games being created on each
+        self._wake: dict[str, asyncio.Event] = {}  # followed game -> set when it should be asked soon
 
     def _client(self, address: str) -> Client:
         # A refusal goes straight to the next server (no waiting out its RetryInfo here); the quota token,
@@ -120,23 +133,46 @@ class GameServers:
             return Placed(address, created.game.game_id, tuple(seat.token for seat in seats))
         raise PlacementFailed(failures)
 
+    def check_soon(self, game_id: str) -> None:
+        """Have a game followed by :meth:`wait_end` asked about within ``soonest`` seconds of the last
+        question rather than at the next ``poll`` (its bots seek again: it has most likely ended). Nothing
+        happens for a game not followed here."""
+        wake = self._wake.get(game_id)
+        if wake is not None:
+            wake.set()
+
     async def wait_end(self, address: str, game_id: str) -> game_pb2.GameSummary | None:
         """The game's summary once it has ended, or None when its server was unreachable (or did not know
         the game) for ``lost_after`` seconds."""
         client = self._clients.get(address)
         if client is None:
             client = self._clients[address] = self._client(address)
+        wake = self._wake[game_id] = asyncio.Event()
         unreachable_since: float | None = None
-        while True:
-            try:
-                summary = await client.get_game(game_id)
-            except ClientError:
-                now = time.monotonic()
-                unreachable_since = unreachable_since or now
-                if now - unreachable_since > self.lost_after:
-                    return None
-            else:
-                unreachable_since = None
-                if summary.status not in UNFINISHED:
-                    return summary
-            await asyncio.sleep(self.poll)
+        try:
+            while True:
+                wake.clear()  # a check_soon from here on is for the next question
+                asked = time.monotonic()
+                try:
+                    summary = await client.get_game(game_id)
+                except ClientError:
+                    unreachable_since = unreachable_since or asked
+                    if time.monotonic() - unreachable_since > self.lost_after:
+                        return None
+                else:
+                    unreachable_since = None
+                    if summary.status not in UNFINISHED:
+                        return summary
+                next_at = asked + self.poll
+                if unreachable_since is not None:  # decided as soon as lost_after has passed
+                    next_at = min(next_at, unreachable_since + self.lost_after + self.soonest)
+                await self._pause(wake, asked, next_at)
+        finally:
+            if self._wake.get(game_id) is wake:
+                del self._wake[game_id]
+
+    async def _pause(self, wake: asyncio.Event, asked: float, next_at: float) -> None:
+        """Wait until ``next_at``, or until ``wake`` is set but not before ``soonest`` after ``asked``."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), max(0.0, next_at - time.monotonic()))
+        await asyncio.sleep(max(0.0, min(asked + self.soonest, next_at) - time.monotonic()))

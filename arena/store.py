@@ -461,16 +461,18 @@ class ArenaStore:
         """Every game still active: (game id, pool, server, account ids by seat)."""
 
         def work(conn: Any) -> list[tuple[str, str, str, list[int]]]:
-            games = self._execute(
-                conn, "SELECT game_id, pool, server FROM arena_games WHERE status = 'active'"
+            # One query, not one a game: the matching replica reads this every tick.
+            rows = self._execute(
+                conn,
+                "SELECT g.game_id, g.pool, g.server, s.account_id FROM arena_games g "
+                "JOIN arena_seats s ON s.game_id = g.game_id WHERE g.status = 'active' "
+                "ORDER BY g.game_id, s.seat",
             ).fetchall()
-            found = []
-            for game_id, pool, server in games:
-                seats = self._execute(
-                    conn, "SELECT account_id FROM arena_seats WHERE game_id = ? ORDER BY seat", (game_id,)
-                ).fetchall()
-                found.append((str(game_id), str(pool), str(server), [int(s[0]) for s in seats]))
-            return found
+            found: dict[str, tuple[str, str, str, list[int]]] = {}
+            for game_id, pool, server, account_id in rows:
+                game = found.setdefault(str(game_id), (str(game_id), str(pool), str(server), []))
+                game[3].append(int(account_id))
+            return list(found.values())
 
         return await self._run(work)
 

@@ -13,8 +13,9 @@ At ``--kill-at`` of the run the replica holding the matchmaker lock is killed (S
 the lock and carries every bot. At the end: matches per second, time to match (from opening a Seek to its
 SeekMatched, measured by the bots) p50/p99 per pool, refusals by reason, bot crashes (a bot task that
 died of an exception; should be 0), and double bookings (checked from the store: an account in two games
-of one pool whose times overlap, or twice in one game; should be 0). Progress is printed every
-``--progress`` seconds; the load average is printed at the start and the end.
+of one pool whose times overlap, or twice in one game; should be 0), and the ``GetGame`` calls the
+game servers answered (the arena following its games; ``--poll`` sets the replicas' own). Progress is
+printed every ``--progress`` seconds; the load average is printed at the start and the end.
 
     python -m kutnahora.bench.arena_crowd --bots 100 --seconds 180
     python -m kutnahora.bench.arena_crowd --bots 300 --processes 6 --seconds 240
@@ -45,7 +46,8 @@ from typing import Any
 from kutnahora.bench.processes import start_serving, stop_process
 
 DEFAULT_DB = os.environ.get("KUTNAHORA_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-ARENA_LISTENING = r"listening on grpc://(\S+ \(metrics \S+),"
+LISTENING = r"listening on grpc://(\S+ \(metrics \S+),"
+"""The line a game server or an arena prints once serving: its address and its metrics URL."""
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -177,6 +179,16 @@ def metrics(url: str) -> str:
         return ""
 
 
+def counted(text: str, name: str, **labels: str) -> float:
+    """A counter's value in a Prometheus text page, summed over its samples that carry ``labels``."""
+    pairs = [f'{key}="{value}"' for key, value in labels.items()]
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(name + "{") and all(pair in line.split("}")[0] for pair in pairs):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
 def double_bookings(db: str) -> tuple[int, int]:
     """(games in the store, double bookings): an account twice in one game, or in two games of one pool
     whose times overlap (a game still active counts as lasting until now)."""
@@ -216,18 +228,22 @@ def conduct(args: argparse.Namespace) -> int:
     processes: list[subprocess.Popen[bytes]] = []
     print(f"load average at the start: {load()} ({os.cpu_count()} processors)", flush=True)
     try:
-        servers = []
+        servers: list[str] = []
+        server_urls: list[str] = []
         for n in range(args.game_servers):
             process, address = start_serving(
                 [
                     *(sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--db", ":memory:"),
-                    *("--metrics-port", "off", "--log-level", "warning", "--max-games", "100000"),
+                    *("--metrics-port", "0", "--log-level", "warning", "--max-games", "100000"),
                 ],
                 folder / f"server{n}.log",
+                LISTENING,
                 wait=60,
             )
             processes.append(process)
+            address, _, url = address.partition(" (metrics ")
             servers.append(address)
+            server_urls.append(url)
         replicas: list[tuple[subprocess.Popen[bytes], str, str]] = []
         for n in range(2):
             process, found = start_serving(
@@ -235,9 +251,10 @@ def conduct(args: argparse.Namespace) -> int:
                     *(sys.executable, "-m", "kutnahora.arena.main", "--port", "0", "--metrics-port", "0"),
                     *("--db", db, "--server", ",".join(servers), "--pools", ",".join(pools)),
                     *("--max-wait", str(args.max_wait), "--log-level", args.arena_log_level),
+                    *(("--poll", str(args.poll)) if args.poll is not None else ()),
                 ],
                 folder / f"arena{n}.log",
-                ARENA_LISTENING,
+                LISTENING,
                 wait=60,
             )
             processes.append(process)
@@ -339,6 +356,10 @@ def conduct(args: argparse.Namespace) -> int:
         survivor = next(r for r in replicas if r is not killed)
         survivor_metrics = metrics(survivor[2])
         server_cpu = [cpu_seconds(process.pid) for process in processes[: args.game_servers]]
+        polls = sum(
+            counted(metrics(url), "kutnahora_rpc_requests_total", rpc="GetGame", code="OK")
+            for url in server_urls
+        )
         survivor_cpu = cpu_seconds(survivor[0].pid)
         total, doubles = double_bookings(db)
         print(f"load average at the end: {load()}")
@@ -368,6 +389,10 @@ def conduct(args: argparse.Namespace) -> int:
         print(f"  refusals counted by the surviving replica: {arena_refusals or 'none'}")
         print(f"  bot crashes: {len(crashes)}" + "".join(f"\n    {c}" for c in crashes[:10]))
         print(f"  double bookings (from the store): {doubles}")
+        print(
+            f"  GetGame calls answered by the game servers: {polls:.0f} "
+            f"({polls / max(total, 1):.1f} a game placed, {polls / took:.1f} a second)"
+        )
         print(
             "  processor seconds: game servers "
             + " + ".join(f"{c:.0f}" for c in server_cpu)
@@ -403,6 +428,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--play", choices=("random", "resign"), default="random", help="how a bot plays its seat"
     )
     parser.add_argument("--max-wait", type=float, default=8.0, help="the arenas' bound on waiting (seconds)")
+    parser.add_argument(
+        "--poll",
+        type=float,
+        help="the arenas' --poll: seconds between questions about a game none of whose bots seeks again "
+        "(default: the arena's own)",
+    )
     parser.add_argument(
         "--kill-at",
         type=float,

@@ -121,7 +121,7 @@ async def test_a_lost_game_server_is_told_to_the_bots_and_nothing_is_rated(tmp_p
             assert conn.execute("SELECT count(*) FROM arena_tickets").fetchone() == (0,)
         assert arena.metrics.unrated_games.labels(pool="2")._value.get() == 1
         assert arena.metrics.rating_updates.labels(pool="2")._value.get() == 1
-        assert not arena.lobby.tickets and arena.lobby._state["2"].playing == set()
+        assert not arena.lobby.tickets and arena.lobby._state["2"].playing == {}
         async with await ArenaClient.connect(address) as client:
             profile = await client.bot_profile("stay")
         assert [g.status for g in profile.recent_games] == ["finished", "abandoned"]

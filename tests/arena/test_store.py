@@ -109,3 +109,22 @@ async def test_arenas_on_two_schemas_of_one_database_each_run_their_matchmaker()
                 await lock.close()
             for store in stores:
                 await store.close()
+
+
+async def test_active_games_are_every_unfinished_game_with_its_accounts_by_seat(db: str) -> None:
+    store = ArenaStore(db)
+    await store.open()
+    try:
+        a, b, c, d = [(await store.register(name, f"hash-{name}")).account_id for name in "abcd"]
+        await store.record_game("g2", "2", "s:1", [b, a])
+        await store.record_game("g4", "4", "s:2", [d, c, a, b])
+        await store.record_game("rated", "2", "s:1", [c, d])
+        await store.rate_game("rated", "2", [c, d], [1, 2], lambda before: rate(before, [1, 2]))
+        await store.record_game("lost", "2", "s:2", [a, c])
+        assert await store.abandon_game("lost", "game_server_lost", "the server went away")
+        assert sorted(await store.active_games()) == [
+            ("g2", "2", "s:1", [b, a]),
+            ("g4", "4", "s:2", [d, c, a, b]),
+        ]
+    finally:
+        await store.close()
