@@ -96,6 +96,29 @@ SECURITY_HEADERS = {
 class BadRequest(Exception):
     """A request the page should not have sent; the message says what is wrong."""
 
+    status = 400
+
+
+class TooLarge(BadRequest):
+    """A request body longer than :data:`MAX_BODY_BYTES` (refused before the rest of it is read)."""
+
+    status = 413
+
+
+class TooSlow(BadRequest):
+    """A request body that did not arrive within :data:`BODY_SECONDS`."""
+
+    status = 408
+
+
+BODY_SECONDS = 5.0
+"""How long the API waits for a request's body to arrive in full: a client that sends it a few bytes at a
+time would otherwise hold its connection, and a coroutine here, for as long as it liked."""
+
+MAX_BODY_BYTES = 16 * 1024
+"""The longest request body the API reads: its own pages send a few dozen bytes (a seat list, a decision's
+index); a longer body is refused with 413 as soon as it is seen to be longer, not buffered in memory."""
+
 
 @dataclass
 class Web:
@@ -146,7 +169,9 @@ def error_response(error: Exception) -> JSONResponse:
     if isinstance(error, ClientError):
         status = HTTP_STATUS.get(error.code, 502) if error.code is not None else 502
         return JSONResponse({"error": str(error)}, status_code=status)
-    return JSONResponse({"error": str(error)}, status_code=400)
+    return JSONResponse(
+        {"error": str(error)}, status_code=error.status if isinstance(error, BadRequest) else 400
+    )
 
 
 def api(
@@ -175,9 +200,27 @@ def visitor(request: Request) -> str:
 
 
 async def json_body(request: Request) -> dict[str, Any]:
+    """The request's body, a JSON object of at most :data:`MAX_BODY_BYTES`; :class:`BadRequest` (or
+    :class:`TooLarge`) with a sentence otherwise. The body is read as it comes, and no further than the
+    bound: a client that announces or sends more is answered at once."""
+    too_large = TooLarge(
+        f"The request body is longer than {MAX_BODY_BYTES:,} bytes; this API takes short JSON."
+    )
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise too_large
+    body = bytearray()
     try:
-        data = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        async with asyncio.timeout(BODY_SECONDS):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY_BYTES:
+                    raise too_large
+    except TimeoutError:
+        raise TooSlow(f"The request body did not arrive within {BODY_SECONDS:g} s.") from None
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # nested past the parser's depth
         raise BadRequest("The request body is not JSON.") from None
     if not isinstance(data, dict):
         raise BadRequest("The request body must be a JSON object.")

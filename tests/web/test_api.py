@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 from collections.abc import Iterator
 
@@ -156,3 +158,70 @@ def test_an_mcts_seat_plays_from_the_lobby(servers: Servers, web: httpx.Client) 
     assert [seat["name"] for seat in game["seats"]] == ["mcts", "greedy"]
     # While it searches the web server answers the lobby (its search runs in another process).
     assert web.get("/api/games").status_code == 200
+
+
+def raw_post(servers: Servers, path: str, head: dict[str, str], body: bytes) -> tuple[int, str]:
+    """POST over a bare socket, sending only ``body`` whatever Content-Length says; the status and body
+    of the answer, read without sending more."""
+    url = httpx.URL(servers.web)
+    with socket.create_connection((url.host, url.port or 80), timeout=20) as sock:
+        lines = [f"POST {path} HTTP/1.1", f"Host: {url.host}:{url.port}", f"Origin: {servers.web}"]
+        lines += [f"{name}: {value}" for name, value in head.items()]
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        answer = b""
+        while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < _length(answer):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    head_text, _, payload = answer.partition(b"\r\n\r\n")
+    return int(head_text.split()[1]), payload.decode()
+
+
+def _length(answer: bytes) -> int:
+    for line in answer.split(b"\r\n\r\n", 1)[0].split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    return 0
+
+
+def test_a_body_announced_longer_than_the_bound_is_refused_before_it_is_sent(servers: Servers) -> None:
+    """Content-Length of a gigabyte, 1 KB sent: the answer (413, a sentence) comes without the rest."""
+    head = {"Content-Type": "application/json", "Content-Length": str(1 << 30)}
+    status, payload = raw_post(servers, "/api/games", head, b"{" + b" " * 1023)
+    assert status == 413
+    assert json.loads(payload)["error"] == (
+        "The request body is longer than 16,384 bytes; this API takes short JSON."
+    )
+
+
+def test_a_chunked_body_is_read_no_further_than_the_bound(servers: Servers) -> None:
+    """No Content-Length, chunks streamed past the bound and the stream never ended: 413 all the same."""
+    chunk = b" " * 8192
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(3))  # 24 KB, no last chunk
+    head = {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}
+    status, payload = raw_post(servers, "/api/games", head, chunks)
+    assert status == 413 and "longer than 16,384 bytes" in json.loads(payload)["error"]
+
+
+def test_json_nested_past_the_parsers_depth_is_a_bad_request_not_a_failure(
+    servers: Servers, web: httpx.Client
+) -> None:
+    before = game_count(web)
+    for body in (b"[" * 5_000 + b"]" * 5_000, b'{"players": ' + b"[" * 8_000 + b"]" * 8_000 + b"}"):
+        answer = web.post(
+            "/api/games", content=body, headers={**same_site(servers), "content-type": "application/json"}
+        )
+        assert answer.status_code == 400 and answer.json()["error"] == "The request body is not JSON."
+    assert game_count(web) == before
+
+
+def test_a_body_that_trickles_is_answered_after_the_bound_on_waiting(servers: Servers) -> None:
+    """Content-Length 100, 10 bytes sent, then nothing: 408 with a sentence once BODY_SECONDS have passed,
+    not a connection held for as long as the client likes."""
+    head = {"Content-Type": "application/json", "Content-Length": "100"}
+    started = time.monotonic()
+    status, payload = raw_post(servers, "/api/games", head, b'{"players"')
+    assert status == 408 and json.loads(payload)["error"] == "The request body did not arrive within 5 s."
+    assert time.monotonic() - started < 15
