@@ -282,19 +282,48 @@ async def tournament_page(request: Request) -> Response:
     if request.method == "POST":
         if not seats.same_origin(request):
             return Response("Refused: this request did not come from this site's own pages.", status_code=403)
-        form = await request.form()
-        upload = form.get("results")
-        if not isinstance(upload, UploadFile):
-            error = "Choose a results file (results.json) to upload."
-        else:
-            shown, error = await _read_upload(upload)
-            shown = shown or web.tournament
+        status = 400
+        try:
+            async with bounded_body(request, MAX_UPLOAD_BYTES).form(max_files=1) as form:
+                upload = form.get("results")
+                if not isinstance(upload, UploadFile):
+                    error = "Choose a results file (results.json) to upload."
+                else:
+                    shown, error = await _read_upload(upload)
+                    shown = shown or web.tournament
+        except TooLarge:
+            error, status = "The results file is larger than 16 MiB.", 413
     return templates.TemplateResponse(
         request,
         "tournament.html",
         {"tournament": shown, "error": error},
-        status_code=400 if error else 200,
+        status_code=status if error else 200,
     )
+
+
+MAX_UPLOAD_BYTES = 17 * 1024 * 1024
+"""The longest upload of the tournament page read: a results file of 16 MiB and its form's envelope."""
+
+
+def bounded_body(request: Request, most: int) -> Request:
+    """``request`` as one whose body :class:`TooLarge` ends once more than ``most`` bytes have come (at
+    once when its ``Content-Length`` says so), so that a parser reading it (a form's, which spools files
+    to disk) never takes more."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > most:
+        raise TooLarge(f"The request body is longer than {most:,} bytes.")
+    seen = 0
+
+    async def receive() -> Message:
+        nonlocal seen
+        message = await request.receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > most:
+                raise TooLarge(f"The request body is longer than {most:,} bytes.")
+        return message
+
+    return Request(request.scope, receive)
 
 
 async def _read_upload(upload: UploadFile) -> tuple[Tournament | None, str]:
@@ -307,7 +336,7 @@ async def _read_upload(upload: UploadFile) -> tuple[Tournament | None, str]:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ResultsError(f"it is not a {FORMAT} results file")
         records = [GameRecord.from_json(g) for g in data.get("games", [])]
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None, f"{upload.filename} is not JSON."
     except (KeyError, TypeError, ValueError, ResultsError) as error:
         return None, f"{upload.filename} cannot be read: {error}."

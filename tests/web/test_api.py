@@ -160,14 +160,19 @@ def test_an_mcts_seat_plays_from_the_lobby(servers: Servers, web: httpx.Client) 
     assert web.get("/api/games").status_code == 200
 
 
-def raw_post(servers: Servers, path: str, head: dict[str, str], body: bytes) -> tuple[int, str]:
-    """POST over a bare socket, sending only ``body`` whatever Content-Length says; the status and body
-    of the answer, read without sending more."""
+def raw_post(servers: Servers, path: str, head: dict[str, str], *body: bytes) -> tuple[int, str]:
+    """POST over a bare socket, sending only the ``body`` pieces whatever Content-Length says (and no more
+    once the server has stopped reading); the status and body of the answer, read without sending more."""
     url = httpx.URL(servers.web)
     with socket.create_connection((url.host, url.port or 80), timeout=20) as sock:
         lines = [f"POST {path} HTTP/1.1", f"Host: {url.host}:{url.port}", f"Origin: {servers.web}"]
         lines += [f"{name}: {value}" for name, value in head.items()]
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        for piece in body:
+            try:
+                sock.sendall(piece)
+            except OSError:  # answered and closed before the rest was taken
+                break
         answer = b""
         while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < _length(answer):
             chunk = sock.recv(65536)
@@ -225,3 +230,31 @@ def test_a_body_that_trickles_is_answered_after_the_bound_on_waiting(servers: Se
     status, payload = raw_post(servers, "/api/games", head, b'{"players"')
     assert status == 408 and json.loads(payload)["error"] == "The request body did not arrive within 5 s."
     assert time.monotonic() - started < 15
+
+
+MULTIPART = "multipart/form-data; boundary=xyz"
+PART = b'--xyz\r\nContent-Disposition: form-data; name="results"; filename="r.json"\r\n\r\n'
+
+
+def test_an_upload_announced_past_the_bound_is_refused_before_it_is_sent(servers: Servers) -> None:
+    head = {"Content-Type": MULTIPART, "Content-Length": str(1 << 34)}  # 16 GiB announced
+    status, payload = raw_post(servers, "/tournament", head, PART + b" " * 1024)
+    assert status == 413 and "The results file is larger than 16 MiB." in payload
+
+
+def test_a_chunked_upload_is_read_no_further_than_the_bound(servers: Servers) -> None:
+    """18 MiB streamed in chunks with no end announced: refused once 17 MiB have come, not spooled on."""
+    mib = b" " * (1 << 20)
+    chunk = b"%x\r\n%s\r\n" % (len(mib), mib)
+    head = {"Content-Type": MULTIPART, "Transfer-Encoding": "chunked"}
+    first = b"%x\r\n%s\r\n" % (len(PART), PART)
+    status, payload = raw_post(servers, "/tournament", head, first, *[chunk] * 18)
+    assert status == 413 and "The results file is larger than 16 MiB." in payload
+
+
+def test_a_results_file_nested_past_the_parsers_depth_is_not_json(
+    servers: Servers, web: httpx.Client
+) -> None:
+    files = {"results": ("deep.json", b"[" * 50_000 + b"]" * 50_000, "application/json")}
+    answer = web.post("/tournament", files=files, headers=same_site(servers))
+    assert answer.status_code == 400 and "deep.json is not JSON." in answer.text
