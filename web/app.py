@@ -769,4 +769,5 @@ def create_app(
     ]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.metrics = metrics
+    app.state.limits = visitor_limits  # the per-visitor limits, the connections' too (kutnahora.web.cli)
     return app

@@ -37,6 +37,7 @@ from kutnahora.clients.sdk import ClientError
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import Network
 from kutnahora.web.app import create_app
+from kutnahora.web.connections import HEAD_SECONDS, ConnectionGuard, guarded
 from kutnahora.web.hosts import default_hosts
 from kutnahora.web.limits import Limits
 from kutnahora.web.metrics import MetricsEndpoint, WebMetrics
@@ -61,6 +62,17 @@ def rate(text: str) -> float:
         value = -1.0
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of 0 or more")
+    return value
+
+
+def positive(text: str) -> float:
+    """A length of time: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
     return value
 
 
@@ -110,6 +122,12 @@ VISITOR_OPTIONS = (
     VisitorOption("requests", rate, "requests a visitor may send a second, on average, static files aside"),
     VisitorOption("request_burst", whole, "... and at once"),
     VisitorOption("streams", whole, "live games (event streams) a visitor may follow at once"),
+    VisitorOption(
+        "connections",
+        whole,
+        "connections a visitor may hold open at once (trusted proxies' are not counted); one past it is "
+        "answered 429 and closed",
+    ),
 )
 """The ``--visitor-*`` options, one per :class:`Limits` field, each with its ``KUTNAHORA_WEB_VISITOR_*``
 variable (its default; else the field's default)."""
@@ -209,6 +227,16 @@ def build_parser() -> argparse.ArgumentParser:
         )
     add_setting(
         limits,
+        "--head-timeout",
+        "HEAD_TIMEOUT",
+        HEAD_SECONDS,
+        "seconds a connection has to send a request's whole head (its line and headers), from its opening "
+        "or a next request's first byte; one that is late is closed",
+        type=positive,
+        metavar="SECONDS",
+    )
+    add_setting(
+        limits,
         "--trusted-proxies",
         "TRUSTED_PROXIES",
         "none",
@@ -262,8 +290,11 @@ async def serve(
         trusted_proxies=args.trusted_proxies,
         metrics=metrics,
     )
+    limits = app.state.limits
+    guard = ConnectionGuard(limits.limits.connections, limits.visitors, limits.refusals, args.head_timeout)
     config = uvicorn.Config(
         app,
+        http=guarded(guard),  # uvicorn's h11 protocol, each address's connections bounded, heads timed
         log_config=None,  # uvicorn's lines go through the process's log configuration, as the app's do
         log_level=args.log_level,
         access_log=not args.no_access_log,

@@ -60,11 +60,12 @@ class Limits:
     requests: float = 20.0  # other requests a second, on average
     request_burst: int = 40  # ... and at once
     streams: int = 8  # event streams open at once
+    connections: int = 32  # connections open at once (kutnahora.web.connections)
 
     @classmethod
     def off(cls) -> Limits:
         """No limit at all."""
-        return cls(0, 0, 0, 0, 0, 0)
+        return cls(0, 0, 0, 0, 0, 0, 0)
 
 
 class Refused(Exception):

@@ -26,8 +26,9 @@ from prometheus_client.registry import Collector
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-LIMITS = ("creations", "games", "requests", "streams")
-"""The per-visitor limits (:class:`kutnahora.web.limits.Limits`), as the ``limit`` label names them."""
+LIMITS = ("creations", "games", "requests", "streams", "connections", "heads")
+"""The per-visitor limits (:class:`kutnahora.web.limits.Limits`), as the ``limit`` label names them, and
+``heads``: connections closed because a request's head was late (:mod:`kutnahora.web.connections`)."""
 METHODS = frozenset({"GET", "HEAD", "POST"})
 """The methods the ``method`` label names; any other is ``other``."""
 UNMATCHED = "unmatched"

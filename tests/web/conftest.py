@@ -37,7 +37,7 @@ CHROMIUM_ARGS = [
 ]
 UNLIMITED = [
     *("--visitor-creations", "0", "--visitor-games", "0"),
-    *("--visitor-requests", "0", "--visitor-streams", "0"),
+    *("--visitor-requests", "0", "--visitor-streams", "0", "--visitor-connections", "0"),
 ]
 """The browser tests' web servers hold no visitor to limits: every test's browser and client is one
 visitor, 127.0.0.1, and the session creates far more games than one visitor may hold (the limits have
