@@ -115,6 +115,10 @@ BODY_SECONDS = 5.0
 """How long the API waits for a request's body to arrive in full: a client that sends it a few bytes at a
 time would otherwise hold its connection, and a coroutine here, for as long as it liked."""
 
+MAX_UPLOAD_BYTES = 17 * 1024 * 1024
+"""The longest upload of the tournament page read: a results file of 16 MiB and its form's envelope."""
+
+
 MAX_BODY_BYTES = 16 * 1024
 """The longest request body the API reads: its own pages send a few dozen bytes (a seat list, a decision's
 index); a longer body is refused with 413 as soon as it is seen to be longer, not buffered in memory."""
@@ -199,23 +203,39 @@ def visitor(request: Request) -> str:
     return str(request.scope.get("state", {}).get(STATE_KEY, "unknown"))
 
 
+def bounded_body(request: Request, most: int, sentence: str) -> Request:
+    """``request`` as one whose body :class:`TooLarge` (saying ``sentence``) ends once more than ``most``
+    bytes have come (at once when its ``Content-Length`` says so), so that whatever reads it (a form's
+    parser, which spools files to disk) never takes more."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > most:
+        raise TooLarge(sentence)
+    seen = 0
+
+    async def receive() -> Message:
+        nonlocal seen
+        message = await request.receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > most:
+                raise TooLarge(sentence)
+        return message
+
+    return Request(request.scope, receive)
+
+
 async def json_body(request: Request) -> dict[str, Any]:
     """The request's body, a JSON object of at most :data:`MAX_BODY_BYTES`; :class:`BadRequest` (or
     :class:`TooLarge`) with a sentence otherwise. The body is read as it comes, and no further than the
     bound: a client that announces or sends more is answered at once."""
-    too_large = TooLarge(
-        f"The request body is longer than {MAX_BODY_BYTES:,} bytes; this API takes short JSON."
+    bounded = bounded_body(
+        request,
+        MAX_BODY_BYTES,
+        f"The request body is longer than {MAX_BODY_BYTES:,} bytes; this API takes short JSON.",
     )
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise too_large
-    body = bytearray()
     try:
         async with asyncio.timeout(BODY_SECONDS):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > MAX_BODY_BYTES:
-                    raise too_large
+            body = await bounded.body()
     except TimeoutError:
         raise TooSlow(f"The request body did not arrive within {BODY_SECONDS:g} s.") from None
     try:
@@ -284,46 +304,22 @@ async def tournament_page(request: Request) -> Response:
             return Response("Refused: this request did not come from this site's own pages.", status_code=403)
         status = 400
         try:
-            async with bounded_body(request, MAX_UPLOAD_BYTES).form(max_files=1) as form:
+            upload_body = bounded_body(request, MAX_UPLOAD_BYTES, "The results file is larger than 16 MiB.")
+            async with upload_body.form(max_files=1) as form:
                 upload = form.get("results")
                 if not isinstance(upload, UploadFile):
                     error = "Choose a results file (results.json) to upload."
                 else:
                     shown, error = await _read_upload(upload)
                     shown = shown or web.tournament
-        except TooLarge:
-            error, status = "The results file is larger than 16 MiB.", 413
+        except TooLarge as too_large:
+            error, status = str(too_large), 413
     return templates.TemplateResponse(
         request,
         "tournament.html",
         {"tournament": shown, "error": error},
         status_code=status if error else 200,
     )
-
-
-MAX_UPLOAD_BYTES = 17 * 1024 * 1024
-"""The longest upload of the tournament page read: a results file of 16 MiB and its form's envelope."""
-
-
-def bounded_body(request: Request, most: int) -> Request:
-    """``request`` as one whose body :class:`TooLarge` ends once more than ``most`` bytes have come (at
-    once when its ``Content-Length`` says so), so that a parser reading it (a form's, which spools files
-    to disk) never takes more."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > most:
-        raise TooLarge(f"The request body is longer than {most:,} bytes.")
-    seen = 0
-
-    async def receive() -> Message:
-        nonlocal seen
-        message = await request.receive()
-        if message["type"] == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > most:
-                raise TooLarge(f"The request body is longer than {most:,} bytes.")
-        return message
-
-    return Request(request.scope, receive)
 
 
 async def _read_upload(upload: UploadFile) -> tuple[Tournament | None, str]:
