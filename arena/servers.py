@@ -6,11 +6,12 @@ returns the seats' tokens; a server that refuses or cannot be reached is skipped
 ``--server-token`` (the game servers' ``--quota-token``) the games do not count against the arena's
 address in the servers' per-caller quotas.
 :meth:`GameServers.wait_end` follows a game with ``GameService.GetGame`` until it ends, and gives up
-(the game is then not rated) when its server stays unreachable. It asks every ``poll`` seconds (5), unless
+(the game is then not rated) when its server stays unreachable. It asks every ``poll`` seconds (2), unless
 told by :meth:`GameServers.check_soon` that the game has most likely ended (one of its bots seeks again in
 its pool): then it asks within ``soonest`` seconds (0.5) of its last question. A crowd of long games thus
-costs its game servers one call a game every few seconds, while a bot that finished is matched again
-within a tick or two, as before; no game is asked about more often than every ``soonest`` seconds.
+costs its game servers a quarter of the calls it did at two a second, while a bot that finished is matched
+again within a tick or two, as before, and one that leaves hears its rating within ``poll`` seconds; no
+game is asked about more often than every ``soonest`` seconds.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from kutnahora.v1 import game_pb2
 
 UNFINISHED = (game_pb2.GAME_STATUS_WAITING, game_pb2.GAME_STATUS_ACTIVE)
 
-POLL_SECONDS = 5.0
+POLL_SECONDS = 2.0
 """Seconds between two questions about a game followed, while none of its bots seeks again."""
 SOONEST_SECONDS = 0.5
 """The least seconds between two questions about one game, when its bots seek again."""

@@ -48,7 +48,7 @@ HELD_ELSEWHERE_BACKOFF = (1.0, 30.0)
 account holds the ticket (the arena refuses with ALREADY_EXISTS)."""
 RULING_WAIT = 10.0
 """Seconds ``play_rated`` waits at its end for the arena to rate the games it played (it rates a game
-within about a second of its end)."""
+within its ``--poll`` seconds, 2 by default, of its end)."""
 
 
 def read_key(key_file: str | None) -> str | None:
