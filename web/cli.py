@@ -295,6 +295,7 @@ async def serve(
     config = uvicorn.Config(
         app,
         http=guarded(guard),  # uvicorn's h11 protocol, each address's connections bounded, heads timed
+        ws="none",  # no WebSocket here (events are server-sent): an upgrade is a plain request, kept counted
         log_config=None,  # uvicorn's lines go through the process's log configuration, as the app's do
         log_level=args.log_level,
         access_log=not args.no_access_log,
