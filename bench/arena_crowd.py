@@ -6,8 +6,9 @@ registered, then ``--processes`` worker processes each hold their share of the b
 Each bot is its own account with its own connections: its ``StreamEvents`` stream open beside its
 ``Seek`` on one replica (bots alternate between the two), in one pool (pools alternate too); when matched
 it plays its seat on the game server named (``--play random``: the random bot, every decision over
-``PlayService.Play``; ``--play resign``: it resigns at once and the server's clock plays the seat out) and
-seeks again. A bot whose replica stops answering moves to the other.
+``PlayService.Play``, taking ``--think`` milliseconds over each; ``--play resign``: it resigns at once
+and the server's clock plays the seat out) and seeks again. A bot whose replica stops answering moves
+to the other.
 
 At ``--kill-at`` of the run the replica holding the matchmaker lock is killed (SIGKILL); the other takes
 the lock and carries every bot. At the end: matches per second, time to match (from opening a Seek to its
@@ -66,7 +67,20 @@ def load() -> str:
 async def run_bots(spec: dict[str, Any]) -> dict[str, Any]:
     """Play the bots of ``spec`` until its deadline; what they measured."""
     from kutnahora.clients.bots import make_bot
-    from kutnahora.clients.sdk import ArenaClient, Client, ClientError
+    from kutnahora.clients.sdk import ArenaClient, Bot, Client, ClientError
+    from kutnahora.v1.game_pb2 import Observation
+
+    think = float(spec.get("think_ms", 0)) / 1000
+
+    class Thinking(Bot):
+        """The random bot, taking ``think`` seconds over each decision (without holding the loop)."""
+
+        def __init__(self) -> None:
+            self.inner = make_bot("random", None)
+
+        async def choose(self, observation: Observation) -> Any:
+            await asyncio.sleep(think)
+            return self.inner.choose(observation)
 
     arenas: list[str] = spec["arenas"]
     stop_at = time.time() + float(spec["seconds"])
@@ -119,7 +133,8 @@ async def run_bots(spec: dict[str, Any]) -> dict[str, Any]:
                     else:
                         # A game still on at the end (a seat may be left to the clock) is resigned.
                         limit = max(5.0, stop_at - time.time() + 5.0)
-                        await asyncio.wait_for(server.play(make_bot("random", None), seat.seat), limit)
+                        player = Thinking() if think else make_bot("random", None)
+                        await asyncio.wait_for(server.play(player, seat.seat), limit)
                     played += 1
                 except TimeoutError:
                     cut[0] += 1
@@ -283,6 +298,7 @@ def conduct(args: argparse.Namespace) -> int:
                 "arenas": [r[1] for r in replicas],
                 "seconds": args.seconds,
                 "play": args.play,
+                "think_ms": args.think,
                 "bots": [b for n, b in enumerate(bots) if (n // 4) % args.processes == w],
                 "report": str(folder / f"report{w}.json"),
             }
@@ -365,7 +381,9 @@ def conduct(args: argparse.Namespace) -> int:
         print(f"load average at the end: {load()}")
         print(
             f"results: {args.bots} bots, {args.processes} processes, {args.game_servers} game servers, "
-            f"2 arena replicas (one killed at {killed_at or 0:.0f} s), {args.seconds:g} s of play "
+            "2 arena replicas "
+            + (f"(one killed at {killed_at:.0f} s), " if killed_at is not None else "(none killed), ")
+            + f"{args.seconds:g} s of play "
             f"({took:.0f} s in all)"
         )
         print(
@@ -427,6 +445,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--play", choices=("random", "resign"), default="random", help="how a bot plays its seat"
     )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="milliseconds a bot playing random takes over each decision (longer games, as real bots play)",
+    )
     parser.add_argument("--max-wait", type=float, default=8.0, help="the arenas' bound on waiting (seconds)")
     parser.add_argument(
         "--poll",
@@ -438,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--kill-at",
         type=float,
         default=0.5,
-        help="fraction of the run at which the matchmaker's replica is killed",
+        help="fraction of the run at which the matchmaker's replica is killed (above 1: never)",
     )
     parser.add_argument("--progress", type=float, default=15.0, help="seconds between progress lines")
     parser.add_argument(
