@@ -29,7 +29,14 @@ from kutnahora.plumbing import health as health_service
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import DEFAULT_EXEMPT
 from kutnahora.plumbing.errors import StartupError, StoreError
-from kutnahora.plumbing.keepalive import ACCEPT_PINGS, DEFAULT_SECONDS, DEFAULT_TIMEOUT_SECONDS, server_pings
+from kutnahora.plumbing.keepalive import (
+    ACCEPT_PINGS,
+    DEFAULT_HANDSHAKE_SECONDS,
+    DEFAULT_SECONDS,
+    DEFAULT_TIMEOUT_SECONDS,
+    handshake,
+    server_pings,
+)
 from kutnahora.plumbing.probes import ProbeGuard
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.plumbing.signals import Signals
@@ -77,6 +84,8 @@ class ArenaConfig:
     """Seconds between the arena's pings on each connection (0: none)."""
     keepalive_timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     """Seconds the arena waits for the answer to its ping before closing the connection and its streams."""
+    handshake_timeout_seconds: float = DEFAULT_HANDSHAKE_SECONDS
+    """Seconds a new connection has to complete its opening before the arena closes it."""
 
 
 class Arena:
@@ -191,6 +200,7 @@ async def create_arena(address: str, config: ArenaConfig) -> tuple[Arena, int]:
             # accepted, and the arena's own find the bots that vanished, whose streams it then closes.
             *ACCEPT_PINGS,
             *server_pings(config.keepalive_seconds, config.keepalive_timeout_seconds),
+            *handshake(config.handshake_timeout_seconds),
         ]
     )
     port = server.add_insecure_port(address)

@@ -32,7 +32,7 @@ from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import DEFAULT_EXEMPT, parse_exempt, show_exempt
 from kutnahora.plumbing.errors import StartupError, StoreError
-from kutnahora.plumbing.keepalive import DEFAULT_SECONDS, DEFAULT_TIMEOUT_SECONDS
+from kutnahora.plumbing.keepalive import DEFAULT_HANDSHAKE_SECONDS, DEFAULT_SECONDS, DEFAULT_TIMEOUT_SECONDS
 
 ENV_PREFIX = "KUTNAHORA_ARENA_"
 
@@ -183,6 +183,14 @@ def build_parser() -> argparse.ArgumentParser:
         float,
         "seconds the arena waits for a connection to answer its ping",
     )
+    add(
+        "--handshake-timeout",
+        "HANDSHAKE_TIMEOUT",
+        DEFAULT_HANDSHAKE_SECONDS,
+        float,
+        "seconds a new connection has to complete its opening (TLS, HTTP/2's preface); one that has not is "
+        "closed",
+    )
     add("--log-format", "LOG_FORMAT", "json", str, "log lines as json or console")
     add("--log-level", "LOG_LEVEL", "info", str, "debug, info, warning or error")
     return parser
@@ -209,6 +217,10 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         exempt = parse_exempt(args.quota_exempt)
     except ValueError as error:
         raise SystemExit(f"kutnahora-arena: --quota-exempt: {error}") from None
+    if args.handshake_timeout <= 0:
+        raise SystemExit(
+            f"kutnahora-arena: --handshake-timeout must be more than 0, not {args.handshake_timeout:g}"
+        )
     if args.keepalive < 0 or args.keepalive_timeout <= 0:
         raise SystemExit(
             "kutnahora-arena: --keepalive must be 0 (no pings) or more seconds and --keepalive-timeout more "
@@ -249,6 +261,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         metrics_port=args.metrics_port,
         keepalive_seconds=args.keepalive,
         keepalive_timeout_seconds=args.keepalive_timeout,
+        handshake_timeout_seconds=args.handshake_timeout,
     )
 
 

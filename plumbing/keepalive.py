@@ -6,7 +6,10 @@ after two (:data:`ACCEPT_PINGS`). And a server pings its clients (:func:`server_
 sends no pings by default (its keepalive time is two hours), so the streams of a client that vanished
 without closing its connection (a frozen process, a machine gone, a cable pulled) would hold their places,
 and their caller's share of them, until the operating system gave up on the socket, which for a stopped
-process whose kernel still answers for it is never.
+process whose kernel still answers for it is never. And a connection that never completes its opening
+(silent, or sending its HTTP/2 preface a byte at a time) is closed after :data:`DEFAULT_HANDSHAKE_SECONDS`
+(:func:`handshake`), not gRPC's two minutes, so that a stranger cannot hold the server's sockets by the
+thousand with connections that say nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +26,16 @@ DEFAULT_SECONDS = 60.0
 
 DEFAULT_TIMEOUT_SECONDS = 20.0
 """Seconds a server waits for the answer to its ping, by default."""
+
+
+DEFAULT_HANDSHAKE_SECONDS = 10.0
+"""Seconds a new connection has to complete its opening (TLS, and HTTP/2's preface and settings)."""
+
+
+def handshake(seconds: float) -> list[tuple[str, int]]:
+    """The channel argument that closes a connection whose opening is not complete ``seconds`` after it
+    was accepted."""
+    return [("grpc.server_handshake_timeout_ms", max(1, int(seconds * 1000)))]
 
 
 def server_pings(seconds: float, timeout_seconds: float) -> list[tuple[str, int]]:

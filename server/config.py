@@ -386,6 +386,16 @@ class ServerConfig:
         parse=float,
         metavar="SECONDS",
     )
+    handshake_timeout_seconds: float = setting(
+        keepalive.DEFAULT_HANDSHAKE_SECONDS,
+        "--handshake-timeout",
+        "HANDSHAKE_TIMEOUT",
+        "seconds a new connection has to complete its opening (TLS, HTTP/2's preface); one that has not is "
+        "closed",
+        doc="`grpc.server_handshake_timeout_ms`",
+        parse=float,
+        metavar="SECONDS",
+    )
     gc_thresholds: tuple[int, int, int] = setting(
         collector.DEFAULT_THRESHOLDS,
         "--gc-thresholds",

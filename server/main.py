@@ -62,6 +62,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         raise SystemExit("--tls-cert and --tls-key must be given together")
     if args.max_connection_age < 0 or args.max_connection_age_grace < 0:
         raise SystemExit("--max-connection-age and --max-connection-age-grace must not be negative")
+    if args.handshake_timeout <= 0:
+        raise SystemExit(f"--handshake-timeout must be more than 0, not {args.handshake_timeout:g}")
     if args.keepalive < 0 or args.keepalive_timeout <= 0:
         raise SystemExit(
             f"--keepalive must be 0 (no pings) or more seconds and --keepalive-timeout more than 0, not "

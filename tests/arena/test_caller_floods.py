@@ -31,6 +31,7 @@ from kutnahora.plumbing.errors import ServiceError
 from kutnahora.v1 import arena_service_pb2 as pb
 from tests.arena.conftest import StartArena, stub, two_callers
 from tests.frozen_client import FROZEN_ARENA_WATCHER, frozen
+from tests.silent_connection import PREFACE_BEGUN, closed_after
 from tests.status_details import refusal
 
 ADMIN = "arena-admin-secret"
@@ -270,6 +271,19 @@ async def test_a_frozen_bot_gives_back_its_streams_when_it_misses_a_ping(start_a
             await asyncio.wait_for(again.initial_metadata(), 10)  # live: the arena let it in
             assert quotas.streams(ATTACKER) == 1
             again.cancel()
+
+
+@pytest.mark.parametrize("sent", [b"", PREFACE_BEGUN], ids=["silent", "preface-begun"])
+async def test_a_connection_that_never_completes_its_opening_is_closed(
+    start_arena: StartArena, sent: bytes
+) -> None:
+    """With --handshake-timeout 1 the arena closes a connection that says nothing, or begins HTTP/2's
+    preface and stops, after about a second, and still serves a client that speaks."""
+    arena = await start_arena("--handshake-timeout", "1")
+    took = await closed_after(arena.port, sent, 5)
+    assert took is not None and 0.8 <= took < 4
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{arena.port}") as channel:
+        assert (await stub(channel).ListPools(pb.ListPoolsRequest())).pools
 
 
 async def games_played(arena: Arena, name: str, bots: int, games: int) -> list[int]:

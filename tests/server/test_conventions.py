@@ -18,6 +18,7 @@ from kutnahora.server.main import build_parser, config_from_args
 from kutnahora.v1 import admin_service_pb2, play_service_pb2
 from tests.frozen_client import FROZEN_WATCHER, frozen
 from tests.server.conftest import NO_CLOCK, Client, StartServer
+from tests.silent_connection import PREFACE_BEGUN, closed_after
 
 
 async def test_build_info_and_the_server_version_come_from_the_package(start_server: StartServer) -> None:
@@ -112,3 +113,19 @@ def test_the_connection_age_flags_and_variables(monkeypatch: pytest.MonkeyPatch)
     assert config_from_args(build_parser().parse_args([])).max_connection_age_seconds == 900
     with pytest.raises(SystemExit, match="must not be negative"):
         config_from_args(build_parser().parse_args(["--max-connection-age", "-1"]))
+
+
+@pytest.mark.parametrize("sent", [b"", PREFACE_BEGUN], ids=["silent", "preface-begun"])
+async def test_a_connection_that_never_completes_its_opening_is_closed(
+    start_server: StartServer, sent: bytes
+) -> None:
+    """With --handshake-timeout 1 a connection that says nothing, or begins HTTP/2's preface and stops, is
+    closed after about a second, while a client that speaks is served; with the default (10 s) the same
+    connection is still open two seconds in (gRPC's own default would hold it for two minutes)."""
+    quick, client = await start_server(handshake_timeout_seconds=1.0)
+    took = await closed_after(quick.port, sent, 5)
+    assert took is not None and 0.8 <= took < 4
+    info = await client.admin.GetServerInfo(admin_service_pb2.GetServerInfoRequest())
+    assert info.server_version == kutnahora.__version__
+    patient, _ = await start_server()
+    assert await closed_after(patient.port, sent, 2) is None
