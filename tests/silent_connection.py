@@ -1,5 +1,6 @@
-"""A stranger's connection that says nothing, or begins HTTP/2's preface and stops, for the tests that the
-servers close such connections (``--handshake-timeout``) instead of holding their sockets for minutes."""
+"""A stranger's connection that says nothing, or begins a protocol's opening and stops, for the tests that
+the servers close such connections (``--handshake-timeout``, the web's ``--head-timeout``) instead of
+holding their sockets for minutes."""
 
 from __future__ import annotations
 
@@ -11,23 +12,28 @@ PREFACE_BEGUN = b"PRI * HTTP/2.0\r\n"
 """The first line of HTTP/2's connection preface, without the rest of it."""
 
 
+def closed_within(sock: socket.socket, seconds: float) -> float | None:
+    """Seconds until the server closed ``sock`` (what it sends is read and dropped), or None when it was
+    still open after ``seconds``."""
+    started = time.monotonic()
+    sock.settimeout(0.1)
+    while time.monotonic() - started < seconds:
+        try:
+            if sock.recv(65536) == b"":
+                return time.monotonic() - started
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - started
+    return None
+
+
 async def closed_after(port: int, sent: bytes, most: float, host: str = "127.0.0.1") -> float | None:
     """Open a connection, send ``sent`` and nothing more; the seconds until the server closed it, or None
-    when it was still open after ``most`` seconds."""
+    when it was still open after ``most`` seconds (waited for on a thread: the server may be this loop's)."""
     sock = socket.create_connection((host, port), timeout=5)
     try:
         sock.sendall(sent)
-        sock.setblocking(False)
-        started = time.monotonic()
-        while time.monotonic() - started < most:
-            try:
-                if sock.recv(4096) == b"":
-                    return time.monotonic() - started
-            except BlockingIOError:
-                pass
-            except ConnectionResetError:
-                return time.monotonic() - started
-            await asyncio.sleep(0.05)
-        return None
+        return await asyncio.to_thread(closed_within, sock, most)
     finally:
         sock.close()

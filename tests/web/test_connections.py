@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.silent_connection import closed_within
 from tests.web.conftest import Servers, start, stop
 
 HEAD_TIMEOUT = 1.0
@@ -51,22 +52,6 @@ def connect(url: str) -> socket.socket:
     parsed = httpx.URL(url)
     sock = socket.create_connection((parsed.host, parsed.port or 80), timeout=10)
     return sock
-
-
-def closed_within(sock: socket.socket, seconds: float) -> float | None:
-    """Seconds until the server closed ``sock`` (reading and dropping what it sends), or None if it was
-    still open after ``seconds``."""
-    started = time.monotonic()
-    sock.settimeout(0.1)
-    while time.monotonic() - started < seconds:
-        try:
-            if sock.recv(65536) == b"":
-                return time.monotonic() - started
-        except TimeoutError:
-            continue
-        except ConnectionResetError:
-            return time.monotonic() - started
-    return None
 
 
 def answered(sock: socket.socket) -> bytes:
