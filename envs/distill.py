@@ -69,6 +69,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kutnahora.clients.bots import is_bot, mcts, mcts_budget, neural
+from kutnahora.clients.stopping import INTERRUPTED
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
 from kutnahora.envs import network
 from kutnahora.envs.actions import ActionSpace
@@ -86,6 +87,7 @@ from kutnahora.envs.training import (
     match,
     occupied,
     parse_weights,
+    records_until,
     save_network,
     to_numpy,
     write_json,
@@ -768,7 +770,7 @@ def command(args: argparse.Namespace, text: str, words: Sequence[str]) -> int:
             "--resume goes on from the last checkpoint",
             file=sys.stderr,
         )
-        return 130
+        return INTERRUPTED
 
 
 def _configure(args: argparse.Namespace, text: str, given: set[str]) -> dict[str, Any] | None:
@@ -852,8 +854,7 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
         np_rng.bit_generator.state = saved["np_rng"]
         torch.set_rng_state(saved["torch_rng"])
         iteration, games, seconds = saved["iteration"], saved["games"], saved["seconds"]
-        history = json.loads((folder / "history.json").read_text())
-        evaluations = json.loads((folder / "evaluations.json").read_text())
+        history, evaluations = records_until(folder, iteration)
     for group in optimiser.param_groups:
         group["lr"] = config["lr"]
     meta = {
@@ -883,9 +884,7 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
             "seconds": seconds,
             "seed": config["seed"],
         }
-        torch.save(state, folder / "checkpoint.pt.part")
-        (folder / "checkpoint.pt.part").replace(folder / "checkpoint.pt")
-        write_json(folder / "history.json", history)
+        write_json(folder / "history.json", history)  # the records first (records_until)
         write_json(folder / "evaluations.json", evaluations)
         draw_curve(
             history,
@@ -897,6 +896,8 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
             limits=None,
             xlabel="searched samples generated",
         )
+        torch.save(state, folder / "checkpoint.pt.part")
+        (folder / "checkpoint.pt.part").replace(folder / "checkpoint.pt")
 
     def evaluate_now(net: network.PolicyValueNet) -> None:
         started = time.process_time()

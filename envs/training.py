@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
 from kutnahora.envs import network
@@ -603,6 +604,18 @@ def write_json(path: Path, value: Any) -> None:
     os.replace(partial, path)
 
 
+def records_until(folder: Path, iteration: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A run folder's ``history.json`` and ``evaluations.json`` as far as ``iteration``, its checkpoint's.
+
+    A checkpoint writes them before ``checkpoint.pt``, so a stop or a crash in between leaves them ahead of
+    it, never behind: what they hold past the checkpoint's iteration is dropped, to be made again."""
+    lists = []
+    for name in ("history.json", "evaluations.json"):
+        entries = json.loads((folder / name).read_text()) if (folder / name).exists() else []
+        lists.append([entry for entry in entries if entry["iteration"] <= iteration])
+    return lists[0], lists[1]
+
+
 RESUMABLE = (
     "samples",
     "players",
@@ -707,11 +720,7 @@ def run(args: argparse.Namespace, command: str) -> int:
         np_rng.bit_generator.state = saved["np_rng"]
         torch.set_rng_state(saved["torch_rng"])
         iteration, samples, seconds = saved["iteration"], saved["samples"], saved["seconds"]
-        history = (
-            json.loads((folder / "history.json").read_text()) if (folder / "history.json").exists() else []
-        )
-        if (folder / "evaluations.json").exists():
-            evaluations = json.loads((folder / "evaluations.json").read_text())
+        history, evaluations = records_until(folder, iteration)
         rollouts.load_pool()
     meta = {"hidden": config["hidden"], "observation": "normalized", "seed": config["seed"]}
 
@@ -731,11 +740,13 @@ def run(args: argparse.Namespace, command: str) -> int:
             "samples": samples,
             "seconds": seconds,
         }
-        torch.save(state, folder / "checkpoint.pt.part")
-        os.replace(folder / "checkpoint.pt.part", folder / "checkpoint.pt")
+        # The records first, the checkpoint last: stopped in between, the records run ahead of the
+        # checkpoint, and a resume drops what they hold past it.
         write_json(folder / "history.json", history)
         write_json(folder / "evaluations.json", evaluations)
         draw_curve(history, evaluations, folder / "curve.png")
+        torch.save(state, folder / "checkpoint.pt.part")
+        os.replace(folder / "checkpoint.pt.part", folder / "checkpoint.pt")
 
     def evaluate_now() -> None:
         net = export(f"iter-{iteration:05d}")
@@ -959,16 +970,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "export":
         return export_command(args, command)
     words = sys.argv[1:] if argv is None else list(argv)
-    if args.command == "distill":
-        return distill.command(args, command, words)
-    if args.command == "pipeline":
-        return pipeline.command(args, command, main)
-    args.given = {
-        key for key in RESUMABLE if any(w.split("=")[0] == "--" + key.replace("_", "-") for w in words)
-    }
-    if args.smoke and "samples" not in args.given:
-        args.samples = 1024
-    return run(args, command)
+    with terminate_as_interrupt():
+        try:
+            if args.command == "distill":
+                return distill.command(args, command, words)
+            if args.command == "pipeline":
+                return pipeline.command(args, command, main)
+            args.given = {
+                key
+                for key in RESUMABLE
+                if any(w.split("=")[0] == "--" + key.replace("_", "-") for w in words)
+            }
+            if args.smoke and "samples" not in args.given:
+                args.samples = 1024
+            return run(args, command)
+        except KeyboardInterrupt:
+            kept = (
+                "the stages done and the one under way's last checkpoint"
+                if args.command == "pipeline"
+                else "its last checkpoint"
+            )
+            print(f"kutnahora-train: stopped; {args.run} keeps {kept}, --resume goes on", file=sys.stderr)
+            return INTERRUPTED
 
 
 if __name__ == "__main__":

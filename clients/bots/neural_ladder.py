@@ -44,6 +44,7 @@ from rich.table import Table
 
 from kutnahora.clients.bots import is_bot, make_bot
 from kutnahora.clients.bots.neural import NeuralBot
+from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
 from kutnahora.clients.tournament.results import GameRecord
 from kutnahora.clients.tournament.stats import standings, wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
@@ -392,29 +393,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             parser.error(str(error))
         report["by_players"] = {str(p): summary(bots, p, *done[p]) for p in counts if p in done}
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    ) as progress:
-        for players, lineups in plans.items():
-            records, clock = done.get(players, ([], Clock()))
-            task = progress.add_task(f"{players} players", total=len(lineups), completed=len(records))
-            for index, lineup in enumerate(lineups):
-                if index < len(records):
-                    continue
-                seed = game_seed(args.seed, players, index)
-                records.append(play(lineup, seed, index, clock, networks))
-                progress.advance(task)
-                report["by_players"][str(players)] = summary(bots, players, records, clock)
-                if args.json:  # after every game, so a long ladder can be read while it plays
-                    write_report(args.json, report)
-            title = f"{players} players, {len(records)} games"
-            progress.console.print(standings_table(bots, records, clock, title)[0])
-            if players == 2:
-                progress.console.print(head_to_head(bots, records)[0])
+    try:
+        with (
+            terminate_as_interrupt(),
+            Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+            ) as progress,
+        ):
+            for players, lineups in plans.items():
+                records, clock = done.setdefault(players, ([], Clock()))
+                task = progress.add_task(f"{players} players", total=len(lineups), completed=len(records))
+                for index, lineup in enumerate(lineups):
+                    if index < len(records):
+                        continue
+                    seed = game_seed(args.seed, players, index)
+                    records.append(play(lineup, seed, index, clock, networks))
+                    progress.advance(task)
+                    report["by_players"][str(players)] = summary(bots, players, records, clock)
+                    if args.json:  # after every game, so a long ladder can be read while it plays
+                        write_report(args.json, report)
+                title = f"{players} players, {len(records)} games"
+                progress.console.print(standings_table(bots, records, clock, title)[0])
+                if players == 2:
+                    progress.console.print(head_to_head(bots, records)[0])
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every finished game is in the report already
+        played = sum(len(records) for records, _ in done.values())
+        if args.json:  # a game may have ended between its record and the report's writing
+            report["by_players"] = {str(p): summary(bots, p, *done[p]) for p in done if done[p][0]}
+            write_report(args.json, report)
+        kept = f"all in {args.json}; --resume goes on" if args.json else "not kept without --json"
+        print(f"stopped with {played:,} games played, {kept}", file=sys.stderr)
+        return INTERRUPTED
     if args.json:
         write_report(args.json, report)
         console.print(f"written to {args.json}")

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import signal
 import sys
 import tempfile
 import time
@@ -48,6 +47,7 @@ from rich.progress import (
 
 from kutnahora.clients.bots import BOTS
 from kutnahora.clients.sdk import ConnectError
+from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
 from kutnahora.clients.tournament import hosting, merge, results, stats
 from kutnahora.clients.tournament.merge import parse_shard
 from kutnahora.clients.tournament.results import GameRecord, ResultsError
@@ -545,10 +545,6 @@ def _quick_standings(names: Sequence[str], records: Any) -> list[stats.Standing]
     return list(table.values())
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kutnahora-tournament``."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -572,10 +568,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             2,
         )
     tournament: Tournament | None = None
-    signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: save, stop the local server, exit 130
     try:
-        tournament = Tournament(args, console, progress_console)
-        return asyncio.run(tournament.run())
+        with terminate_as_interrupt():  # stop as on Ctrl-C: save, stop the local server, exit 130
+            tournament = Tournament(args, console, progress_console)
+            return asyncio.run(tournament.run())
     except UsageError as error:
         return fail(f"{error}.", 2)
     except ResultsError as error:
@@ -584,7 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error), 2)
     except KeyboardInterrupt:
         done = len(tournament.records) if tournament is not None else 0
-        return fail(f"interrupted with {done} games recorded; continue with --resume.", 130)
+        return fail(f"interrupted with {done} games recorded; continue with --resume.", INTERRUPTED)
     finally:
         if tournament is not None and tournament.sandbox is not None:
             tournament.sandbox.close()  # the bots' control groups, also after an interrupt

@@ -5,6 +5,7 @@ with the report an unstopped one writes; a report of other options is refused, a
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from kutnahora.clients.bots import neural_ladder
 from kutnahora.clients.tournament.results import GameRecord
+from tests.stopping import terminate_when
 
 LADDER = ["--bots", "random,greedy", "--players", "2,4", "--games", "6", "--games4", "0", "--seed", "3"]
 
@@ -45,8 +47,8 @@ def test_a_stopped_ladder_goes_on_from_its_report(
 
     stopped = tmp_path / "stopped.json"
     monkeypatch.setattr(neural_ladder, "play", play_then_stop)
-    with pytest.raises(KeyboardInterrupt):
-        neural_ladder.main([*LADDER, "--json", str(stopped)])
+    assert neural_ladder.main([*LADDER, "--json", str(stopped)]) == 130  # a Ctrl-C in the fifth game
+    assert f"stopped with 4 games played, all in {stopped}; --resume goes on" in capsys.readouterr().err
     first = json.loads(stopped.read_text())
     assert len(first["by_players"]["2"]["records"]) == 4
 
@@ -62,6 +64,18 @@ def test_a_stopped_ladder_goes_on_from_its_report(
     ]
     assert decisions[0] == decisions[1], "the kept games' decisions are counted, and the new ones"
     assert resumed["date"] == first["date"] and len(resumed["resumed"]) == 1
+
+
+def test_sigterm_stops_the_ladder_as_ctrl_c_does(tmp_path: Path) -> None:
+    """A service manager's or ``kill``'s stop: the sentence and status of Ctrl-C, every finished game in the
+    report, no traceback (SIGTERM's default ended the process where it stood, saying nothing)."""
+    report = tmp_path / "ladder.json"
+    command = [sys.executable, "-m", "kutnahora.clients.bots.neural_ladder", *LADDER[:4], "--games", "5000"]
+    status, error = terminate_when([*command, "--json", str(report)], report.exists, within=60)
+    assert status == 130, error
+    assert "Traceback" not in error
+    played = json.loads(report.read_text())["by_players"]["2"]["records"]
+    assert played and f"stopped with {len(played):,} games played, all in {report}; --resume goes on" in error
 
 
 def test_resume_refuses_another_ladders_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

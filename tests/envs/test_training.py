@@ -5,6 +5,7 @@ the PyTorch model computes; a run never writes into a folder that holds somethin
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 
 from kutnahora.envs import network, training
 from kutnahora.envs.training import Buffer, main, parse_weights, wilson
+from tests.stopping import terminate_when
 
 torch = pytest.importorskip("torch")
 
@@ -64,6 +66,35 @@ def test_a_run_refuses_a_folder_that_holds_something(
         assert sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt"]
     assert main(["run", "--smoke", "--no-progress", "--run", str(tmp_path / "none"), "--resume"]) == 2
     assert main(["export", str(tmp_path / "none")]) == 2
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_and_resume_goes_on(tmp_path: Path) -> None:
+    """``kill``, a service manager or a container's stop sends SIGTERM: the run stops with Ctrl-C's
+    sentence and status (its default ended the process where it stood, saying nothing), and ``--resume``
+    goes on from the last checkpoint."""
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "kutnahora.envs.training", "run", "--smoke", "--no-progress"]
+    command += ["--run", str(run), "--samples", "100000000", "--checkpoint-minutes", "0"]
+    status, error = terminate_when(command, (run / "checkpoint.pt").exists)
+    assert status == 130, error
+    assert f"stopped; {run} keeps its last checkpoint, --resume goes on" in error
+    assert "Traceback" not in error
+    saved = json.loads((run / "history.json").read_text())[-1]
+    resume = ["run", "--resume", "--no-progress", "--run", str(run), "--samples", str(saved["samples"] + 1)]
+    assert main(resume) == 0
+    history = json.loads((run / "history.json").read_text())
+    assert [h["iteration"] for h in history] == list(range(1, saved["iteration"] + 2))
+
+
+def test_a_resume_drops_the_records_written_past_its_checkpoint(tmp_path: Path) -> None:
+    """A checkpoint writes history.json and evaluations.json, then checkpoint.pt: stopped in between, the
+    records hold an iteration the checkpoint does not, which a resume makes again and must not hold twice."""
+    assert training.records_until(tmp_path, 3) == ([], [])  # stopped before the first records
+    training.write_json(tmp_path / "history.json", [{"iteration": i, "samples": 512 * i} for i in (1, 2, 3)])
+    training.write_json(tmp_path / "evaluations.json", [{"iteration": i, "wins": i} for i in (2, 2, 3)])
+    history, evaluations = training.records_until(tmp_path, 2)
+    assert [h["iteration"] for h in history] == [1, 2] and [e["iteration"] for e in evaluations] == [2, 2]
+    assert [h["iteration"] for h in training.records_until(tmp_path, 3)[0]] == [1, 2, 3]
 
 
 def test_the_numpy_network_computes_what_the_torch_model_computes(tmp_path: Path) -> None:
