@@ -158,24 +158,13 @@ class GamesHeld:
                 del self._games[visitor]
 
 
-class Streams:
-    """The event streams each visitor has open (counted with the limit off too: the metrics show them)."""
-
-    def __init__(self, most: int) -> None:
-        self._holds: Holds[str] = Holds(most)
-
-    @property
-    def most(self) -> int:
-        return self._holds.most
-
-    @property
-    def total(self) -> int:
-        """Every visitor's open streams."""
-        return self._holds.total
+class Streams(Holds[str]):
+    """The event streams each visitor has open (counted with the limit off too: the metrics show them);
+    ``total`` is every visitor's, ``len`` the visitors that hold one."""
 
     def open(self, visitor: str) -> None:
         """Count a stream the visitor opens; :class:`Refused` when it has its limit open."""
-        if not self._holds.take(visitor):
+        if not self.take(visitor):
             raise Refused(
                 f"You already follow {self.most} games live at once, as many as one visitor may; "
                 "close another game's page, then reload this one.",
@@ -185,14 +174,7 @@ class Streams:
 
     def close(self, visitor: str) -> None:
         """A stream :meth:`open` counted has closed."""
-        self._holds.give(visitor)
-
-    def __len__(self) -> int:
-        """The visitors that hold a stream open."""
-        return len(self._holds)
-
-    def held(self, visitor: str) -> int:
-        return self._holds.held(visitor)
+        self.give(visitor)
 
 
 class VisitorLimits:

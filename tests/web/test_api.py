@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from tests.web.conftest import Servers
+from tests.web.http_wire import read_answer
 
 
 @pytest.fixture
@@ -173,22 +174,8 @@ def raw_post(servers: Servers, path: str, head: dict[str, str], *body: bytes) ->
                 sock.sendall(piece)
             except OSError:  # answered and closed before the rest was taken
                 break
-        answer = b""
-        while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < _length(answer):
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            answer += chunk
-    head_text, _, payload = answer.partition(b"\r\n\r\n")
-    return int(head_text.split()[1]), payload.decode()
-
-
-def _length(answer: bytes) -> int:
-    for line in answer.split(b"\r\n\r\n", 1)[0].split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            return int(value)
-    return 0
+        status, _, payload = read_answer(sock)
+    return int(status.split()[1]), payload.decode()
 
 
 def test_a_body_announced_longer_than_the_bound_is_refused_before_it_is_sent(servers: Servers) -> None:
