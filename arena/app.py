@@ -32,9 +32,11 @@ from kutnahora.plumbing.errors import StartupError, StoreError
 from kutnahora.plumbing.keepalive import (
     ACCEPT_PINGS,
     DEFAULT_HANDSHAKE_SECONDS,
+    DEFAULT_IDLE_SECONDS,
     DEFAULT_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
     handshake,
+    idle,
     server_pings,
 )
 from kutnahora.plumbing.probes import ProbeGuard
@@ -86,6 +88,8 @@ class ArenaConfig:
     """Seconds the arena waits for the answer to its ping before closing the connection and its streams."""
     handshake_timeout_seconds: float = DEFAULT_HANDSHAKE_SECONDS
     """Seconds a new connection has to complete its opening before the arena closes it."""
+    max_connection_idle_seconds: float = DEFAULT_IDLE_SECONDS
+    """Seconds a connection may hold no call before the arena closes it (0: never)."""
 
 
 class Arena:
@@ -201,6 +205,7 @@ async def create_arena(address: str, config: ArenaConfig) -> tuple[Arena, int]:
             *ACCEPT_PINGS,
             *server_pings(config.keepalive_seconds, config.keepalive_timeout_seconds),
             *handshake(config.handshake_timeout_seconds),
+            *idle(config.max_connection_idle_seconds),
         ]
     )
     port = server.add_insecure_port(address)

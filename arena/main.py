@@ -32,7 +32,12 @@ from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import DEFAULT_EXEMPT, parse_exempt, show_exempt
 from kutnahora.plumbing.errors import StartupError, StoreError
-from kutnahora.plumbing.keepalive import DEFAULT_HANDSHAKE_SECONDS, DEFAULT_SECONDS, DEFAULT_TIMEOUT_SECONDS
+from kutnahora.plumbing.keepalive import (
+    DEFAULT_HANDSHAKE_SECONDS,
+    DEFAULT_IDLE_SECONDS,
+    DEFAULT_SECONDS,
+    DEFAULT_TIMEOUT_SECONDS,
+)
 
 ENV_PREFIX = "KUTNAHORA_ARENA_"
 
@@ -191,6 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
         "seconds a new connection has to complete its opening (TLS, HTTP/2's preface); one that has not is "
         "closed",
     )
+    add(
+        "--max-connection-idle",
+        "MAX_CONNECTION_IDLE",
+        DEFAULT_IDLE_SECONDS,
+        float,
+        "seconds a connection may hold no call before it is closed (0: never); a bot's channel reconnects "
+        "for its next call",
+    )
     add("--log-format", "LOG_FORMAT", "json", str, "log lines as json or console")
     add("--log-level", "LOG_LEVEL", "info", str, "debug, info, warning or error")
     return parser
@@ -220,6 +233,11 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
     if args.handshake_timeout <= 0:
         raise SystemExit(
             f"kutnahora-arena: --handshake-timeout must be more than 0, not {args.handshake_timeout:g}"
+        )
+    if args.max_connection_idle < 0:
+        raise SystemExit(
+            "kutnahora-arena: --max-connection-idle must be 0 (never) or more seconds, not "
+            f"{args.max_connection_idle:g}"
         )
     if args.keepalive < 0 or args.keepalive_timeout <= 0:
         raise SystemExit(
@@ -262,6 +280,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         keepalive_seconds=args.keepalive,
         keepalive_timeout_seconds=args.keepalive_timeout,
         handshake_timeout_seconds=args.handshake_timeout,
+        max_connection_idle_seconds=args.max_connection_idle,
     )
 
 

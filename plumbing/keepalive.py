@@ -9,7 +9,9 @@ and their caller's share of them, until the operating system gave up on the sock
 process whose kernel still answers for it is never. And a connection that never completes its opening
 (silent, or sending its HTTP/2 preface a byte at a time) is closed after :data:`DEFAULT_HANDSHAKE_SECONDS`
 (:func:`handshake`), not gRPC's two minutes, so that a stranger cannot hold the server's sockets by the
-thousand with connections that say nothing.
+thousand with connections that say nothing. A connection that opened but holds no call for
+:data:`DEFAULT_IDLE_SECONDS` is closed too (:func:`idle`): a client's channel opens a new one for its next
+call, while connections opened and left (by the thousand, pinging to stay alive) would hold their sockets.
 """
 
 from __future__ import annotations
@@ -36,6 +38,19 @@ def handshake(seconds: float) -> list[tuple[str, int]]:
     """The channel argument that closes a connection whose opening is not complete ``seconds`` after it
     was accepted."""
     return [("grpc.server_handshake_timeout_ms", max(1, int(seconds * 1000)))]
+
+
+DEFAULT_IDLE_SECONDS = 300.0
+"""Seconds a connection may hold no call before the server closes it, by default."""
+
+
+def idle(seconds: float) -> list[tuple[str, int]]:
+    """The channel argument that closes a connection, with HTTP/2's GOAWAY, once it has held no call for
+    ``seconds`` (none for 0: a connection may idle for ever). A call under way, a bot's quiet stream
+    included, keeps its connection; a channel reconnects for its next call."""
+    if seconds <= 0:
+        return []
+    return [("grpc.max_connection_idle_ms", max(1, int(seconds * 1000)))]
 
 
 def server_pings(seconds: float, timeout_seconds: float) -> list[tuple[str, int]]:

@@ -21,7 +21,7 @@ from kutnahora.engine import RULES_VERSION, components_hash, default_components
 from kutnahora.plumbing import health as health_service
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.errors import StartupError
-from kutnahora.plumbing.keepalive import ACCEPT_PINGS, handshake, server_pings
+from kutnahora.plumbing.keepalive import ACCEPT_PINGS, handshake, idle, server_pings
 from kutnahora.plumbing.probes import ProbeGuard
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.server.config import ServerConfig
@@ -148,6 +148,7 @@ def server_options(config: ServerConfig) -> list[tuple[str, int]]:
     ]
     options += server_pings(config.keepalive_seconds, config.keepalive_timeout_seconds)
     options += handshake(config.handshake_timeout_seconds)
+    options += idle(config.max_connection_idle_seconds)
     if config.max_connection_age_seconds > 0:
         options.append(("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)))
         options.append(

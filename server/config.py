@@ -396,6 +396,16 @@ class ServerConfig:
         parse=float,
         metavar="SECONDS",
     )
+    max_connection_idle_seconds: float = setting(
+        keepalive.DEFAULT_IDLE_SECONDS,
+        "--max-connection-idle",
+        "MAX_CONNECTION_IDLE",
+        "seconds a connection may hold no call before it is closed (0: never); a client's channel "
+        "reconnects for its next call",
+        doc="`grpc.max_connection_idle_ms`",
+        parse=float,
+        metavar="SECONDS",
+    )
     gc_thresholds: tuple[int, int, int] = setting(
         collector.DEFAULT_THRESHOLDS,
         "--gc-thresholds",

@@ -64,6 +64,10 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         raise SystemExit("--max-connection-age and --max-connection-age-grace must not be negative")
     if args.handshake_timeout <= 0:
         raise SystemExit(f"--handshake-timeout must be more than 0, not {args.handshake_timeout:g}")
+    if args.max_connection_idle < 0:
+        raise SystemExit(
+            f"--max-connection-idle must be 0 (never) or more seconds, not {args.max_connection_idle:g}"
+        )
     if args.keepalive < 0 or args.keepalive_timeout <= 0:
         raise SystemExit(
             f"--keepalive must be 0 (no pings) or more seconds and --keepalive-timeout more than 0, not "
@@ -74,8 +78,10 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
             "--gc-young-every and --gc-full-every must be 0 (off) or more, not "
             f"{args.gc_young_every:g} and {args.gc_full_every:g}"
         )
-    if args.idle_timeout < 0:
-        raise SystemExit(f"--idle-timeout must be 0 (never) or more seconds, not {args.idle_timeout:g}")
+    if args.max_connection_idle < 0:
+        raise SystemExit(
+            f"--max-connection-idle must be 0 (never) or more seconds, not {args.max_connection_idle:g}"
+        )
     components = None
     if args.components:
         try:

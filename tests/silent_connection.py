@@ -1,6 +1,6 @@
-"""A stranger's connection that says nothing, or begins a protocol's opening and stops, for the tests that
-the servers close such connections (``--handshake-timeout``, the web's ``--head-timeout``) instead of
-holding their sockets for minutes."""
+"""A stranger's connection that says nothing, begins a protocol's opening and stops, or opens and makes no
+call, for the tests that the servers close such connections (``--handshake-timeout``,
+``--max-connection-idle``, the web's ``--head-timeout``) instead of holding their sockets for minutes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ import time
 
 PREFACE_BEGUN = b"PRI * HTTP/2.0\r\n"
 """The first line of HTTP/2's connection preface, without the rest of it."""
+
+OPENED = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+"""HTTP/2's whole connection preface and an empty SETTINGS frame: a connection opened, that then makes
+no call."""
 
 
 def closed_within(sock: socket.socket, seconds: float) -> float | None:

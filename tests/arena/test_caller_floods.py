@@ -31,7 +31,7 @@ from kutnahora.plumbing.errors import ServiceError
 from kutnahora.v1 import arena_service_pb2 as pb
 from tests.arena.conftest import StartArena, stub, two_callers
 from tests.frozen_client import FROZEN_ARENA_WATCHER, frozen
-from tests.silent_connection import PREFACE_BEGUN, closed_after
+from tests.silent_connection import OPENED, PREFACE_BEGUN, closed_after
 from tests.status_details import refusal
 
 ADMIN = "arena-admin-secret"
@@ -284,6 +284,25 @@ async def test_a_connection_that_never_completes_its_opening_is_closed(
     assert took is not None and 0.8 <= took < 4
     async with grpc.aio.insecure_channel(f"127.0.0.1:{arena.port}") as channel:
         assert (await stub(channel).ListPools(pb.ListPoolsRequest())).pools
+
+
+async def test_a_connection_that_holds_no_call_is_closed(start_arena: StartArena) -> None:
+    """With --max-connection-idle 1 the arena closes a connection opened without a call after about a
+    second (with the default, 300 s, it is open two seconds in); a bot's channel whose connection was
+    closed so is served on a new one."""
+    arena = await start_arena("--max-connection-idle", "1")
+    took = await closed_after(arena.port, OPENED, 5)
+    assert took is not None and 0.8 <= took < 4
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{arena.port}") as channel:
+        assert (await stub(channel).ListPools(pb.ListPoolsRequest())).pools
+        for _ in range(50):
+            await asyncio.sleep(0.1)
+            if channel.get_state() != grpc.ChannelConnectivity.READY:
+                break
+        assert channel.get_state() == grpc.ChannelConnectivity.IDLE, "closed while it held no call"
+        assert (await stub(channel).ListPools(pb.ListPoolsRequest())).pools
+    patient = await start_arena()
+    assert await closed_after(patient.port, OPENED, 2) is None
 
 
 async def games_played(arena: Arena, name: str, bots: int, games: int) -> list[int]:

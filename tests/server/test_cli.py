@@ -250,6 +250,7 @@ OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--keepalive": ("30", 30.0),
     "--keepalive-timeout": ("5", 5.0),
     "--handshake-timeout": ("4", 4.0),
+    "--max-connection-idle": ("120", 120.0),
     "--gc-thresholds": ("700,10,10", (700, 10, 10)),
     "--gc-young-every": ("250", 250.0),
     "--gc-full-every": ("0", 0.0),

@@ -18,7 +18,7 @@ from kutnahora.server.main import build_parser, config_from_args
 from kutnahora.v1 import admin_service_pb2, play_service_pb2
 from tests.frozen_client import FROZEN_WATCHER, frozen
 from tests.server.conftest import NO_CLOCK, Client, StartServer
-from tests.silent_connection import PREFACE_BEGUN, closed_after
+from tests.silent_connection import OPENED, PREFACE_BEGUN, closed_after
 
 
 async def test_build_info_and_the_server_version_come_from_the_package(start_server: StartServer) -> None:
@@ -100,6 +100,33 @@ async def test_a_frozen_watcher_gives_back_its_place_when_it_misses_a_ping(
                 break
         freed = not await watch_refused(client, game_id)
     assert freed == (keepalive > 0), "the place is freed by the pings, and only by them"
+
+
+async def test_a_connection_that_holds_no_call_is_closed_and_its_client_reconnects(
+    start_server: StartServer,
+) -> None:
+    """With --max-connection-idle 1, a connection opened without a call is closed after about a second; a
+    client's connection holding a quiet watch stream is kept past that, closed once the stream ends, and the
+    client's next call is served on a new one. With the default (300 s) the opened connection is still
+    open two seconds in."""
+    quick, client = await start_server(max_connection_idle_seconds=1.0)
+    took = await closed_after(quick.port, OPENED, 5)
+    assert took is not None and 0.8 <= took < 4
+    game_id, _, _ = await client.new_game(players=2, seed=5)
+    watch = client.play.WatchGame(play_service_pb2.WatchGameRequest(game_id=game_id))
+    await watch.read()  # version 0
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(watch.read(), 2.5)  # the stream's connection outlived the idle limit
+    assert client.channel.get_state() == grpc.ChannelConnectivity.READY
+    watch.cancel()
+    for _ in range(50):  # closed (GOAWAY) about a second after the stream ended: the channel idles
+        await asyncio.sleep(0.1)
+        if client.channel.get_state() != grpc.ChannelConnectivity.READY:
+            break
+    assert client.channel.get_state() == grpc.ChannelConnectivity.IDLE
+    assert (await client.observe(game_id)).version == 0  # a new connection serves the next call
+    patient, _ = await start_server()
+    assert await closed_after(patient.port, OPENED, 2) is None
 
 
 def test_the_connection_age_flags_and_variables(monkeypatch: pytest.MonkeyPatch) -> None:
