@@ -233,6 +233,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
                     spent = sum(s["seconds"] for s in record["stages"].values())
                     argv += ["--minutes", f"{distill_minutes(config, spent):.1f}"]
                 stage["commands"].append("kutnahora-train " + " ".join(argv))
+                write_json(record_path, record)  # what runs, on disk while it runs
                 code = train(argv)
                 if code == 0:
                     export = ["export", str(stage_folder), "--to", str(exports[name])]
@@ -244,6 +245,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
                     report = Path(ladder[-1])
                     argv = [*ladder, *(["--resume"] if report.exists() else [])]
                     stage["commands"].append(f"python -m {neural_ladder.__name__} " + " ".join(argv))
+                    write_json(record_path, record)
                     code = code or neural_ladder.main(argv)
         finally:
             stage["seconds"] = round(stage["seconds"] + time.monotonic() - started, 1)

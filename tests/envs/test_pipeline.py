@@ -30,6 +30,8 @@ def test_the_pipeline_stopped_in_a_stage_goes_on_from_it(
         called.append(argv[0])
         if argv[0] == "distill" and stops:
             stops.clear()
+            on_disk = json.loads((run / "pipeline.json").read_text())["stages"]["distill"]["commands"]
+            assert on_disk and on_disk[-1].startswith("kutnahora-train distill"), "recorded as it starts"
             time.sleep(0.3)
             raise KeyboardInterrupt  # a Ctrl-C in the second stage, 0.3 s into it, once
         return real_main(argv)
