@@ -6,13 +6,20 @@ goes on with ``--resume``, exit status 130. A service manager, ``kill``, ``timeo
 sends SIGTERM instead, whose default ends the process where it stands: no sentence, and the time a
 pipeline's stage had spent not recorded. :func:`terminate_as_interrupt` makes SIGTERM raise
 :class:`KeyboardInterrupt` while a command runs, so both stops take the same path.
+
+A worker process (the web server's search process) must not outlive the process that started it: a
+killed or crashed parent tells its workers nothing, and a worker of a ``ProcessPoolExecutor`` then waits
+on its queue for ever, holding its memory. :func:`exit_with_parent`,
+run in the worker as it starts, ends it within a second of its parent's end.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from types import FrameType
 
@@ -36,3 +43,19 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+ORPHAN_CHECK_SECONDS = 1.0
+"""How often a worker checks that the process that started it is still its parent."""
+
+
+def exit_with_parent(parent: int, every: float = ORPHAN_CHECK_SECONDS) -> None:
+    """In a worker process (as a pool's ``initializer``, with the parent's pid): end the worker once
+    ``parent`` is no longer its parent (killed, crashed, or ended by a signal it re-raised)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()

@@ -1,5 +1,5 @@
-"""Stopping a long command the way a service manager, ``kill`` or a container's stop does: SIGTERM once
-the command has something to keep, for the tests that it stops as on Ctrl-C."""
+"""Stopping a process the way a service manager, ``kill``, a container's stop or the kernel's OOM killer
+does, for the tests that a long command stops as on Ctrl-C and that no worker outlives its parent."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def terminate_when(command: list[str], ready: Callable[[], bool], within: float = 120) -> tuple[int, str]:
@@ -26,3 +27,32 @@ def terminate_when(command: list[str], ready: Callable[[], bool], within: float 
         process.kill()
         process.wait()
     return process.returncode, error
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` now."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def gone(pid: int, within: float) -> bool:
+    """Whether process ``pid`` has ended (or is a zombie nobody reaped) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)

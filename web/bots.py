@@ -14,17 +14,23 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 from collections.abc import Awaitable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 from kutnahora.clients.bots import BOTS, MctsBot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, Client, ClientError, GameInfo, GameOutcome, SeatCredentials
+from kutnahora.clients.stopping import exit_with_parent
 from kutnahora.v1.game_pb2 import Observation
 
 log = logging.getLogger(__name__)
 
 SEARCH_BUDGET_MS = 1000.0
 """How long the lobby's mcts bot thinks about each decision."""
+
+
+CLOSE_SECONDS = 5.0
+"""How long a stopping web server waits for its search process to finish the decision under way."""
 
 
 def _search(seed: int, budget_ms: float, observation: bytes) -> Choice:
@@ -92,7 +98,12 @@ class BotPlayers:
     def pool(self) -> ProcessPoolExecutor:
         """The search process, started when a game first seats an mcts bot (a fresh interpreter: spawn)."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=exit_with_parent,
+                initargs=(os.getpid(),),
+            )
         return self._pool
 
     def make(self, kind: str, seed: int) -> Bot:
@@ -147,4 +158,10 @@ class BotPlayers:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            # Waited for (the decision under way, then the process's exit), on a thread: uvicorn re-raises
+            # the stopping signal once the app has stopped, which ends this process before any exit hook.
+            pool, self._pool = self._pool, None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True), CLOSE_SECONDS
+                )
