@@ -9,8 +9,8 @@ pipeline's stage had spent not recorded. :func:`terminate_as_interrupt` makes SI
 
 A worker process (the web server's search process) must not outlive the process that started it: a
 killed or crashed parent tells its workers nothing, and a worker of a ``ProcessPoolExecutor`` then waits
-on its queue for ever, holding its memory. :func:`exit_with_parent`,
-run in the worker as it starts, ends it within a second of its parent's end.
+on its queue for ever, holding its memory. :func:`exit_with_parent`, run in the worker as it starts, ends
+it within a second of its parent's end.
 """
 
 from __future__ import annotations

@@ -78,10 +78,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
             "--gc-young-every and --gc-full-every must be 0 (off) or more, not "
             f"{args.gc_young_every:g} and {args.gc_full_every:g}"
         )
-    if args.max_connection_idle < 0:
-        raise SystemExit(
-            f"--max-connection-idle must be 0 (never) or more seconds, not {args.max_connection_idle:g}"
-        )
+    if args.idle_timeout < 0:
+        raise SystemExit(f"--idle-timeout must be 0 (never) or more seconds, not {args.idle_timeout:g}")
     components = None
     if args.components:
         try:

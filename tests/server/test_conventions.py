@@ -140,6 +140,10 @@ def test_the_connection_age_flags_and_variables(monkeypatch: pytest.MonkeyPatch)
     assert config_from_args(build_parser().parse_args([])).max_connection_age_seconds == 900
     with pytest.raises(SystemExit, match="must not be negative"):
         config_from_args(build_parser().parse_args(["--max-connection-age", "-1"]))
+    assert config.max_connection_idle_seconds == 300
+    refused = r"--max-connection-idle must be 0 \(never\) or more seconds, not -1"
+    with pytest.raises(SystemExit, match=refused):
+        config_from_args(build_parser().parse_args(["--max-connection-idle", "-1"]))
 
 
 @pytest.mark.parametrize("sent", [b"", PREFACE_BEGUN], ids=["silent", "preface-begun"])
