@@ -69,6 +69,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kutnahora.clients.bots import is_bot, mcts, mcts_budget, neural
+from kutnahora.clients.files import write_json
 from kutnahora.clients.stopping import INTERRUPTED
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
 from kutnahora.envs import network
@@ -90,7 +91,6 @@ from kutnahora.envs.training import (
     records_until,
     save_network,
     to_numpy,
-    write_json,
 )
 
 # --------------------------------------------------------------------------------------------------------

@@ -202,7 +202,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
     """``kutnahora-train pipeline``: run the stages not yet done, recording each one's time; ``train`` is
     ``kutnahora-train``'s own entry point, which runs the training stages."""
     from kutnahora.clients.bots import neural_ladder
-    from kutnahora.envs.training import write_json
+    from kutnahora.clients.files import write_json
 
     folder: Path = args.run
     record_path = folder / "pipeline.json"

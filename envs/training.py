@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kutnahora.clients.files import write_json
 from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
@@ -595,13 +596,6 @@ def occupied(folder: Path) -> bool:
         )
         return True
     return False
-
-
-def write_json(path: Path, value: Any) -> None:
-    """Write ``value`` as JSON atomically (a reader never sees half a file)."""
-    partial = path.with_suffix(path.suffix + ".part")
-    partial.write_text(json.dumps(value, indent=1) + "\n")
-    os.replace(partial, path)
 
 
 def records_until(folder: Path, iteration: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

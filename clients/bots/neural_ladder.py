@@ -44,6 +44,7 @@ from rich.table import Table
 
 from kutnahora.clients.bots import is_bot, make_bot
 from kutnahora.clients.bots.neural import NeuralBot
+from kutnahora.clients.files import write_json
 from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
 from kutnahora.clients.tournament.results import GameRecord
 from kutnahora.clients.tournament.stats import standings, wilson
@@ -258,11 +259,9 @@ def summary(bots: Sequence[str], players: int, records: Sequence[GameRecord], cl
     return part
 
 
-def write_report(path: Path, report: dict[str, Any]) -> None:
-    """Write the report as JSON, atomically."""
-    partial = path.with_suffix(path.suffix + ".part")
-    partial.write_text(json.dumps(report, indent=1) + "\n")
-    partial.replace(path)
+def by_players(bots: Sequence[str], done: Mapping[int, tuple[list[GameRecord], Clock]]) -> dict[str, Any]:
+    """The report's ``by_players``: the :func:`summary` of every player count with a game played."""
+    return {str(p): summary(bots, p, records, clock) for p, (records, clock) in done.items() if records}
 
 
 def game_seed(seed: int, players: int, index: int) -> int:
@@ -392,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             done = resumed(args.json, report, plans)
         except ValueError as error:
             parser.error(str(error))
-        report["by_players"] = {str(p): summary(bots, p, *done[p]) for p in counts if p in done}
+        report["by_players"] = by_players(bots, done)
     try:
         with (
             terminate_as_interrupt(),
@@ -415,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     progress.advance(task)
                     report["by_players"][str(players)] = summary(bots, players, records, clock)
                     if args.json:  # after every game, so a long ladder can be read while it plays
-                        write_report(args.json, report)
+                        write_json(args.json, report)
                 title = f"{players} players, {len(records)} games"
                 progress.console.print(standings_table(bots, records, clock, title)[0])
                 if players == 2:
@@ -423,13 +422,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every finished game is in the report already
         played = sum(len(records) for records, _ in done.values())
         if args.json:  # a game may have ended between its record and the report's writing
-            report["by_players"] = {str(p): summary(bots, p, *done[p]) for p in done if done[p][0]}
-            write_report(args.json, report)
+            report["by_players"] = by_players(bots, done)
+            write_json(args.json, report)
         kept = f"all in {args.json}; --resume goes on" if args.json else "not kept without --json"
         print(f"stopped with {played:,} games played, {kept}", file=sys.stderr)
         return INTERRUPTED
     if args.json:
-        write_report(args.json, report)
+        write_json(args.json, report)
         console.print(f"written to {args.json}")
     return 0
 

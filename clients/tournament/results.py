@@ -25,12 +25,12 @@ temporary file and a rename, so an interrupted run leaves a readable file that `
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from kutnahora.clients.files import write_json
 
 FORMAT = "kutnahora-tournament/1"
 
@@ -138,7 +138,7 @@ def save(
     records: Iterable[GameRecord],
     standings: list[dict[str, Any]],
 ) -> None:
-    """Write the results file atomically (a temporary file beside it, then a rename)."""
+    """Write the results file atomically (:func:`kutnahora.clients.files.write_json`)."""
     data = {
         "format": FORMAT,
         "config": config,
@@ -146,16 +146,7 @@ def save(
         "games": [r.to_json() for r in sorted(records, key=lambda r: r.index)],
         "standings": standings,
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1)
-            out.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_json(path, data)
 
 
 def check_resumable(saved: dict[str, Any], config: dict[str, Any]) -> None:

@@ -408,6 +408,10 @@ def test_the_settings_read_their_variables_and_refuse_nonsense(monkeypatch: pyte
         (["--caller-rate", "-1"], "--caller-rate and --caller-streams must not be negative"),
         (["--caller-streams", "-1"], "--caller-rate and --caller-streams must not be negative"),
         (["--caller-burst", "0"], "--caller-burst must be at least 1"),
+        (["--max-connection-idle", "-1"], r"--max-connection-idle must be 0 \(never\) or more seconds"),
+        (["--handshake-timeout", "0"], "--handshake-timeout must be more than 0, not 0"),
+        (["--keepalive", "-5"], r"--keepalive must be 0 \(no pings\) or more seconds .*, not -5 and 20"),
+        (["--keepalive-timeout", "0"], "--keepalive-timeout more than 0, not .* and 0"),
     ]:
         with pytest.raises(SystemExit, match=said):
             config_from_args(build_parser().parse_args(flags))

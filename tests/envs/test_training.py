@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kutnahora.clients.files import write_json
 from kutnahora.envs import network, training
 from kutnahora.envs.training import Buffer, main, parse_weights, wilson
 from tests.stopping import terminate_when
@@ -90,8 +91,8 @@ def test_a_resume_drops_the_records_written_past_its_checkpoint(tmp_path: Path) 
     """A checkpoint writes history.json and evaluations.json, then checkpoint.pt: stopped in between, the
     records hold an iteration the checkpoint does not, which a resume makes again and must not hold twice."""
     assert training.records_until(tmp_path, 3) == ([], [])  # stopped before the first records
-    training.write_json(tmp_path / "history.json", [{"iteration": i, "samples": 512 * i} for i in (1, 2, 3)])
-    training.write_json(tmp_path / "evaluations.json", [{"iteration": i, "wins": i} for i in (2, 2, 3)])
+    write_json(tmp_path / "history.json", [{"iteration": i, "samples": 512 * i} for i in (1, 2, 3)])
+    write_json(tmp_path / "evaluations.json", [{"iteration": i, "wins": i} for i in (2, 2, 3)])
     history, evaluations = training.records_until(tmp_path, 2)
     assert [h["iteration"] for h in history] == [1, 2] and [e["iteration"] for e in evaluations] == [2, 2]
     assert [h["iteration"] for h in training.records_until(tmp_path, 3)[0]] == [1, 2, 3]
