@@ -16,10 +16,12 @@ resumable as the command it runs is:
    against greedy for ``--policy-games``: a first reading, not the 400-game measurement.
 
 ``pipeline.json`` records every stage's commands and the wall-clock seconds spent in it over every
-invocation, so the run's cost is read off it after any number of stops. ``--resume`` goes on from the
-first stage not done: a stage with a checkpoint resumes from it, one stopped before its first
-checkpoint starts again. Nothing is written outside the run folder; the shipped networks are replaced
-only by the ``kutnahora-train export`` commands printed at the end.
+invocation, so the run's cost is read off it after any number of stops. An invocation killed outright
+(SIGKILL, a crash, the machine's end) records no seconds; the stage's start is on disk while it runs, and
+``--resume`` counts the time from it to the last file the run wrote (:func:`recover_unrecorded`).
+``--resume`` goes on from the first stage not done: a stage with a checkpoint resumes from it, one
+stopped before its first checkpoint starts again. Nothing is written outside the run folder; the shipped
+networks are replaced only by the ``kutnahora-train export`` commands printed at the end.
 
 Commands::
 
@@ -165,6 +167,29 @@ def match_arguments(config: dict[str, Any], folder: Path) -> list[list[str]]:
     return ladders
 
 
+def recover_unrecorded(record: dict[str, Any], folder: Path) -> list[str]:
+    """Count the time of stage invocations that ended without recording it, and say so.
+
+    A stage under way holds ``running_since`` (epoch seconds) in the record; a stop that records its
+    seconds removes it. One left in a record being resumed was killed: its time is counted from then to
+    the newest file written in the run folder since (a checkpoint, a game, a report), which undercounts by
+    at most the gap between two such writes. Returns a sentence per stage so counted."""
+    said = []
+    for name, stage in record["stages"].items():
+        since = stage.pop("running_since", None)
+        if since is None:
+            continue
+        written = [p.stat().st_mtime for p in folder.rglob("*") if p.is_file() and p.name != "pipeline.json"]
+        seconds = max(0.0, max(written, default=since) - since)
+        stage["seconds"] = round(stage["seconds"] + seconds, 1)
+        stage["unrecorded_seconds"] = round(stage.get("unrecorded_seconds", 0.0) + seconds, 1)
+        said.append(
+            f"stage {name}'s last invocation ended without recording its time (killed?): counting "
+            f"{seconds:,.0f} s, from its start to the last file it wrote"
+        )
+    return said
+
+
 def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | None:
     """The run's record: a new one, or the saved one to resume (``None``: refused, said on stderr)."""
     from kutnahora.envs.training import occupied
@@ -210,6 +235,8 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
     if record is None:
         return 2
     folder.mkdir(parents=True, exist_ok=True)
+    for sentence in recover_unrecorded(record, folder):
+        print(f"kutnahora-train: {sentence}", file=sys.stderr)
     record.setdefault("commands", []).append(text)
     write_json(record_path, record)
     config = record["options"]
@@ -222,6 +249,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
             continue
         print(f"stage {number}/{len(STAGES)}, {name}", flush=True)
         started = time.monotonic()
+        stage["running_since"] = time.time()  # on disk with the stage's command: recover_unrecorded
         try:
             if name in arguments:
                 stage_folder = folder / name
@@ -249,6 +277,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
                     code = code or neural_ladder.main(argv)
         finally:
             stage["seconds"] = round(stage["seconds"] + time.monotonic() - started, 1)
+            del stage["running_since"]
             write_json(record_path, record)
         if code != 0:
             print(f"kutnahora-train: stage {name} stopped (exit {code}); --resume goes on", file=sys.stderr)

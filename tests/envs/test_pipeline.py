@@ -5,6 +5,7 @@ writes nothing outside its folder and refuses a folder that holds something."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from kutnahora.envs import network, training
-from kutnahora.envs.pipeline import OPTIONS, RESERVE_MINUTES, distill_minutes, stage_arguments
+from kutnahora.envs.pipeline import (
+    OPTIONS,
+    RESERVE_MINUTES,
+    distill_minutes,
+    recover_unrecorded,
+    stage_arguments,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -44,6 +51,7 @@ def test_the_pipeline_stopped_in_a_stage_goes_on_from_it(
     record = json.loads((run / "pipeline.json").read_text())
     assert record["stages"]["ppo"]["done"] and not record["stages"]["distill"]["done"]
     assert record["stages"]["distill"]["seconds"] >= 0.3, "the time of a stage stopped is counted"
+    assert all("running_since" not in stage for stage in record["stages"].values()), "a recorded stop"
     assert (run / "neural.npz").exists() and not (run / "guide.npz").exists()
 
     called.clear()
@@ -71,6 +79,34 @@ def test_the_pipeline_stopped_in_a_stage_goes_on_from_it(
     policy = json.loads((run / "policy.json").read_text())
     assert policy["options"]["weights"] == str(run / "neural.npz") and policy["bots"] == ["neural", "greedy"]
     assert {p: p.read_bytes() for p in shipped} == shipped, "the shipped networks are not touched"
+
+
+def test_a_killed_stage_is_counted_to_the_last_file_it_wrote(tmp_path: Path) -> None:
+    """SIGKILL or a crash records no seconds; the stage's start, on disk while it runs, and the newest file
+    in the run folder bound the time it spent, which --resume counts (and says it did)."""
+    started = time.time() - 1000
+    record = {
+        "stages": {
+            "ppo": {"done": True, "seconds": 300.0, "commands": []},
+            "distill": {"done": False, "seconds": 2000.0, "commands": [], "running_since": started},
+            "match": {"done": False, "seconds": 0.0, "commands": []},
+        }
+    }
+    (tmp_path / "distill" / "data").mkdir(parents=True)
+    for name, age in (("distill/checkpoint.pt", 400), ("distill/data/game-1.npz", 250), ("neural.npz", 2000)):
+        (tmp_path / name).write_bytes(b"x")
+        os.utime(tmp_path / name, (started + 1000 - age, started + 1000 - age))
+    (tmp_path / "pipeline.json").write_text("{}")  # written now by the pipeline itself: not a sign of work
+    said = recover_unrecorded(record, tmp_path)
+    distill = record["stages"]["distill"]
+    assert distill["seconds"] == pytest.approx(2000 + 750, abs=0.2), "counted to the newest game, not now"
+    assert distill["unrecorded_seconds"] == pytest.approx(750, abs=0.2) and "running_since" not in distill
+    assert record["stages"]["ppo"]["seconds"] == 300.0 and "unrecorded_seconds" not in record["stages"]["ppo"]
+    assert said == [
+        "stage distill's last invocation ended without recording its time (killed?): counting 750 s, "
+        "from its start to the last file it wrote"
+    ]
+    assert recover_unrecorded(record, tmp_path) == [] and distill["seconds"] == pytest.approx(2750, abs=0.2)
 
 
 def test_the_pipeline_refuses_what_it_cannot_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
