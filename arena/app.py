@@ -27,7 +27,7 @@ from kutnahora.arena.service import ArenaServicer
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import health as health_service
 from kutnahora.plumbing import logs
-from kutnahora.plumbing.callers import DEFAULT_EXEMPT
+from kutnahora.plumbing.callers import DEFAULT_EXEMPT, Network
 from kutnahora.plumbing.errors import StartupError, StoreError
 from kutnahora.plumbing.keepalive import (
     ACCEPT_PINGS,
@@ -71,6 +71,9 @@ class ArenaConfig:
     quota_exempt: tuple[str, ...] = DEFAULT_EXEMPT
     """The callers the per-caller limits do not count (:func:`kutnahora.plumbing.callers.parse_exempt`); a
     call carrying the admin token is never counted."""
+    trusted_proxies: tuple[Network, ...] = ()
+    """Reverse proxies whose calls are counted as the caller's their ``x-forwarded-for`` names
+    (:func:`kutnahora.plumbing.callers.forwarded_address`); none: the header is ignored."""
     house_bots: list[HouseBot] = field(default_factory=list)
     window: Window = field(default_factory=Window)
     tick_seconds: float = 0.2
@@ -131,6 +134,7 @@ class Arena:
                 exempt=config.quota_exempt,
                 tokens=(config.admin_token,),
                 log=log,
+                trusted_proxies=config.trusted_proxies,
             ),
             status_interval=config.status_seconds,
             log=log,

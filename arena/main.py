@@ -30,7 +30,7 @@ from kutnahora.arena.ratings import recompute
 from kutnahora.arena.servers import POLL_SECONDS
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import logs
-from kutnahora.plumbing.callers import DEFAULT_EXEMPT, parse_exempt, show_exempt
+from kutnahora.plumbing.callers import DEFAULT_EXEMPT, parse_exempt, parse_networks, show_exempt
 from kutnahora.plumbing.errors import StartupError, StoreError
 from kutnahora.plumbing.keepalive import (
     DEFAULT_HANDSHAKE_SECONDS,
@@ -123,6 +123,15 @@ def build_parser() -> argparse.ArgumentParser:
         "callers the per-caller limits (registrations, calls, open streams) do not count, comma-separated: "
         "loopback, unix, addresses or networks (10.0.0.0/8); none for nobody (the admin token is never "
         "counted)",
+    )
+    add(
+        "--trusted-proxies",
+        "TRUSTED_PROXIES",
+        "none",
+        str,
+        "reverse proxies, comma-separated addresses or networks, whose calls are counted as the caller's "
+        "that their x-forwarded-for names (the right-most address there that is no trusted proxy); none: "
+        "the header is ignored",
     )
     add(
         "--server-token",
@@ -230,6 +239,10 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         exempt = parse_exempt(args.quota_exempt)
     except ValueError as error:
         raise SystemExit(f"kutnahora-arena: --quota-exempt: {error}") from None
+    try:
+        proxies = parse_networks(args.trusted_proxies)
+    except ValueError as error:
+        raise SystemExit(f"kutnahora-arena: --trusted-proxies: {error}") from None
     if args.handshake_timeout <= 0:
         raise SystemExit(
             f"kutnahora-arena: --handshake-timeout must be more than 0, not {args.handshake_timeout:g}"
@@ -270,6 +283,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         caller_burst=args.caller_burst,
         caller_streams=args.caller_streams,
         quota_exempt=exempt,
+        trusted_proxies=proxies,
         house_bots=house,
         window=Window(args.window, args.widen, args.max_wait),
         tick_seconds=args.tick,

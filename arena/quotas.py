@@ -25,10 +25,10 @@ heard from least recently is forgotten first), the open streams of the callers t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from kutnahora.plumbing.callers import Caller, Callers, RateLimiter, rate_refusal
+from kutnahora.plumbing.callers import Caller, Callers, Network, RateLimiter, rate_refusal
 from kutnahora.plumbing.errors import ServiceError, exhausted
 from kutnahora.plumbing.holds import Holds
 from kutnahora.plumbing.logs import RefusalLines
@@ -60,20 +60,22 @@ class ArenaQuotas:
         log: Any,
         clock: Callable[[], float] = time.monotonic,
         max_callers: int = MAX_CALLERS,
+        trusted_proxies: tuple[Network, ...] = (),
     ) -> None:
         self.register_rate = register_rate  # per minute
         self.caller_rate = caller_rate  # per second
         self.caller_streams = caller_streams
         self._registrations = RateLimiter(register_rate / 60, register_burst, clock, max_keys=max_callers)
         self._calls = RateLimiter(caller_rate, caller_burst, clock, max_keys=max_callers)
-        self._callers = Callers(exempt, tokens)
+        self._callers = Callers(exempt, tokens, trusted_proxies)
         self._streams: Holds[str] = Holds(caller_streams)  # by caller key
         self._lines = RefusalLines(LOG_INTERVAL, clock=clock)
         self._log = log
 
-    def caller(self, peer: str, token: str | None) -> Caller:
-        """The caller of a call from ``peer`` carrying ``token`` (or none)."""
-        return self._callers.caller(peer, token)
+    def caller(self, peer: str, token: str | None, forwarded: Iterable[str] = ()) -> Caller:
+        """The caller of a call from ``peer`` carrying ``token`` (or none) and, from a trusted proxy, the
+        ``x-forwarded-for`` values ``forwarded``."""
+        return self._callers.caller(peer, token, forwarded)
 
     def count_registration(self, caller: Caller) -> None:
         """Count one RegisterBot call; RESOURCE_EXHAUSTED (RATE_LIMITED, with the delay until the caller's

@@ -29,7 +29,7 @@ from kutnahora.arena.quotas import ArenaQuotas
 from kutnahora.arena.ratings import Rating
 from kutnahora.arena.store import Account, ArenaStore, GameEvent, NameTaken
 from kutnahora.plumbing import auth
-from kutnahora.plumbing.callers import Caller
+from kutnahora.plumbing.callers import Caller, forwarded_values
 from kutnahora.plumbing.errors import (
     ServiceError,
     StoreError,
@@ -184,7 +184,10 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     def _caller(self, context: Context) -> Caller:
         """Who makes this call, as the per-caller limits count it."""
-        return self.quotas.caller(context.peer(), auth.token_from_metadata(context.invocation_metadata()))
+        metadata = context.invocation_metadata()
+        return self.quotas.caller(
+            context.peer(), auth.token_from_metadata(metadata), forwarded_values(metadata)
+        )
 
     async def _open_stream(
         self, context: Context, rpc: str, what: str, caller: Caller, work: Callable[[], Awaitable[T]]

@@ -14,8 +14,14 @@ Who a caller is (:meth:`Callers.caller`):
   ``loopback`` by default, the service's own host, where the tournament runner, the benchmarks and a
   service beside it run).
 
-Behind a proxy every caller has the proxy's address: exempt it only if it does its own limiting, else
-raise the limits (docs/operations.md#quotas).
+- behind a reverse proxy, whose address every call would otherwise have: a call from a trusted proxy
+  (``--trusted-proxies``; none by default) is the caller's that ``x-forwarded-for`` names, the right-most
+  address there that is not itself a trusted proxy (:func:`forwarded_address`). Each proxy appends the
+  address it was reached from, so the entries to the left of that one are the caller's own words and are
+  never believed; without trusted proxies the header is ignored, as anyone can send one.
+
+Behind a proxy that does not forward addresses every caller has the proxy's address: exempt it only if it
+does its own limiting, else raise the limits (docs/operations.md#quotas).
 
 :class:`RateLimiter` holds a token bucket for each key (a connection, or a caller's key): each key may
 spend ``rate`` tokens per second on average and ``burst`` at once. The table of buckets is bounded: it
@@ -46,6 +52,12 @@ KEYWORDS = ("loopback", "unix")
 IPV6_PREFIX = 64
 """The IPv6 network one caller is: a host commonly holds a whole /64."""
 
+FORWARDED_FOR = "x-forwarded-for"
+"""The header (HTTP) or metadata key (gRPC) a reverse proxy names the address it was reached from in."""
+
+FORWARDED_MOST = 64
+"""Entries of ``x-forwarded-for`` read at most, from the right."""
+
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -66,6 +78,26 @@ def parse_exempt(text: str) -> tuple[str, ...]:
                 f"{item!r} is not loopback, unix, an IP address or a network such as 10.0.0.0/8"
             ) from None
     return tuple(items)
+
+
+def parse_networks(text: str) -> tuple[Network, ...]:
+    """``--trusted-proxies``: comma-separated addresses or networks (``10.0.0.5,10.1.0.0/16,::1``);
+    ``none`` or nothing for none. Raises ValueError, with a sentence, for anything else."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if items in (["none"], []):
+        return ()
+    networks = []
+    for item in items:
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ValueError(f"{item!r} is not an IP address or a network such as 10.0.0.0/8") from None
+    return tuple(networks)
+
+
+def show_networks(networks: Iterable[Network]) -> str:
+    """``--trusted-proxies`` as ``--help`` and the guide write it."""
+    return ",".join(str(network) for network in networks) or "none"
 
 
 def show_exempt(value: tuple[str, ...]) -> str:
@@ -111,10 +143,41 @@ def peer_address(peer: str) -> Address | None:
     return host_address(unquote(rest).rpartition(":")[0])
 
 
+def forwarded_address(values: Iterable[str], trusted: Iterable[Network]) -> Address | None:
+    """The address that the ``x-forwarded-for`` header's ``values`` (each a comma-separated list, in the
+    order received) name as the caller's: the right-most entry that is in none of the ``trusted`` networks.
+    When every entry read is a trusted proxy, the left-most one read. None when there is no entry, or when
+    an entry read before reaching the caller's is not an address (a proxy writing something else: the
+    call is then the proxy's own)."""
+    networks = tuple(trusted)
+    entries = [entry for value in values for entry in value.split(",")]
+    last: Address | None = None
+    for entry in reversed(entries[-FORWARDED_MOST:]):
+        found = host_address(entry)
+        if found is None:
+            return None
+        if not any(found in network for network in networks):
+            return found
+        last = found
+    return last
+
+
+def forwarded_values(metadata: Iterable[tuple[str, str | bytes]] | None) -> list[str]:
+    """The ``x-forwarded-for`` values of a gRPC call's metadata, in the order received."""
+    return [
+        value.decode("latin-1") if isinstance(value, bytes) else value
+        for key, value in metadata or ()
+        if key.lower() == FORWARDED_FOR
+    ]
+
+
 class Callers:
     """Who a call's caller is, and whether it is exempt, for one service's exemptions and tokens."""
 
-    def __init__(self, exempt: tuple[str, ...], tokens: Iterable[str]) -> None:
+    def __init__(
+        self, exempt: tuple[str, ...], tokens: Iterable[str], trusted_proxies: Iterable[Network] = ()
+    ) -> None:
+        self.trusted_proxies = tuple(trusted_proxies)
         self._loopback = "loopback" in exempt
         self._unix = "unix" in exempt
         self._networks: list[Network] = [
@@ -122,11 +185,14 @@ class Callers:
         ]
         self._token_hashes = [auth.token_hash(token) for token in tokens if token]
 
-    def caller(self, peer: str, token: str | None) -> Caller:
-        """The caller of a call from ``peer`` carrying ``token`` (or none)."""
+    def caller(self, peer: str, token: str | None, forwarded: Iterable[str] = ()) -> Caller:
+        """The caller of a call from ``peer`` carrying ``token`` (or none); ``forwarded``, the call's
+        ``x-forwarded-for`` values, is believed only from a trusted proxy."""
         if token and any(auth.matches(token, stored) for stored in self._token_hashes):
             return Caller("token", True)
         address = peer_address(peer)
+        if address is not None and any(address in network for network in self.trusted_proxies):
+            address = forwarded_address(forwarded, self.trusted_proxies) or address
         if address is None:
             if peer.startswith("unix:"):
                 return Caller("unix", self._unix)

@@ -235,6 +235,18 @@ class Quotas:
         show=callers.show_exempt,
         metavar="LIST",
     )
+    trusted_proxies: tuple[callers.Network, ...] = setting(
+        (),
+        "--trusted-proxies",
+        "TRUSTED_PROXIES",
+        "reverse proxies, comma-separated addresses or networks, whose calls are counted as the caller's "
+        "that their x-forwarded-for names (the right-most address there that is no trusted proxy); none: "
+        "the header is ignored",
+        doc="the proxy must replace the header a client sends (deploy/nginx/kutnahora-grpc.conf does)",
+        parse=callers.parse_networks,
+        show=callers.show_networks,
+        metavar="LIST",
+    )
     token: str = setting(
         "",
         "--quota-token",

@@ -77,6 +77,7 @@ class GameHub:
             quotas.exempt,
             (config.admin_token, quotas.token),
             metrics.refused,
+            trusted_proxies=quotas.trusted_proxies,
         )
         self.games: dict[str, LiveGame] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()

@@ -19,11 +19,11 @@ most ``--max-games`` of them), the rate buckets at most :data:`MAX_CALLERS` call
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from prometheus_client import Counter
 
-from kutnahora.plumbing.callers import Caller, Callers, RateLimiter, rate_refusal
+from kutnahora.plumbing.callers import Caller, Callers, Network, RateLimiter, rate_refusal
 from kutnahora.plumbing.errors import ServiceError, exhausted
 
 MAX_CALLERS = 10_000
@@ -46,20 +46,22 @@ class CallerQuotas:
         refused: Counter,
         clock: Callable[[], float] = time.monotonic,
         max_callers: int = MAX_CALLERS,
+        trusted_proxies: tuple[Network, ...] = (),
     ) -> None:
         self.max_games = max_games
         self.rate = rate
         self._limiter = RateLimiter(rate, burst, clock, max_keys=max_callers)
-        self._callers = Callers(exempt, tokens)
+        self._callers = Callers(exempt, tokens, trusted_proxies)
         self._refused = refused
         self._held: dict[str, int] = {}  # caller key -> unfinished games it created here (only those > 0)
         self._creators: dict[str, str] = {}  # game id -> its creator's key, while the game is unfinished
 
     # --- who calls ------------------------------------------------------------------------------------
 
-    def caller(self, peer: str, token: str | None) -> Caller:
-        """The caller of a call from ``peer`` carrying ``token`` (or none)."""
-        return self._callers.caller(peer, token)
+    def caller(self, peer: str, token: str | None, forwarded: Iterable[str] = ()) -> Caller:
+        """The caller of a call from ``peer`` carrying ``token`` (or none) and, from a trusted proxy, the
+        ``x-forwarded-for`` values ``forwarded``."""
+        return self._callers.caller(peer, token, forwarded)
 
     # --- the rate of CreateGame and JoinGame ----------------------------------------------------------
 

@@ -31,7 +31,7 @@ from google.protobuf.message import Message
 import kutnahora
 from kutnahora import engine, wire
 from kutnahora.plumbing import auth
-from kutnahora.plumbing.callers import Caller, RateLimiter
+from kutnahora.plumbing.callers import Caller, RateLimiter, forwarded_values
 from kutnahora.plumbing.errors import (
     ServiceError,
     clip,
@@ -241,7 +241,9 @@ class KutnaHoraService:
 
     def _caller(self, context: grpc.aio.ServicerContext[Any, Any]) -> Caller:
         """Who makes this call, as the per-caller quotas count it."""
-        return self.hub.quotas.caller(context.peer(), _token(context))
+        return self.hub.quotas.caller(
+            context.peer(), _token(context), forwarded_values(context.invocation_metadata())
+        )
 
     def check_overload(self, rpc: str) -> None:
         """RESOURCE_EXHAUSTED (OVERLOADED) while the event loop is overloaded (:mod:`.overload`): new

@@ -15,29 +15,21 @@ quotas cannot tell visitors apart; the web server counts them itself (:mod:`.lim
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterable
 
 from starlette.types import Scope
 
-from kutnahora.plumbing.callers import Address, Network, address_key, host_address
+from kutnahora.plumbing.callers import (
+    FORWARDED_FOR,
+    Address,
+    Network,
+    address_key,
+    forwarded_address,
+    host_address,
+    parse_networks,
+)
 
-FORWARDED_MOST = 64  # entries of X-Forwarded-For read at most, from the right
-
-
-def parse_networks(text: str) -> tuple[Network, ...]:
-    """``--trusted-proxies``: comma-separated addresses or networks (``10.0.0.5,10.1.0.0/16,::1``);
-    ``none`` or nothing for none. Raises ValueError, with a sentence, for anything else."""
-    items = [item.strip() for item in text.split(",") if item.strip()]
-    if items in (["none"], []):
-        return ()
-    networks = []
-    for item in items:
-        try:
-            networks.append(ipaddress.ip_network(item, strict=False))
-        except ValueError:
-            raise ValueError(f"{item!r} is not an IP address or a network such as 10.0.0.0/8") from None
-    return tuple(networks)
+__all__ = ["Visitors", "parse_networks"]
 
 
 class Visitors:
@@ -65,22 +57,11 @@ class Visitors:
         return address_key(peer)
 
     def _forwarded(self, scope: Scope) -> Address | None:
-        """The right-most address of X-Forwarded-For that is no trusted proxy; None when there is no
-        header, or an entry read before reaching one is not an address (a proxy that writes something
-        else: the request is then counted as the proxy's own)."""
-        entries: list[str] = []
-        for name, value in scope.get("headers", []):
-            if name.lower() == b"x-forwarded-for":
-                entries.extend(value.decode("latin-1").split(","))
-        if not entries:
-            return None
-        last: Address | None = None
-        for entry in reversed(entries[-FORWARDED_MOST:]):
-            found = host_address(entry)
-            if found is None:
-                return None
-            if not self._trusted(found):
-                return found
-            last = found
-        # Every hop is a trusted proxy: the left-most one read is the nearest thing to a visitor there is.
-        return last
+        """The visitor's address that X-Forwarded-For names (:func:`~kutnahora.plumbing.callers.
+        forwarded_address`); None when there is none to believe (the request is then the proxy's own)."""
+        values = [
+            value.decode("latin-1")
+            for name, value in scope.get("headers", [])
+            if name.lower() == FORWARDED_FOR.encode()
+        ]
+        return forwarded_address(values, self.trusted)

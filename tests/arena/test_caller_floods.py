@@ -402,6 +402,12 @@ def test_the_settings_read_their_variables_and_refuse_nonsense(monkeypatch: pyte
     monkeypatch.setenv("KUTNAHORA_ARENA_CALLER_STREAMS", "0")
     config = config_from_args(build_parser().parse_args([]))
     assert (config.caller_rate, config.caller_burst, config.caller_streams) == (2.5, 30, 0)
+    assert config.trusted_proxies == ()
+    monkeypatch.setenv("KUTNAHORA_ARENA_TRUSTED_PROXIES", "10.0.0.0/8,::1")
+    assert [str(n) for n in config_from_args(build_parser().parse_args([])).trusted_proxies] == [
+        "10.0.0.0/8",
+        "::1/128",
+    ]
     config = config_from_args(build_parser().parse_args(["--caller-streams", "7"]))
     assert config.caller_streams == 7, "a flag wins over its variable"
     for flags, said in [
@@ -412,6 +418,10 @@ def test_the_settings_read_their_variables_and_refuse_nonsense(monkeypatch: pyte
         (["--handshake-timeout", "0"], "--handshake-timeout must be more than 0, not 0"),
         (["--keepalive", "-5"], r"--keepalive must be 0 \(no pings\) or more seconds .*, not -5 and 20"),
         (["--keepalive-timeout", "0"], "--keepalive-timeout more than 0, not .* and 0"),
+        (
+            ["--trusted-proxies", "10.0.0.1,proxy.internal"],
+            "--trusted-proxies: 'proxy.internal' is not an IP",
+        ),
     ]:
         with pytest.raises(SystemExit, match=said):
             config_from_args(build_parser().parse_args(flags))

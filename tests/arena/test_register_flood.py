@@ -175,3 +175,33 @@ def test_who_a_caller_is() -> None:
     assert not nobody.caller("ipv4:127.0.0.1:1", None).exempt
     assert Callers(parse_exempt("unix"), ()).caller("unix:", None).exempt
     assert callers.caller("weird-peer", None).key == "weird-peer"  # not an address: itself, counted
+
+
+async def test_behind_a_trusted_proxy_each_forwarded_caller_registers_within_its_own_rate(
+    start_arena: StartArena, tmp_path: Path
+) -> None:
+    """A proxy on loopback forwarding two callers: each has its own registrations; one named again is
+    refused by its own name (the entries left of the proxy's are not believed); a caller that is not a
+    trusted proxy (the Unix socket's) cannot name itself anybody with the header."""
+    arena = await start_arena(
+        "--quota-exempt", "none", "--register-rate", "0.01", "--register-burst", "1", "--trusted-proxies",
+        "127.0.0.1",
+    )  # fmt: skip
+    async with two_callers(arena, tmp_path) as (proxy, stranger):
+
+        async def as_(client: Any, name: str, forwarded: str) -> pb.RegisterBotResponse:
+            response: pb.RegisterBotResponse = await client.RegisterBot(
+                pb.RegisterBotRequest(name=name), metadata=(("x-forwarded-for", forwarded),)
+            )
+            return response
+
+        await as_(proxy, "seven", "198.51.100.7")
+        await as_(proxy, "eight", "198.51.100.8")
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await as_(proxy, "seven-again", "192.0.2.99, 198.51.100.7")
+        assert dict(refusal(caught.value)[0].metadata)["caller"] == "ipv4:198.51.100.7"
+        await as_(stranger, "unix-one", "198.51.100.50")
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await as_(stranger, "unix-two", "198.51.100.51")
+        assert dict(refusal(caught.value)[0].metadata)["caller"] == "unix", "its header was ignored"
+    assert await arena.store.account_count() == 3

@@ -6,6 +6,7 @@ import gc
 import re
 import socket
 from collections.abc import Iterator
+from ipaddress import ip_network
 from pathlib import Path
 
 import pytest
@@ -263,6 +264,7 @@ OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--caller-burst": ("4", 4),
     "--quota-exempt": ("unix,10.0.0.0/8", ("unix", "10.0.0.0/8")),
     "--quota-token": ("quota-secret", "quota-secret"),
+    "--trusted-proxies": ("10.0.0.5,fd00::/8", tuple(ip_network(n) for n in ("10.0.0.5/32", "fd00::/8"))),
     "--components": ("", ""),  # a file is read when set: test_component_sets covers it
 }
 

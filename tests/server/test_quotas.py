@@ -14,7 +14,7 @@ import grpc.aio
 import pytest
 from prometheus_client import CollectorRegistry, Counter
 
-from kutnahora.plumbing.callers import RateLimiter, parse_exempt, peer_address
+from kutnahora.plumbing.callers import RateLimiter, parse_exempt, parse_networks, peer_address
 from kutnahora.server.config import Quotas, ServerConfig
 from kutnahora.server.main import build_parser, config_from_args
 from kutnahora.server.quotas import CallerQuotas
@@ -245,7 +245,76 @@ def test_the_settings_read_their_variables(monkeypatch: pytest.MonkeyPatch) -> N
     config: ServerConfig = config_from_args(build_parser().parse_args([]))
     assert (config.quotas.caller_games, config.quotas.caller_rate) == (7, 0.5)
     assert config.quotas.exempt == ("unix", "192.0.2.0/24")
+    assert config.quotas.trusted_proxies == ()
+    monkeypatch.setenv("KUTNAHORA_TRUSTED_PROXIES", "10.0.0.0/8, 2001:db8::1")
+    config = config_from_args(build_parser().parse_args([]))
+    assert [str(n) for n in config.quotas.trusted_proxies] == ["10.0.0.0/8", "2001:db8::1/128"]
     assert config.waiting_timeout_seconds == 120
     assert parse_exempt("none") == ()
     with pytest.raises(ValueError, match="not loopback, unix"):
         parse_exempt("loopback,everyone")
+
+
+def test_a_trusted_proxy_s_forwarded_address_is_the_caller_and_nobody_else_s() -> None:
+    """Behind a reverse proxy every call has the proxy's address: from a --trusted-proxies address, the
+    caller is the right-most x-forwarded-for entry that is no trusted proxy; from anyone else the header is
+    a stranger's own words and ignored."""
+    quotas = CallerQuotas(
+        5,
+        1.0,
+        5,
+        parse_exempt("loopback"),
+        (),
+        refused_counter(),
+        trusted_proxies=parse_networks("10.0.0.0/8"),
+    )
+    proxy, stranger = "ipv4:10.1.2.3:40000", "ipv4:203.0.113.7:5000"
+    assert quotas.caller(proxy, None, ["198.51.100.4"]).key == "ipv4:198.51.100.4"
+    # A caller writing its own header before the proxy appends the address it saw: the left is not believed.
+    assert quotas.caller(proxy, None, ["127.0.0.1, 192.0.2.66"]).key == "ipv4:192.0.2.66"
+    assert quotas.caller(proxy, None, ["127.0.0.1", "192.0.2.66"]).key == "ipv4:192.0.2.66"
+    assert not quotas.caller(proxy, None, ["127.0.0.1, 192.0.2.66"]).exempt, "a spoofed loopback exempts not"
+    # A chain of trusted proxies: the first untrusted hop from the right.
+    assert quotas.caller(proxy, None, ["192.0.2.66, 10.4.4.4, 10.5.5.5"]).key == "ipv4:192.0.2.66"
+    assert quotas.caller(proxy, None, ["[2001:db8:7:7::1]"]).key == "ipv6:2001:db8:7:7::/64"
+    # No header, or garbage before the caller's entry: the call is the proxy's own.
+    assert quotas.caller(proxy, None).key == "ipv4:10.1.2.3"
+    assert quotas.caller(proxy, None, ["192.0.2.66, proxy.internal"]).key == "ipv4:10.1.2.3"
+    # Not from a trusted proxy: the header changes nothing.
+    assert quotas.caller(stranger, None, ["198.51.100.4"]).key == "ipv4:203.0.113.7"
+    assert quotas.caller("ipv4:127.0.0.1:9", None, ["198.51.100.4"]).exempt, (
+        "loopback, not trusted, as itself"
+    )
+    untrusting = CallerQuotas(5, 1.0, 5, (), (), refused_counter())
+    assert untrusting.caller(proxy, None, ["198.51.100.4"]).key == "ipv4:10.1.2.3", "none trusted by default"
+    # A header of thousands of entries is read from the right, at most FORWARDED_MOST of them.
+    long = ", ".join(["10.9.9.9"] * 5000 + ["192.0.2.1"])
+    assert quotas.caller(proxy, None, [long]).key == "ipv4:192.0.2.1"
+    assert quotas.caller(proxy, None, ["192.0.2.1, " + ", ".join(["10.9.9.9"] * 5000)]).key == "ipv4:10.9.9.9"
+
+
+async def test_behind_a_trusted_proxy_each_forwarded_caller_has_its_own_quota(
+    start_server: StartServer,
+) -> None:
+    """On the live server: a proxy on loopback forwards two callers, each with its one place; a caller
+    named again is refused by its own name; without --trusted-proxies the same calls are all loopback's."""
+    quotas = Quotas(caller_games=1, exempt=(), trusted_proxies=parse_networks("127.0.0.1"))
+    server, proxy = await start_server(quotas=quotas)
+
+    def forwarded(*entries: str) -> tuple[tuple[str, str], ...]:
+        return tuple(("x-forwarded-for", entry) for entry in entries)
+
+    await proxy.games.CreateGame(create_request(), metadata=forwarded("198.51.100.7"))
+    await proxy.games.CreateGame(create_request(), metadata=forwarded("198.51.100.8"))
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await proxy.games.CreateGame(create_request(), metadata=forwarded("203.0.113.1, 198.51.100.7"))
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert refusal(caught.value)[0].metadata["caller"] == "ipv4:198.51.100.7"
+    assert "ipv4:198.51.100.7" in (caught.value.details() or "")
+    assert server.hub.quotas.callers()[0] == 2  # type: ignore[attr-defined]
+
+    server, direct = await start_server(quotas=Quotas(caller_games=1, exempt=()))
+    await direct.games.CreateGame(create_request(), metadata=forwarded("198.51.100.7"))
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await direct.games.CreateGame(create_request(), metadata=forwarded("198.51.100.8"))
+    assert refusal(caught.value)[0].metadata["caller"] == "ipv4:127.0.0.1", "a stranger's header is ignored"
