@@ -192,7 +192,9 @@ class Callers:
             return Caller("token", True)
         address = peer_address(peer)
         if address is not None and any(address in network for network in self.trusted_proxies):
-            address = forwarded_address(forwarded, self.trusted_proxies) or address
+            named = forwarded_address(forwarded, self.trusted_proxies)
+            if named is not None:
+                address = named
         if address is None:
             if peer.startswith("unix:"):
                 return Caller("unix", self._unix)
