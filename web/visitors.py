@@ -57,8 +57,9 @@ class Visitors:
         return address_key(peer)
 
     def _forwarded(self, scope: Scope) -> Address | None:
-        """The visitor's address that X-Forwarded-For names (:func:`~kutnahora.plumbing.callers.
-        forwarded_address`); None when there is none to believe (the request is then the proxy's own)."""
+        """The visitor's address that X-Forwarded-For names
+        (:func:`~kutnahora.plumbing.callers.forwarded_address`); None when there is none to believe (the
+        request is then the proxy's own)."""
         values = [
             value.decode("latin-1")
             for name, value in scope.get("headers", [])
