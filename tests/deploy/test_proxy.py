@@ -1,11 +1,12 @@
 """The shipped nginx front (deploy/nginx/kutnahora-grpc.conf) before a real kutnahora-server, tried as a
 stranger would: bots play a whole game through it (TLS, HTTP/2, Play streams), the server counts each
-call as the address the proxy forwards and never as the header a client writes, and one address holding
-its limit of calls at once is refused the next while another call of its finishes.
+call as the address the proxy forwards and never as the header a client writes, one address holding its
+limit of calls at once is refused the next until one of its calls ends, and a flood of calls from one
+address is cut to the rate it may have.
 
 nginx comes from Debian's ``nginx`` package (``.ci/run`` installs it); the tests skip without it. The
 shipped file is used as written but for what a test must change: the listening port, the certificate,
-the upstream's port and the per-address limit (each change checked to apply once).
+the upstream's port and the per-address limits (each change checked to apply once).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from tests.status_details import refusal
 
 CONFIG = ROOT / "deploy" / "nginx" / "kutnahora-grpc.conf"
 PER_ADDRESS = 3  # the test's limit of calls one address holds at once (the shipped file says 64)
+RATE, BURST = 20, 40  # the test's calls a second and at once from one address (the shipped: 50 and 500)
 
 pytestmark = [needs_openssl]
 
@@ -74,6 +76,9 @@ def front_config(folder: Path, listen: int, upstream: str) -> Path:
         r"^    limit_conn kutnahora_addresses 64;$",
         f"    limit_conn kutnahora_addresses {PER_ADDRESS};",
     )
+    site = replaced(site, r"rate=50r/s;$", f"rate={RATE}r/s;")
+    burst = f"    limit_req zone=kutnahora_calls burst={BURST} nodelay;"
+    site = replaced(site, r"^    limit_req zone=kutnahora_calls burst=500 nodelay;$", burst)
     (folder / "kutnahora-grpc.conf").write_text(site)
     temporary = folder / "temp"
     temporary.mkdir()
@@ -212,5 +217,34 @@ async def test_an_address_holding_its_limit_of_calls_is_refused_the_next(
         assert answer.game.game_id == game.game_id
         for watcher in watchers:
             watcher.cancel()
+    finally:
+        await client.close()
+
+
+async def test_a_flood_of_calls_from_one_address_is_cut_to_its_rate(
+    front: tuple[ServerProcess, str, bytes],
+) -> None:
+    """Reads are not counted by the server's per-caller quotas (those count CreateGame and JoinGame):
+    three times the burst of GetGame as fast as they are answered pass the burst (and what the rate refills
+    meanwhile), and the rest is refused by the proxy (HTTP 429, UNAVAILABLE to gRPC)."""
+    _, address, ca = front
+    client = Client(address, root_certificates=ca, server_name="localhost", retry_refused=False, retry_for=0)
+    try:
+        await client.wait_ready(10)
+        await asyncio.sleep(BURST / RATE)  # the bucket full again after the fixture's and wait_ready's calls
+        game = (await client.create_game(2)).game
+        asked = game_service_pb2.GetGameRequest(game_id=game.game_id)
+        started = time.monotonic()
+        passed, refused = [], []
+        for _ in range(3 * BURST):  # one after another, as fast as they are answered: never two at once
+            try:
+                passed.append(await client._games.GetGame(asked, timeout=10))
+            except grpc.aio.AioRpcError as error:
+                refused.append(error)
+        elapsed = time.monotonic() - started
+        assert BURST - 2 <= len(passed) <= BURST + RATE * elapsed + 1, (len(passed), elapsed)
+        assert all(e.code() == grpc.StatusCode.UNAVAILABLE and "429" in (e.details() or "") for e in refused)
+        await asyncio.sleep(2 / RATE)
+        assert (await client._games.GetGame(asked, timeout=10)).game.game_id == game.game_id, "refilled"
     finally:
         await client.close()
