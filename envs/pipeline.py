@@ -13,7 +13,8 @@ resumable as the command it runs is:
    exported to ``guide.npz``.
 3. ``match.json`` and ``policy.json``: the strength ladder, ``--match-bots`` (``neural-mcts:110`` with the
    new networks against ``mcts:100``) for ``--match-games`` two-player games, and the new policy alone
-   against greedy for ``--policy-games``: a first reading, not the 400-game measurement.
+   against greedy for ``--policy-games``, ``--workers`` games at once: a first reading, not the 400-game
+   measurement.
 
 ``pipeline.json`` records every stage's commands and the wall-clock seconds spent in it over every
 invocation, so the run's cost is read off it after any number of stops. An invocation killed outright
@@ -78,7 +79,9 @@ def add_parser(commands: Any, stamp: str) -> None:
     parser.add_argument(
         "--learner-games", type=float, default=0.5, help="share of distill games the network moves in"
     )
-    parser.add_argument("--workers", type=int, default=2, help="processes playing distill's games")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="processes playing distill's games and the match's"
+    )
     parser.add_argument("--match-bots", default="neural-mcts:110,mcts:100", help="the first match's bots")
     parser.add_argument("--match-games", type=int, default=20, help="two-player games of the match (0: none)")
     parser.add_argument(
@@ -156,7 +159,7 @@ def match_arguments(config: dict[str, Any], folder: Path) -> list[list[str]]:
     if config["smoke"]:
         games = [min(g, 2) for g in games]
     bots = SMOKE_MATCH if config["smoke"] else config["match_bots"]
-    seed = ["--seed", str(config["seed"])]
+    seed = ["--seed", str(config["seed"]), "--workers", str(config["workers"])]
     ladders = []
     if games[0]:
         match = ["--bots", bots, "--players", "2", "--games", str(games[0]), *seed]

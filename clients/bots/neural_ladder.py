@@ -14,8 +14,11 @@ head-to-head record::
     python -m kutnahora.clients.bots.neural_ladder --bots neural:300,mcts:100 --games 100 --players 2
     python -m kutnahora.clients.bots.neural_ladder --bots neural --field greedy --players 4 --games4 400
 
-``--json`` writes every game and both tables (after every game), and ``--resume`` goes on from that file
-after a stop, replaying none of its games; ``--weights`` plays ``neural`` and ``neural:N`` with another
+``--workers N`` plays N games at once in N processes (one per core): the same games, seeds and records
+as one process plays, each bot's CPU time measured in the process that plays it. ``--json`` writes every
+game and both tables (after every game, the games kept in order: one finished ahead of an unfinished
+earlier one is written with it), and ``--resume`` goes on from that file after a stop, replaying none of
+its games; ``--weights`` plays ``neural`` and ``neural:N`` with another
 weights file, such as a training run's ``latest.npz``, and ``--guide`` plays ``neural-mcts`` with another
 guide. Bots are named as everywhere (``mcts:100``, ``neural:300``, ``neural:150ms``, ``neural-mcts:110``).
 """
@@ -23,16 +26,20 @@ guide. Bots are named as everywhere (``mcts:100``, ``neural:300``, ``neural:150m
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
+import multiprocessing
+import os
 import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -45,7 +52,7 @@ from rich.table import Table
 from kutnahora.clients.bots import is_bot, make_bot
 from kutnahora.clients.bots.neural import NeuralBot
 from kutnahora.clients.files import write_json
-from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
+from kutnahora.clients.stopping import INTERRUPTED, exit_with_parent, terminate_as_interrupt
 from kutnahora.clients.tournament.results import GameRecord
 from kutnahora.clients.tournament.stats import standings, wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
@@ -149,6 +156,49 @@ def play(
         decisions=decisions,
         seconds=time.perf_counter() - started,
     )
+
+
+def play_alone(bots: Sequence[str], seed: int, index: int, networks: Networks) -> tuple[GameRecord, Clock]:
+    """:func:`play` in a worker process: the record and the game's own clock, to be added to the ladder's."""
+    clock = Clock()
+    return play(bots, seed, index, clock, networks), clock
+
+
+def add_clock(total: Clock, part: Clock) -> None:
+    """Add a game's CPU seconds and decisions to the ladder's clock."""
+    for bot, seconds in part.seconds.items():
+        total.seconds[bot] = total.seconds.get(bot, 0.0) + seconds
+        total.decisions[bot] = total.decisions.get(bot, 0) + part.decisions[bot]
+
+
+def play_in_order(
+    lineups: Sequence[Sequence[str]],
+    first: int,
+    seed_of: Callable[[int], int],
+    networks: Networks,
+    workers: int,
+) -> Iterator[tuple[GameRecord, Clock]]:
+    """The games ``first`` onwards of ``lineups``, in order, each with its own clock: in this process, or
+    ``workers`` at once in worker processes (as many games under way as workers; a game finished ahead of
+    an earlier one waits for it, so what is yielded is always every game up to one)."""
+    if workers <= 1:
+        for index in range(first, len(lineups)):
+            yield play_alone(lineups[index], seed_of(index), index, networks)
+        return
+    context = multiprocessing.get_context("spawn")  # a clean interpreter: no state, locks or threads shared
+    pool = context.Pool(workers, initializer=exit_with_parent, initargs=(os.getpid(),))
+    try:
+        under_way: dict[int, AsyncResult[tuple[GameRecord, Clock]]] = {}
+        following = first
+        for index in range(first, len(lineups)):
+            while len(under_way) < workers and following < len(lineups):
+                task = (list(lineups[following]), seed_of(following), following, dict(networks))
+                under_way[following] = pool.apply_async(play_alone, task)
+                following += 1
+            yield under_way.pop(index).get()
+    finally:
+        pool.terminate()  # a stop ends the games under way at once (a pool's shutdown would finish them)
+        pool.join()
 
 
 def schedule(
@@ -334,6 +384,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--guide", type=Path, help="neural-mcts searches with this guide instead of the shipped guide.npz"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the games and line-ups")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="games played at once, each in a process of its own (one per core); the same games and records",
+    )
     parser.add_argument("--json", type=Path, help="write every game and the tables to this file")
     parser.add_argument(
         "--resume",
@@ -356,8 +412,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         counts = []
     if not counts or any(p not in (2, 3, 4) for p in counts):
         parser.error("--players wants counts among 2, 3 and 4, comma-separated")
-    if args.games < 1 or args.games4 < 0:
-        parser.error("--games must be at least 1 and --games4 at least 0")
+    if args.games < 1 or args.games4 < 0 or args.workers < 1:
+        parser.error("--games and --workers must be at least 1 and --games4 at least 0")
     if args.json and args.json.exists() and not args.resume:
         parser.error(f"{args.json} exists: --resume to go on from it, or give another --json file")
     networks = {k: v for k, v in (("policy", args.weights), ("guide", args.guide)) if v is not None}
@@ -406,11 +462,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             for players, lineups in plans.items():
                 records, clock = done.setdefault(players, ([], Clock()))
                 task = progress.add_task(f"{players} players", total=len(lineups), completed=len(records))
-                for index, lineup in enumerate(lineups):
-                    if index < len(records):
-                        continue
-                    seed = game_seed(args.seed, players, index)
-                    records.append(play(lineup, seed, index, clock, networks))
+                seed_of = functools.partial(game_seed, args.seed, players)
+                for record, spent in play_in_order(lineups, len(records), seed_of, networks, args.workers):
+                    records.append(record)
+                    add_clock(clock, spent)
                     progress.advance(task)
                     report["by_players"][str(players)] = summary(bots, players, records, clock)
                     if args.json:  # after every game, so a long ladder can be read while it plays

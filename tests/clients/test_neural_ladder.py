@@ -1,11 +1,15 @@
 """The strength ladder's command: a stopped ladder goes on from its report without replaying a game and ends
 with the report an unstopped one writes; a report of other options is refused, and so is overwriting one;
-``--weights`` and ``--guide`` each replace only their own bots' network."""
+``--weights`` and ``--guide`` each replace only their own bots' network; ``--workers`` plays the same games
+in worker processes, which end with the ladder."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +17,7 @@ import pytest
 
 from kutnahora.clients.bots import neural_ladder
 from kutnahora.clients.tournament.results import GameRecord
-from tests.stopping import terminate_when
+from tests.stopping import children_of, gone, terminate_when
 
 LADDER = ["--bots", "random,greedy", "--players", "2,4", "--games", "6", "--games4", "0", "--seed", "3"]
 
@@ -111,3 +115,78 @@ def test_weights_and_guide_each_replace_only_their_bots_network(
     # Nothing of a run's options outlives it: the next game in the process plays the shipped networks.
     record = neural_ladder.play(["neural", "random"], 5, 0, neural_ladder.Clock())
     assert record.status == "finished"
+
+
+def test_workers_play_the_same_games_as_one_process(tmp_path: Path) -> None:
+    """Two worker processes: the same games (seeds, seats, scores, winners) in the same order, and the same
+    decisions counted per bot, as one process; the neural bot reads the weights it is given there too."""
+    ladder = ["--bots", "random,greedy,neural", "--players", "2", "--games", "4", "--seed", "5"]
+    alone, together = tmp_path / "alone.json", tmp_path / "together.json"
+    assert neural_ladder.main([*ladder, "--json", str(alone)]) == 0
+    assert neural_ladder.main([*ladder, "--workers", "2", "--json", str(together)]) == 0
+    one, two = (json.loads(path.read_text()) for path in (alone, together))
+    assert games(two) == games(one) and len(games(two)) == 12
+    assert [r["index"] for r in two["by_players"]["2"]["records"]] == list(range(12))
+    counted = [{b: c["decisions"] for b, c in r["by_players"]["2"]["clock"].items()} for r in (one, two)]
+    assert counted[0] == counted[1] and counted[1]["neural"] > 0
+    assert all(c["seconds"] > 0 for c in two["by_players"]["2"]["clock"].values()), "CPU measured in workers"
+    with pytest.raises(SystemExit):
+        neural_ladder.main([*ladder, "--workers", "0"])
+
+
+def test_a_stopped_ladder_with_workers_keeps_its_games_in_order_and_leaves_no_worker(tmp_path: Path) -> None:
+    report = tmp_path / "ladder.json"
+    command = [sys.executable, "-m", "kutnahora.clients.bots.neural_ladder", *LADDER[:4], "--games", "5000"]
+    process = subprocess.Popen(
+        [*command, "--workers", "2", "--json", str(report)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not report.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        assert report.exists(), process.stderr.read() if process.poll() is not None else "no report in 60 s"
+        workers = children_of(process.pid)
+        assert len(workers) >= 2, workers
+        process.send_signal(signal.SIGTERM)
+        error = process.communicate(timeout=60)[1]
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130 and "Traceback" not in error, error
+    records = json.loads(report.read_text())["by_players"]["2"]["records"]
+    assert [r["index"] for r in records] == list(range(len(records))), "the games kept are every game to one"
+    assert f"stopped with {len(records):,} games played, all in {report}; --resume goes on" in error
+    assert all(gone(pid, within=5) for pid in workers), "a worker outlived the ladder"
+
+
+def test_a_stop_ends_the_workers_games_at_once(tmp_path: Path) -> None:
+    """SIGTERM while both workers are inside long games (mcts:400, about a minute each): the ladder ends
+    within seconds, its workers with it (a pool's shutdown would have waited for the games to end)."""
+    report = tmp_path / "ladder.json"
+    command = [sys.executable, "-m", "kutnahora.clients.bots.neural_ladder", "--bots", "mcts:400,greedy"]
+    process = subprocess.Popen(
+        [*command, "--players", "2", "--games", "10", "--workers", "2", "--json", str(report)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(children_of(process.pid)) < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+        time.sleep(3)  # the workers have started their games
+        workers = children_of(process.pid)
+        assert len(workers) >= 2 and not report.exists(), (workers, report.exists())
+        process.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
+        error = process.communicate(timeout=60)[1]
+        waited = time.monotonic() - stopped
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130 and "stopped with 0 games played" in error, error
+    assert waited < 10, f"the ladder took {waited:.1f} s to stop"
+    assert all(gone(pid, within=5) for pid in workers), "a worker outlived the ladder"

@@ -17,6 +17,7 @@ from kutnahora.envs.pipeline import (
     OPTIONS,
     RESERVE_MINUTES,
     distill_minutes,
+    match_arguments,
     recover_unrecorded,
     stage_arguments,
 )
@@ -129,6 +130,9 @@ def test_the_full_run_budgets_expert_iteration_by_the_hours_left(tmp_path: Path)
         "searcher": "mcts:100",
         "learner_games": 0.5,
         "workers": 2,
+        "match_bots": "neural-mcts:110,mcts:100",
+        "match_games": 20,
+        "policy_games": 40,
         "hours": 3.0,
         "seed": 1,
         "smoke": False,
@@ -138,6 +142,12 @@ def test_the_full_run_budgets_expert_iteration_by_the_hours_left(tmp_path: Path)
     distill = " ".join(stages["distill"])
     for part in ("--searcher mcts:100", "--iterations 29", "--eval-every 29", "--learner-games 0.5"):
         assert part in distill
+    match, policy = (" ".join(ladder) for ladder in match_arguments(config, tmp_path))
+    assert (
+        match.startswith("--bots neural-mcts:110,mcts:100 --players 2 --games 20 ")
+        and "--games 40 " in policy
+    )
+    assert "--workers 2" in match and "--workers 2" in policy, "the match plays a game per worker at once"
     assert distill_minutes(config, 30 * 60) == 180 - 30 - RESERVE_MINUTES
     assert distill_minutes(config, 4 * 3600) == 1.0, "over budget, still one iteration"
 
