@@ -159,13 +159,23 @@ def match_arguments(config: dict[str, Any], folder: Path) -> list[list[str]]:
     if config["smoke"]:
         games = [min(g, 2) for g in games]
     bots = SMOKE_MATCH if config["smoke"] else config["match_bots"]
-    seed = ["--seed", str(config["seed"]), "--workers", str(config["workers"])]
+    common = ["--seed", str(config["seed"]), "--workers", str(config["workers"])]
     ladders = []
     if games[0]:
-        match = ["--bots", bots, "--players", "2", "--games", str(games[0]), *seed]
+        match = ["--bots", bots, "--players", "2", "--games", str(games[0]), *common]
         ladders.append([*match, *networks, "--json", str(folder / "match.json")])
     if games[1]:
-        policy = ["--bots", "neural", "--field", "greedy", "--players", "2", "--games", str(games[1]), *seed]
+        policy = [
+            "--bots",
+            "neural",
+            "--field",
+            "greedy",
+            "--players",
+            "2",
+            "--games",
+            str(games[1]),
+            *common,
+        ]
         ladders.append([*policy, *networks, "--json", str(folder / "policy.json")])
     return ladders
 
@@ -177,13 +187,21 @@ def recover_unrecorded(record: dict[str, Any], folder: Path) -> list[str]:
     seconds removes it. One left in a record being resumed was killed: its time is counted from then to
     the newest file written in the run folder since (a checkpoint, a game, a report), which undercounts by
     at most the gap between two such writes. Returns a sentence per stage so counted."""
-    said = []
-    for name, stage in record["stages"].items():
-        since = stage.pop("running_since", None)
-        if since is None:
-            continue
-        written = [p.stat().st_mtime for p in folder.rglob("*") if p.is_file() and p.name != "pipeline.json"]
-        seconds = max(0.0, max(written, default=since) - since)
+    said: list[str] = []
+    killed = {
+        name: stage.pop("running_since")
+        for name, stage in record["stages"].items()
+        if "running_since" in stage
+    }
+    if not killed:
+        return said
+    newest = max(
+        (p.stat().st_mtime for p in folder.rglob("*") if p.is_file() and p.name != "pipeline.json"),
+        default=0.0,
+    )
+    for name, since in killed.items():
+        stage = record["stages"][name]
+        seconds = max(0.0, newest - since)
         stage["seconds"] = round(stage["seconds"] + seconds, 1)
         stage["unrecorded_seconds"] = round(stage.get("unrecorded_seconds", 0.0) + seconds, 1)
         said.append(
