@@ -3,15 +3,21 @@
 The long commands (the tournament runner, ``kutnahora-train``, the strength ladder) rewrite their
 reports and records as they go, so that a run can be read while it plays and resumed after a stop.
 :func:`write_json` writes to a temporary file beside the target and renames it over the target
-(``os.replace``, atomic on one file system): the target holds the old whole file or the new one.
+(``os.replace``, atomic on one file system): the target holds the old whole file or the new one. A
+temporary left by a writer killed mid-write (SIGKILL, a machine's end) is removed by the next process to
+write the same target, once its writer is gone.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 from pathlib import Path
 from typing import Any
+
+_swept: set[Path] = set()
+"""The targets whose leftover temporaries this process has looked for (once each)."""
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -30,3 +36,26 @@ def write_json(path: Path, value: Any) -> None:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+    if path not in _swept:
+        _swept.add(path)
+        _remove_leftovers(path)
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Delete the temporaries of ``path`` whose writing process no longer runs (killed mid-write)."""
+    prefix = f".{path.name}."
+    for leftover in path.parent.glob(f"{glob.escape(prefix)}*.part"):
+        pid = leftover.name[len(prefix) : -len(".part")]
+        if pid.isdigit() and not _running(int(pid)):
+            leftover.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts: its file is left alone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
