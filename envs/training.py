@@ -102,7 +102,7 @@ def build_model(inputs: int, hidden: Sequence[int], actions: int) -> Any:
     import torch
     from torch import nn
 
-    class Model(nn.Module):
+    class Model(nn.Module):  # type: ignore[misc,unused-ignore]  # nn.Module is Any without torch
         def __init__(self) -> None:
             super().__init__()
             widths = [inputs, *hidden]
@@ -387,8 +387,8 @@ class Rollouts:
                 logits, values = model(torch.from_numpy(vectors))
                 logits = logits.masked_fill(~torch.from_numpy(masks), -1e9)
                 dist = torch.distributions.Categorical(logits=logits)
-                actions = dist.sample()  # type: ignore[no-untyped-call]
-                logps = dist.log_prob(actions)  # type: ignore[no-untyped-call]
+                actions = dist.sample()  # type: ignore[no-untyped-call,unused-ignore]
+                logps = dist.log_prob(actions)  # type: ignore[no-untyped-call,unused-ignore]
             for row, (slot, seat) in enumerate(waiting):
                 action = int(actions[row])
                 index = buffer.add(vectors[row], masks[row], action, float(logps[row]), float(values[row]))
