@@ -553,7 +553,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Not a terminal (a file, a pipe): the table is as wide as it needs, not cut at 80 columns.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 1000)
-    progress_console = Console(stderr=True, highlight=False)
+    progress_console = Console(stderr=True, highlight=False, soft_wrap=True)  # a path is never cut
 
     def fail(message: str, code: int) -> int:
         print(f"kutnahora-tournament: {message}", file=sys.stderr)
