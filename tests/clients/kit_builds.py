@@ -19,6 +19,7 @@ not run here; tests/clients/test_kits.py runs each kit as a hosted submission.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import re
@@ -146,10 +147,15 @@ def fresh_copy(kit: str) -> Path:
 
 @functools.cache
 def _built(kit: str) -> Path:
-    folder = fresh_copy(kit)
-    for block in readme_blocks(kit):
-        if block.kind == "build":
-            run_block(block, folder, timeout=1800)
+    # One build at a time per kit across processes (test runs side by side, or pytest-xdist's workers):
+    # the others wait for it, then build incrementally in the same folder.
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with (BUILD / f".{kit}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        folder = fresh_copy(kit)
+        for block in readme_blocks(kit):
+            if block.kind == "build":
+                run_block(block, folder, timeout=1800)
     assert (folder / BUILT[kit]).exists(), f"the {kit} README's build did not make {BUILT[kit]}"
     return folder
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
+from pathlib import Path
 
 import pytest
 
@@ -18,10 +20,34 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 PROMPT = r"Your choice \(1-(\d+)\):"
 
 
+def _as_from_a_shell() -> None:
+    """In the child before it runs: Ctrl-C's signal handled and unblocked, as a shell starts a program,
+    whatever the test process inherited or changed (an ignored or blocked SIGINT is inherited)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _signals(pid: int) -> str:
+    """The signal lines of a process's status (blocked, ignored, caught, pending), for a failure's text."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError as error:
+        return str(error)
+    return "; ".join(
+        line for line in lines if line.startswith(("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt"))
+    )
+
+
 def _spawn(*args: str) -> pexpect.spawn:
     command = python_module("kutnahora.clients.human", *args)
     child = pexpect.spawn(
-        command[0], command[1:], cwd=str(ROOT), encoding="utf-8", dimensions=(50, 160), timeout=30
+        command[0],
+        command[1:],
+        cwd=str(ROOT),
+        encoding="utf-8",
+        dimensions=(50, 160),
+        timeout=30,
+        preexec_fn=_as_from_a_shell,
     )
     child.delaybeforesend = None  # a person types no faster than the screen appears; no need to wait
     return child
@@ -243,7 +269,10 @@ def test_a_person_leaves_and_comes_back_to_the_same_seat(server_address: str) ->
             child.sendline("1")
             child.expect(PROMPT)
             child.sendintr()  # the person leaves without resigning
-            child.expect("your seat stays in the game")
+            try:
+                child.expect("your seat stays in the game")
+            except pexpect.TIMEOUT:
+                pytest.fail(f"Ctrl-C did not end kutnahora-play: {_signals(child.pid)}")
             child.expect(pexpect.EOF)
         finally:
             child.close(force=True)

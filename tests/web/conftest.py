@@ -202,9 +202,13 @@ def arena_site(servers: Servers) -> Iterator[ArenaSite]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """Headless Chromium (Debian's), or a skip saying why there is none."""
+    """Headless Chromium (Debian's), or a skip saying why there is none.
+
+    Package-scoped, not session-scoped: Playwright's synchronous API keeps its event loop marked as
+    running in this thread while it is open, so any later test calling ``asyncio.run`` would fail; it is
+    closed as soon as the run leaves tests/web (with pytest-xdist, a worker interleaves packages)."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium; .ci/run does)")
     from playwright.sync_api import sync_playwright
