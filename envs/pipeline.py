@@ -6,8 +6,10 @@ searches among (expert iteration from the search bot's searches, :mod:`kutnahora
 pipeline makes both in one run folder, stage after stage, each stage in a folder of its own and each
 resumable as the command it runs is:
 
-1. ``ppo/``: ``kutnahora-train run``, PPO self-play against a league, to ``--ppo-samples`` samples;
-   exported to ``neural.npz`` (with ``neural.json``, the commands that made it).
+1. ``ppo/``: ``kutnahora-train run``, PPO self-play against a league, to ``--ppo-samples`` samples,
+   its policy evaluated against greedy every few iterations; the iteration that won most of those games
+   (:func:`best_policy_iteration`: a PPO policy's strength against greedy swings from one iteration to
+   the next) is exported to ``neural.npz`` (with ``neural.json``, the commands that made it).
 2. ``distill/``: ``kutnahora-train distill`` from ``neural.npz``, every seat decided by ``--searcher``,
    ``--distill-iterations`` rounds, half of the games' moves the network's own (``--learner-games``);
    exported to ``guide.npz``.
@@ -48,6 +50,10 @@ STAGES = ("ppo", "distill", "match")
 RESERVE_MINUTES = 15
 """Minutes of ``--hours`` expert iteration leaves: the match's (about 8 with the defaults) and an
 iteration under way at its deadline (about 5)."""
+
+PPO_EVALUATIONS = ["--eval-every", "7", "--eval-games", "100", "--eval-search-games", "0"]
+"""The PPO stage's evaluations (the full run's): every 7th iteration, 100 games at two and at four players
+against greedy (the same games each time), from which :func:`best_policy_iteration` chooses."""
 
 SMOKE_MATCH = "neural-mcts:4,mcts:4"
 """The smoke run's match: the same bots with tiny budgets."""
@@ -125,7 +131,7 @@ def stage_arguments(config: dict[str, Any], folder: Path, progress: bool) -> dic
     seed = ["--seed", str(config["seed"])]
     ppo = ["run", "--run", str(folder / "ppo"), *seed, *quiet, *smoke]
     if not config["smoke"]:
-        ppo += ["--samples", str(config["ppo_samples"])]
+        ppo += ["--samples", str(config["ppo_samples"]), *PPO_EVALUATIONS]
     rounds = str(config["distill_iterations"])
     distill = [
         "distill",
@@ -144,6 +150,27 @@ def stage_arguments(config: dict[str, Any], folder: Path, progress: bool) -> dic
         distill += ["--searcher", config["searcher"], "--iterations", rounds]
         distill += ["--workers", str(config["workers"]), "--eval-every", rounds, "--eval-games", "4"]
     return {"ppo": ppo, "distill": distill}
+
+
+def best_policy_iteration(ppo: Path) -> tuple[int, float] | None:
+    """The PPO run's iteration whose policy, played deterministically, won the largest share of its
+    two-player evaluation games against greedy (the later of equals), and that share; ``None`` when the run
+    evaluated none whose network it kept (``weights/iter-NNNNN.npz``)."""
+    path = ppo / "evaluations.json"
+    if not path.exists():
+        return None
+    rows = [
+        row
+        for row in json.loads(path.read_text())
+        if row["opponent"] == "greedy"
+        and row["players"] == 2
+        and row["policy"] == "deterministic"
+        and (ppo / "weights" / f"iter-{row['iteration']:05d}.npz").exists()
+    ]
+    if not rows:
+        return None
+    best = max(rows, key=lambda row: (row["win_rate"], row["iteration"]))
+    return int(best["iteration"]), float(best["win_rate"])
 
 
 def distill_minutes(config: dict[str, Any], spent_seconds: float) -> float:
@@ -286,6 +313,14 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
                 code = train(argv)
                 if code == 0:
                     export = ["export", str(stage_folder), "--to", str(exports[name])]
+                    best = best_policy_iteration(stage_folder) if name == "ppo" else None
+                    if best is not None:
+                        export += ["--iteration", str(best[0])]
+                        stage["chosen_iteration"] = best[0]
+                        print(
+                            f"the policy of iteration {best[0]} won {best[1]:.0%} of its evaluation's "
+                            "two-player games against greedy, the most: it is the one exported"
+                        )
                     stage["commands"].append("kutnahora-train " + " ".join(export))
                     code = train(export)
             else:
@@ -317,9 +352,11 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
             print(f"the {name}'s games and tables: {folder / what}")
     from kutnahora.envs import network
 
+    chosen = record["stages"]["ppo"].get("chosen_iteration")
+    iteration = "" if chosen is None else f" --iteration {chosen}"
     print(
         "to play them as the shipped networks:\n"
-        f"  kutnahora-train export {folder / 'ppo'} --to {network.WEIGHTS}\n"
+        f"  kutnahora-train export {folder / 'ppo'}{iteration} --to {network.WEIGHTS}\n"
         f"  kutnahora-train export {folder / 'distill'} --to {network.GUIDE}"
     )
     return 0

@@ -15,7 +15,9 @@ import pytest
 from kutnahora.envs import network, training
 from kutnahora.envs.pipeline import (
     OPTIONS,
+    PPO_EVALUATIONS,
     RESERVE_MINUTES,
+    best_policy_iteration,
     distill_minutes,
     match_arguments,
     recover_unrecorded,
@@ -54,6 +56,9 @@ def test_the_pipeline_stopped_in_a_stage_goes_on_from_it(
     assert record["stages"]["distill"]["seconds"] >= 0.3, "the time of a stage stopped is counted"
     assert all("running_since" not in stage for stage in record["stages"].values()), "a recorded stop"
     assert (run / "neural.npz").exists() and not (run / "guide.npz").exists()
+    ppo = record["stages"]["ppo"]
+    assert ppo["commands"][-1].endswith(f"--iteration {ppo['chosen_iteration']}"), "the best evaluated"
+    assert network.load(run / "neural.npz").meta["iteration"] == ppo["chosen_iteration"]
 
     called.clear()
     assert real_main(["pipeline", "--run", str(run), "--resume", "--no-progress"]) == 0
@@ -138,7 +143,8 @@ def test_the_full_run_budgets_expert_iteration_by_the_hours_left(tmp_path: Path)
         "smoke": False,
     }
     stages = stage_arguments(config, tmp_path, progress=False)
-    assert stages["ppo"][-2:] == ["--samples", "115000"]
+    assert stages["ppo"][-8:] == ["--samples", "115000", *PPO_EVALUATIONS]
+    assert " ".join(PPO_EVALUATIONS) == "--eval-every 7 --eval-games 100 --eval-search-games 0"
     distill = " ".join(stages["distill"])
     for part in ("--searcher mcts:100", "--iterations 29", "--eval-every 29", "--learner-games 0.5"):
         assert part in distill
@@ -163,3 +169,37 @@ def test_distill_stops_after_its_minutes_and_resumes(
     assert training.main([*smoke, "--resume"]) == 0
     assert [h["iteration"] for h in json.loads((run / "history.json").read_text())] == [1, 2, 3]
     assert training.main([*smoke[:-2], "--minutes", "-1"]) == 2
+
+
+def test_the_ppo_iteration_that_beat_greedy_most_is_chosen(tmp_path: Path) -> None:
+    """A PPO policy's strength against greedy swings between iterations: the pipeline exports the one whose
+    deterministic two-player evaluation won most (the later of equals), of those whose network was kept."""
+
+    def row(iteration: int, players: int, policy: str, wins: int) -> dict[str, object]:
+        return {
+            "iteration": iteration,
+            "opponent": "greedy",
+            "players": players,
+            "policy": policy,
+            "games": 100,
+            "wins": wins,
+            "win_rate": wins / 100,
+        }
+
+    assert best_policy_iteration(tmp_path) is None, "no evaluations"
+    rows = [
+        row(7, 2, "deterministic", 60),
+        row(14, 2, "deterministic", 93),
+        row(14, 4, "deterministic", 99),  # four players: not what is compared
+        row(21, 2, "sampled", 97),  # the sampled policy: not what the bot plays
+        row(21, 2, "deterministic", 84),
+        row(28, 2, "deterministic", 93),  # as many as 14: the later
+        row(35, 2, "deterministic", 98),  # its network was not kept
+        {**row(42, 2, "deterministic", 99), "opponent": "mcts:25"},
+    ]
+    (tmp_path / "evaluations.json").write_text(json.dumps(rows))
+    (tmp_path / "weights").mkdir()
+    assert best_policy_iteration(tmp_path) is None, "no network kept"
+    for iteration in (7, 14, 21, 28, 42):
+        (tmp_path / "weights" / f"iter-{iteration:05d}.npz").write_bytes(b"")
+    assert best_policy_iteration(tmp_path) == (28, 0.93)
