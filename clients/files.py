@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kutnahora.clients.stopping import running
+
 _swept: set[Path] = set()
 """The targets whose leftover temporaries this process has looked for (once each)."""
 
@@ -46,16 +48,5 @@ def _remove_leftovers(path: Path) -> None:
     prefix = f".{path.name}."
     for leftover in path.parent.glob(f"{glob.escape(prefix)}*.part"):
         pid = leftover.name[len(prefix) : -len(".part")]
-        if pid.isdigit() and not _running(int(pid)):
+        if pid.isdigit() and not running(int(pid)):
             leftover.unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    """Whether a process ``pid`` exists (one of another user's counts: its file is left alone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kutnahora.clients.stopping import running
+
 RUNNER_PREFIX = "kutnahora-runner-"
 MIB = 1 << 20
 MOUNTINFO = Path("/proc/self/mountinfo")
@@ -140,7 +142,7 @@ class Cgroups:
         for parent in parents:
             for other in parent.parent.glob(RUNNER_PREFIX + "*"):
                 pid = other.name.removeprefix(RUNNER_PREFIX).removesuffix(".self")
-                if pid.isdigit() and not _alive(int(pid)):
+                if pid.isdigit() and not running(int(pid)):
                     _remove_tree(other)
 
 
@@ -271,16 +273,6 @@ def _rmdir(folder: Path) -> None:
             if error.errno != errno.EBUSY:
                 return
         time.sleep(0.02)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _read(path: Path) -> str:
