@@ -86,14 +86,14 @@ class Sizes:
         """The mean sizes over ``games`` random games of ``players`` seats, encoded as the server does."""
         from kutnahora import engine
         from kutnahora.engine.text import QUESTIONS, describe_option
-        from kutnahora.server import presenter
+        from kutnahora.wire.encoder import ObservationEncoder
 
         rng = random.Random(7)
         turns: list[int] = []
         lengths: list[int] = []
         for _ in range(games):
             state = engine.new_game(engine.GameOptions(players=players), rng.randrange(1 << 30))
-            encoder = presenter.ObservationEncoder("floor")
+            encoder = ObservationEncoder("floor")
             decisions = 0
             while state.pending is not None:
                 pending = state.pending
@@ -107,7 +107,7 @@ class Sizes:
             lengths.append(decisions)
         accepted = play_service_pb2.PlayResponse(
             accepted=play_service_pb2.DecisionAccepted(version=150, next_version=151)
-        ).SerializeToString()  # as presenter.accepted_message builds it
+        ).SerializeToString()  # as messages.accepted_message builds it
         decision = play_service_pb2.PlayRequest(
             decision=play_service_pb2.PlayDecision(version=150, answer=game_pb2.Answer(option_index=3))
         ).SerializeToString()

@@ -30,7 +30,7 @@ from typing import Any
 
 from kutnahora.bench.hub_games import joined_game, sqlite_hub
 from kutnahora.plumbing import logs
-from kutnahora.server import presenter
+from kutnahora.server.feed import feed as feed_of
 from kutnahora.server.game import LiveGame
 from kutnahora.server.records import ListedIndex
 
@@ -64,7 +64,7 @@ async def _play(games: int, decisions: int, seed: int, folder: Path) -> tuple[li
     made = 0
     for index in range(games):
         game = await joined_game(hub, 2 + index % 3, index)
-        view = presenter.feed(game)
+        view = feed_of(game)
         for _ in range(decisions):
             pending = game.state.pending
             if pending is None or game.ended:
@@ -86,7 +86,7 @@ async def _reload(game_ids: Sequence[str], folder: Path) -> list[LiveGame]:
         game = await hub.get(game_id)
         pending = game.state.pending
         if pending is not None and not game.ended:
-            presenter.feed(game).observation(pending.seat)
+            feed_of(game).observation(pending.seat)
         loaded.append(game)
     await hub.store.close()
     return loaded

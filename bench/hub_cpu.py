@@ -8,8 +8,8 @@ of the seat that owes it is built, as a Play stream's writer does. Each decision
 into that observation and the submit (storing the decision, applying it, the history, the clock and the
 metrics), and inside them into the engine's observer, the pricing of the options (their costs and the
 card halves left out), the store's insert and the engine's apply. A finished game is replaced by a new
-one. In a compiled build (setup.py) the presenter calls the observer and the pricing from compiled code,
-where they cannot be wrapped, so there the observation is timed whole.
+one. In a compiled build (setup.py) the served observation calls the observer and the pricing from
+compiled code, where they cannot be wrapped, so there the observation is timed whole.
 
     python -m kutnahora.bench.hub_cpu --games 64 --decisions 10000 --repeats 5
 """
@@ -34,9 +34,10 @@ from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game, sqlite_hub
 from kutnahora.engine import view as engine_view
 from kutnahora.plumbing import logs
-from kutnahora.server import presenter
+from kutnahora.server.feed import feed as feed_of
 from kutnahora.server.game import LiveGame
 from kutnahora.server.records import ListedIndex
+from kutnahora.wire import seat_observation
 
 WARMUP = 2000
 """Decisions played before measuring, so that the caches every game shares are filled."""
@@ -61,9 +62,9 @@ PARTS = ("observer", "pricing", "store", "apply")
 
 
 def observation_split() -> bool:
-    """Whether the observation's parts can be timed: not when the presenter runs compiled, since compiled
-    code calls the observer and the pricing directly, past any wrapper."""
-    return "kutnahora.server.presenter" not in kutnahora.compiled_modules()
+    """Whether the observation's parts can be timed: not when the served observation runs compiled, since
+    compiled code calls the observer and the pricing directly, past any wrapper."""
+    return "kutnahora.wire.seat_observation" not in kutnahora.compiled_modules()
 
 
 @contextmanager
@@ -104,12 +105,13 @@ def _timed(spent: dict[str, float], part: str, owner: object, name: str) -> Iter
 @contextmanager
 def _parts_timed(spent: dict[str, float], store: object) -> Iterator[None]:
     """Time the parts of :data:`PARTS` into ``spent``: the engine's observer, the options' pricing (as the
-    presenter calls it), the store's insert (on ``store``) and the engine's apply (as the game calls it)."""
+    served observation calls it), the store's insert (on ``store``) and the engine's apply (as the game
+    calls it)."""
     with ExitStack() as stack:
         if observation_split():
             stack.enter_context(_timed(spent, "observer", engine_view.Observer, "observe"))
-            stack.enter_context(_timed(spent, "pricing", presenter, "option_costs"))
-            stack.enter_context(_timed(spent, "pricing", presenter, "unavailable_actions"))
+            stack.enter_context(_timed(spent, "pricing", seat_observation, "option_costs"))
+            stack.enter_context(_timed(spent, "pricing", seat_observation, "unavailable_actions"))
         stack.enter_context(_timed(spent, "store", store, "append_decision"))
         stack.enter_context(_timed(spent, "apply", engine, "apply"))
         yield
@@ -144,7 +146,7 @@ async def _run(games: int, decisions: int, seed: int, folder: Path) -> HubCpu:
                 playing[index] = await new_game()
                 continue
             started = time.thread_time()
-            presenter.feed(game).observation(pending.seat)
+            feed_of(game).observation(pending.seat)
             observed = time.thread_time()
             await game.submit(pending.seat, game.version, ListedIndex(rng.randrange(len(pending.options))))
             observation += observed - started
@@ -201,7 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not split:
         compiled = len(kutnahora.compiled_modules())
         print(
-            f"{compiled} modules run compiled here, the presenter among them: the observation is timed whole",
+            f"{compiled} modules run compiled here, the served observation among them: "
+            "the observation is timed whole",
             flush=True,
         )
     results = []

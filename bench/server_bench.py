@@ -442,14 +442,14 @@ def measure_observation_cost(games: int = 4) -> dict[str, float]:
     decision of a few random four-seat games, for the seat that owes it."""
     from kutnahora import engine, wire
     from kutnahora.engine.text import QUESTIONS, describe_option
-    from kutnahora.server import presenter
+    from kutnahora.wire.encoder import ObservationEncoder
 
     rng = random.Random(1)
     observe_s = encode_s = reference_s = apply_s = 0.0
     count = 0
     for _ in range(games):
         state = engine.new_game(engine.GameOptions(players=4), rng.randrange(1 << 30))
-        encoder = presenter.ObservationEncoder("bench")
+        encoder = ObservationEncoder("bench")
         while state.pending is not None:
             pending = state.pending
             kind = pending.kind

@@ -3,11 +3,12 @@
 ``random`` chooses uniformly among the legal options straight from the engine (what the ``random`` bot
 does, without building a wire observation). Every other name is a bot of
 :data:`kutnahora.clients.bots.BOTS` (``greedy``, ``mcts`` or ``mcts:200`` with a budget, and any bot
-added there later): those bots read only the wire observation, so :class:`BotOpponent` builds it from
-the engine's observation with the project's codec
-(:func:`kutnahora.wire.observation_to_wire`) and gives the bot the component set as the
-server's ``GetComponents`` would. The bot's answer is an index into the listed options, which are the
-engine's options in the same order.
+added there later): those bots read only the wire observation, so :class:`BotOpponent` hands them the
+very observation the server sends that seat (:class:`kutnahora.wire.seat_observation.SeatObserver`: the
+options' descriptions and costs, the card halves not offered and why, the open mine squares and plots
+with their prices) and the component set as the server's ``GetComponents`` would. A bot named here plays
+exactly as it plays over gRPC (a test plays the same seeded games both ways). The bot's answer is an
+index into the listed options, which are the engine's options in the same order.
 
 A **policy** plays a seat the way a learning agent does: from that seat's observation vector
 (:class:`~kutnahora.envs.encoding.ObservationLayout`, raw or normalised as the environment gives it) and the
@@ -31,13 +32,14 @@ import numpy.typing as npt
 
 from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, GameInfo, to_answer
-from kutnahora.engine import RULES_VERSION, GameState, Option, legal, observe
+from kutnahora.engine import RULES_VERSION, GameState, Option, legal
 from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.envs.actions import ActionSpace
 from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.state_encoding import StateEncoder
 from kutnahora.v1 import components_pb2, game_pb2
-from kutnahora.wire import components_to_wire, observation_to_wire
+from kutnahora.wire import components_to_wire
+from kutnahora.wire.seat_observation import SeatObserver
 
 
 @runtime_checkable
@@ -120,21 +122,23 @@ class RandomOpponent:
 
 
 class BotOpponent:
-    """One of the project's bots, fed wire observations built from the engine's."""
+    """One of the project's bots, fed the observations the server would send its seat."""
 
     _wire: ClassVar[ComponentCache[components_pb2.ComponentSet]] = ComponentCache(components_to_wire)
     """Component sets already converted (a set is immutable and usually the default one)."""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot, game_id: str = "local") -> None:
         self.bot = bot
+        self.observer = SeatObserver(game_id)
 
     def start(self, state: GameState, seat: int) -> None:
         """Tell the bot its seat and the component set, as the server does before a game."""
+        self.observer.reset()
         components = state.components
         wire_components = self._wire.get(components)
         self.bot.start(
             GameInfo(
-                game_id="local",
+                game_id=self.observer.game_id,
                 seat=seat,
                 players=len(state.players),
                 components=wire_components,
@@ -145,7 +149,7 @@ class BotOpponent:
 
     def choose(self, state: GameState, seat: int) -> Option:
         """The bot's choice among the listed options."""
-        wire = observation_to_wire(observe(state, seat), "local")
+        wire = self.observer.observe(state, seat)
         answer = self.bot.choose(wire)
         choice = asyncio.run(_awaited(answer)) if inspect.isawaitable(answer) else answer
         return legal(state)[to_answer(choice, wire).option_index]

@@ -3,8 +3,11 @@
 Modules: :mod:`kutnahora.server.app` assembles a server (:func:`kutnahora.server.app.create_server`);
 :mod:`kutnahora.server.service` holds the servicers; :mod:`kutnahora.server.hub` and
 :mod:`kutnahora.server.game` the games in memory (engine values and the records of
-:mod:`kutnahora.server.records` only); :mod:`kutnahora.server.presenter` every wire message and its byte
-caches; :mod:`kutnahora.server.store` durable storage (memory, SQLite, PostgreSQL);
+:mod:`kutnahora.server.records` only); :mod:`kutnahora.server.reading` the reading of requests,
+:mod:`kutnahora.server.messages` the server's own messages and :mod:`kutnahora.server.feed` each game's
+outgoing messages with their byte caches (the observation a seat is sent is
+:mod:`kutnahora.wire.seat_observation`'s); :mod:`kutnahora.server.store` durable storage (memory, SQLite,
+PostgreSQL);
 :mod:`kutnahora.server.config` the settings (declared with :mod:`kutnahora.server.settings`);
 :mod:`kutnahora.server.main` the ``kutnahora-server`` command.
 """

@@ -10,8 +10,9 @@ the seat's clock runs out, and the random policy that plays seats that resigned 
 
 It speaks engine values and the records of :mod:`kutnahora.server.records` only: a submission arrives as an
 engine option (or the index of a listed one), and what it returns are records. What it leaves to others:
-the wire (every message and its byte caches are :mod:`kutnahora.server.presenter`'s, which hears of each
-change through :class:`GameListener`), who may call what (checked here, but with tokens parsed by the
+the wire (every message and its byte caches are :mod:`kutnahora.server.messages`' and
+:mod:`kutnahora.server.feed`'s, whose :class:`~kutnahora.server.feed.GameFeed` hears of each change through
+:class:`GameListener`), who may call what (checked here, but with tokens parsed by the
 servicers), and finding or loading games (:class:`kutnahora.server.hub.GameHub`).
 """
 

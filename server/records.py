@@ -2,7 +2,7 @@
 decision of a game's history, a reading of the running clock, and an answer naming a listed option.
 
 They hold engine values and plain Python values only. :class:`kutnahora.server.game.LiveGame` returns them;
-:mod:`kutnahora.server.presenter` turns them into wire messages, and the stores keep them as rows.
+:mod:`kutnahora.server.messages` turns them into wire messages, and the stores keep them as rows.
 """
 
 from __future__ import annotations

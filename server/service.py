@@ -2,8 +2,8 @@
 :class:`LiveGame`.
 
 Each method reads its request (turning its wire values into engine values once, with
-:mod:`kutnahora.server.presenter`), checks credentials and limits, calls the domain, and answers with what
-the presenter builds. Answers that carry observations are sent as bytes assembled from cached parts, so the
+:mod:`kutnahora.server.reading`), checks credentials and limits, calls the domain, and answers with what
+:mod:`kutnahora.server.messages` and the game's :class:`~kutnahora.server.feed.GameFeed` build. Answers that carry observations are sent as bytes assembled from cached parts, so the
 handlers are registered here from the service descriptors with serialisers that accept either a message
 or ready bytes. Every call is wrapped once: it binds ``rpc``, ``request_id``, ``game_id`` and ``seat`` to
 the log context, applies the per-connection rate limit, counts the call, and turns a
@@ -44,13 +44,14 @@ from kutnahora.plumbing.errors import (
 from kutnahora.plumbing.logs import LineBudget
 from kutnahora.plumbing.messages import decode, serialize
 from kutnahora.plumbing.status import status_details
-from kutnahora.server import presenter, requests
+from kutnahora.server import messages, reading, requests
 from kutnahora.server.config import ServerConfig
+from kutnahora.server.feed import GameFeed
+from kutnahora.server.feed import feed as feed_of
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.overload import Overload
-from kutnahora.server.presenter import GameFeed
 from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.requests import Sealer
 from kutnahora.server.store import StoreError
@@ -98,7 +99,7 @@ class KutnaHoraService:
         self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
         self.overload = Overload(config.limits.overload_lag_ms / 1000, config.limits.overload_seconds)
         self.refusal_lines = LineBudget()
-        self.components = presenter.components_response(hub.services.components, engine.RULES_VERSION)
+        self.components = messages.components_response(hub.services.components, engine.RULES_VERSION)
         self.watchers = 0
         self.players = 0
         self._streams: set[asyncio.Event] = set()
@@ -342,7 +343,7 @@ class KutnaHoraService:
             raise invalid("options must be set (at least options.players)")
         try:
             options = wire.game_options_from_wire(request.options)
-            clock = presenter.clock_from_wire(request.clock, self.config.clock)
+            clock = reading.clock_from_wire(request.clock, self.config.clock)
         except wire.Malformed as error:
             raise invalid(str(error)) from None
         if len(request.label) > MAX_LABEL:
@@ -359,13 +360,13 @@ class KutnaHoraService:
                 options, seed, clock, request.label, request.seat_names, sealer, caller
             )
             return game_service_pb2.CreateGameResponse(
-                game=presenter.summary(game), game_token=token, seat_tokens=seat_tokens
+                game=messages.summary(game), game_token=token, seat_tokens=seat_tokens
             )
 
         async def again(answer: dict[str, Any]) -> game_service_pb2.CreateGameResponse:
             game = await self.hub.get(answer["game_id"])
             return game_service_pb2.CreateGameResponse(
-                game=presenter.summary(game),
+                game=messages.summary(game),
                 game_token=answer["game_token"],
                 seat_tokens=answer["seat_tokens"],
             )
@@ -385,12 +386,12 @@ class KutnaHoraService:
             seat = request.seat if request.HasField("seat") else None
             taken, token = await game.join(seat, request.name, sealer)
             return game_service_pb2.JoinGameResponse(
-                seat=taken, seat_token=token, game=presenter.summary(game)
+                seat=taken, seat_token=token, game=messages.summary(game)
             )
 
         async def again(answer: dict[str, Any]) -> game_service_pb2.JoinGameResponse:
             return game_service_pb2.JoinGameResponse(
-                seat=answer["seat"], seat_token=answer["seat_token"], game=presenter.summary(game)
+                seat=answer["seat"], seat_token=answer["seat_token"], game=messages.summary(game)
             )
 
         return await self._once("JoinGame", request, join, again)
@@ -400,14 +401,14 @@ class KutnaHoraService:
     ) -> game_service_pb2.ListGamesResponse:
         """List games."""
         try:
-            status = presenter.status_from_wire(request.status)
+            status = reading.status_from_wire(request.status)
         except wire.Malformed:
             raise invalid(f"status {request.status} is not a known game status") from None
         page, next_token = await self.hub.list(status, request.label, request.page_size, request.page_token)
         games = [
-            presenter.summary(entry)
+            messages.summary(entry)
             if isinstance(entry, LiveGame)
-            else presenter.row_summary(entry, entry.seats)
+            else messages.row_summary(entry, entry.seats)
             for entry in page
         ]
         return game_service_pb2.ListGamesResponse(games=games, next_page_token=next_token)
@@ -417,7 +418,7 @@ class KutnaHoraService:
     ) -> game_service_pb2.GetGameResponse:
         """One game's summary."""
         game = await self._game(request.game_id)
-        return game_service_pb2.GetGameResponse(game=presenter.summary(game))
+        return game_service_pb2.GetGameResponse(game=messages.summary(game))
 
     async def GetComponents(
         self, request: game_service_pb2.GetComponentsRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -434,10 +435,10 @@ class KutnaHoraService:
 
         async def resign(sealer: Sealer | None) -> game_service_pb2.ResignSeatResponse:
             await game.resign(request.seat, sealer)
-            return game_service_pb2.ResignSeatResponse(game=presenter.summary(game))
+            return game_service_pb2.ResignSeatResponse(game=messages.summary(game))
 
         async def again(answer: dict[str, Any]) -> game_service_pb2.ResignSeatResponse:
-            return game_service_pb2.ResignSeatResponse(game=presenter.summary(game))
+            return game_service_pb2.ResignSeatResponse(game=messages.summary(game))
 
         return await self._once("ResignSeat", request, resign, again)
 
@@ -450,7 +451,7 @@ class KutnaHoraService:
         game = await self._game(request.game_id)
         game.authorize_admin(_token(context), self.config.admin_token)
         await game.abandon(request.reason)
-        return game_service_pb2.AbandonGameResponse(game=presenter.summary(game))
+        return game_service_pb2.AbandonGameResponse(game=messages.summary(game))
 
     # --- PlayService ---------------------------------------------------------------------------------
 
@@ -468,7 +469,7 @@ class KutnaHoraService:
         """The current observation for a seat or a spectator."""
         game = await self._game(request.game_id)
         viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
-        return presenter.feed(game).get_observation_response(viewer)
+        return feed_of(game).get_observation_response(viewer)
 
     async def SubmitDecision(
         self, request: play_service_pb2.SubmitDecisionRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -483,7 +484,7 @@ class KutnaHoraService:
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
         record = await game.submit(request.seat, request.version, answer)
-        response = await presenter.feed(game).response(record)
+        response = await feed_of(game).response(record)
         self.metrics.latency_by_path["unary"].observe(time.perf_counter() - started)
         return response
 
@@ -503,7 +504,7 @@ class KutnaHoraService:
             )
         wake = game.subscribe()
         self._streams.add(wake)
-        feed = presenter.feed(game)
+        feed = feed_of(game)
         feed.add_watcher(viewer)
         self.watchers += 1
         self.metrics.watch_streams.inc()
@@ -604,10 +605,10 @@ class KutnaHoraService:
                 "game_not_ended",
             )
         response = replay_service_pb2.GetReplayResponse(
-            game=presenter.summary(game), seed=game.seed, state_hash=engine.state_hash(game.state)
+            game=messages.summary(game), seed=game.seed, state_hash=engine.state_hash(game.state)
         )
         for record in game.history:
-            response.decisions.append(presenter.record_message(record))
+            response.decisions.append(messages.record_message(record))
         return response
 
     # --- AdminService --------------------------------------------------------------------------------
@@ -628,13 +629,13 @@ class KutnaHoraService:
                 rate_per_second=limits.rate_per_second,
                 rate_burst=limits.rate_burst,
             ),
-            uptime=presenter.duration_ms(uptime_ms),
+            uptime=messages.duration_ms(uptime_ms),
             store=self.hub.store.kind,
             watchers=self.watchers,
             players=self.players,
         )
         for status, count in self.hub.counts().items():
-            response.games.add(status=presenter.STATUS[status], count=count)
+            response.games.add(status=messages.STATUS[status], count=count)
         return response
 
 
@@ -647,7 +648,7 @@ def _check_name(field: str, name: str) -> None:
 def _answer(answer: game_pb2.Answer) -> Answer:
     """The engine value a wire answer names (read once, here); INVALID_ARGUMENT when it names none."""
     try:
-        return presenter.answer_from_wire(answer)
+        return reading.answer_from_wire(answer)
     except wire.Malformed as error:
         raise invalid(str(error)) from None
 
@@ -665,7 +666,7 @@ class _PlayStream:
     ) -> None:
         self.service = service
         self.game = game
-        self.feed = presenter.feed(game)
+        self.feed = feed_of(game)
         self.seat = seat
         self.acknowledge = acknowledge
         self.context = context
@@ -747,12 +748,12 @@ class _PlayStream:
                     record = await game.submit(self.seat, decision.version, answer)
                 except ServiceError as error:
                     service._log_refusal("Play", error)
-                    self.outbox.append(presenter.rejected_message(error, game.version))
+                    self.outbox.append(messages.rejected_message(error, game.version))
                     self.wake.set()
                     continue
                 service.metrics.latency_by_path["stream"].observe(time.perf_counter() - started)
                 if self.acknowledge:
-                    self.outbox.append(presenter.accepted_message(record))
+                    self.outbox.append(messages.accepted_message(record))
                     self.wake.set()
         finally:
             self.reading = False

@@ -162,7 +162,8 @@ def test_the_game_authority_is_free_of_the_wire() -> None:
             if isinstance(node, ast.ImportFrom) and node.module:
                 modules.update(f"{node.module}.{alias.name}" for alias in node.names)
                 modules.add(node.module)
-        assert "kutnahora.server.presenter" not in modules, f"{name} imports the presenter"
+        for outgoing in ("kutnahora.server.feed", "kutnahora.server.messages", "kutnahora.server.reading"):
+            assert outgoing not in modules, f"{name} imports {outgoing}"
 
 
 @pytest.mark.parametrize("forbidden", ["kutnahora.engine", "kutnahora.server"])

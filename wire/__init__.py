@@ -9,10 +9,14 @@ imports only the engine and the generated wire code.
 - :mod:`kutnahora.wire.decisions`: options as ``Decision`` payloads and back, option costs;
 - :mod:`kutnahora.wire.games`: game options, events and results;
 - :mod:`kutnahora.wire.observations`: observations, to the wire and back into the engine's;
+- :mod:`kutnahora.wire.seat_observation`: **the observation a seat is sent** (question, descriptions,
+  costs, unavailable actions, open squares), built by one function for the server and for every
+  in-process user (:class:`~kutnahora.wire.seat_observation.SeatObserver`);
+- :mod:`kutnahora.wire.encoder`: the cached, part-by-part serialiser that writes it;
 - :mod:`kutnahora.wire.components`: the component set.
 
-What is the server's own (statuses, seats, clocks, refusals, and the byte caches that serialise an
-observation from cached parts) stays in :mod:`kutnahora.server.presenter`.
+What is the server's own (statuses, seats, clocks, refusals, each game's outgoing messages) stays in
+:mod:`kutnahora.server.messages` and :mod:`kutnahora.server.feed`.
 """
 
 from kutnahora.wire.components import components_to_wire

@@ -8,10 +8,10 @@ the wire observation, and reads it back into the view :func:`kutnahora.engine.re
 states. Legal options are read back from their canonical text (``LegalOption.text``,
 :func:`~kutnahora.engine.parse_option`), which the protocol guarantees to be the engine's own text form.
 
-The server serialises observations with its own encoder
-(:class:`kutnahora.server.presenter.ObservationEncoder`), which caches the bytes of each part; it writes
-those parts with the functions here (:func:`add_market`, :func:`write_stable_header`...), so both give the
-same message.
+What a seat is sent is decided in :func:`kutnahora.wire.seat_observation.encode_observation` and written by
+:class:`kutnahora.wire.encoder.ObservationEncoder`, which caches the bytes of each part; it writes those
+parts with the functions here (:func:`add_market`, :func:`write_stable_header`...), so both give the same
+message.
 """
 
 from __future__ import annotations
@@ -67,9 +67,10 @@ def observation_to_wire(
     description and ``cost`` its cost (:func:`kutnahora.engine.option_cost`); ``squares`` are the open
     mine squares and plots with their costs (:func:`kutnahora.engine.costs.mine_squares`, ``plot_squares``).
     ``unavailable`` lists the card halves not offered with effect, and why (for the seat that owes a card
-    play). All are optional. The server itself uses its
-    :class:`~kutnahora.server.presenter.ObservationEncoder`, which produces the same
-    message, serialised, several times faster; this function is the plain reference.
+    play). All are optional. What a seat is sent, with all of them, is
+    :func:`kutnahora.wire.seat_observation.encode_observation`'s (through the cached
+    :class:`~kutnahora.wire.encoder.ObservationEncoder`, which produces the same message, serialised,
+    several times faster); this function is the plain reference.
     """
     wire = _header(obs, game_id)
     add_market(wire, obs)

@@ -38,9 +38,12 @@ COMPILABLE = (
     "kutnahora.engine.text",
     "kutnahora.engine.town",
     "kutnahora.engine.view",
-    "kutnahora.server.presenter",
+    "kutnahora.server.feed",
+    "kutnahora.server.messages",
     "kutnahora.wire.decisions",
+    "kutnahora.wire.encoder",
     "kutnahora.wire.observations",
+    "kutnahora.wire.seat_observation",
 )
 """The modules the compiled build compiles (setup.py's list, checked against it by the tests)."""
 

@@ -9,14 +9,14 @@ import sys
 from kutnahora import engine
 from kutnahora.bench import hub_cpu
 from kutnahora.engine import view as engine_view
-from kutnahora.server import presenter
+from kutnahora.wire import seat_observation
 
 
 def test_a_decisions_cpu_is_split_into_observation_and_submit() -> None:
     timed = (
         engine_view.Observer.observe,
-        presenter.option_costs,
-        presenter.unavailable_actions,
+        seat_observation.option_costs,
+        seat_observation.unavailable_actions,
         engine.apply,
     )
     result = hub_cpu.measure(games=4, decisions=200)
@@ -26,12 +26,17 @@ def test_a_decisions_cpu_is_split_into_observation_and_submit() -> None:
         # the acting seat's observation always prices its options (a free decision's costs come quickly)
         assert result.observer_us > 0 and result.pricing_us > 0
         assert result.observer_us + result.pricing_us <= result.observation_us
-    else:  # compiled: the presenter calls them past any wrapper, and the observation is timed whole
+    else:  # compiled: they are called past any wrapper, and the observation is timed whole
         assert result.observer_us == result.pricing_us == 0
     assert result.store_us > 0 and result.apply_us > 0
     assert result.store_us + result.apply_us <= result.submit_us
     # the timed functions are the originals again
-    now = (engine_view.Observer.observe, presenter.option_costs, presenter.unavailable_actions, engine.apply)
+    now = (
+        engine_view.Observer.observe,
+        seat_observation.option_costs,
+        seat_observation.unavailable_actions,
+        engine.apply,
+    )
     assert now == timed
     # the parts are timed inside the whole, which also holds the loop and the games that replace ended ones
     assert result.observation_us + result.submit_us <= result.total_us * 1.01

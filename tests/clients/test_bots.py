@@ -115,8 +115,8 @@ def test_greedy_prices_options_by_the_listed_cost() -> None:
         _score_plot_square,
     )
     from kutnahora.engine.options import DecisionKind
-    from kutnahora.server import presenter
-    from kutnahora.wire import components_to_wire
+    from kutnahora.wire import components_to_wire, seat_observation
+    from kutnahora.wire.encoder import ObservationEncoder
 
     components = components_to_wire(engine.default_components())
     tables = Tables(components, 2)
@@ -129,7 +129,7 @@ def test_greedy_prices_options_by_the_listed_cost() -> None:
         if pending.kind in scorers:
             seat = pending.seat
             wire = game_pb2.Observation.FromString(
-                presenter.encode_observation(state, seat, presenter.ObservationEncoder("g"))
+                seat_observation.encode_observation(state, seat, ObservationEncoder("g"))
             )
             position = Position(wire, tables, Weights(), seat)
             option = wire.pending.options[0]

@@ -15,9 +15,9 @@ import pytest
 
 from kutnahora import engine
 from kutnahora.engine import GameOptions, GameState
-from kutnahora.server import presenter
-from kutnahora.server.presenter import encode_observation
 from kutnahora.v1 import game_pb2
+from kutnahora.wire.encoder import ObservationEncoder
+from kutnahora.wire.seat_observation import encode_observation
 from tests.hidden_information import disguise
 
 
@@ -44,8 +44,8 @@ def test_hidden_parts_do_not_change_any_observation(players: int) -> None:
         for viewer in [None, *range(players)]:
             owner = viewer is not None and viewer == pending_seat
             other = disguise(state, rng, keep_drawn=owner)
-            mine = encode_observation(state, viewer, presenter.ObservationEncoder("g"))
-            theirs = encode_observation(other, viewer, presenter.ObservationEncoder("g"))
+            mine = encode_observation(state, viewer, ObservationEncoder("g"))
+            theirs = encode_observation(other, viewer, ObservationEncoder("g"))
             assert mine == theirs, f"viewer {viewer} sees hidden information at version {state.version}"
             changed += engine.state_hash(other) != engine.state_hash(state)
             if not owner and state.drawn:
@@ -59,9 +59,7 @@ def test_only_the_seat_that_owes_a_decision_sees_its_options_and_drawn_tiles() -
         if state.pending is None:
             continue
         for viewer in [None, 0, 1, 2, 3]:
-            wire = game_pb2.Observation.FromString(
-                encode_observation(state, viewer, presenter.ObservationEncoder("g"))
-            )
+            wire = game_pb2.Observation.FromString(encode_observation(state, viewer, ObservationEncoder("g")))
             owner = viewer == state.pending.seat
             assert (len(wire.pending.options) > 0) == owner
             if not owner:

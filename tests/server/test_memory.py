@@ -16,8 +16,8 @@ import pytest
 from kutnahora import engine
 from kutnahora.bench.hub_games import joined_game
 from kutnahora.plumbing import logs
-from kutnahora.server import presenter
 from kutnahora.server.config import ClockConfig, ServerConfig
+from kutnahora.server.feed import feed as feed_of
 from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
@@ -38,7 +38,7 @@ def no_cycle_collector() -> Iterator[None]:
 async def played_to_its_end(hub: GameHub, seed: int) -> weakref.ref[LiveGame]:
     """A two-player game played to its end with its feed answering every turn, as Play streams use it."""
     game = await joined_game(hub, 2, seed=seed)
-    feed = presenter.feed(game)
+    feed = feed_of(game)
     woken = game.subscribe(0)
     turn = 0
     while (pending := game.state.pending) is not None and not game.ended:

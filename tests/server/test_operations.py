@@ -164,7 +164,7 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
     """The server builds the next seat's observation right after a decision, for a waiting Play stream.
     Should that fail, the decision stands and its submitter gets its answer; the error is logged."""
     from kutnahora import engine
-    from kutnahora.server import presenter
+    from kutnahora.server.feed import feed as feed_of
     from kutnahora.server.records import ListedIndex
 
     server, _ = await start_server()
@@ -174,10 +174,10 @@ async def test_a_failure_to_build_the_next_observation_does_not_undo_or_fail_an_
     pending = game.state.pending
     assert pending is not None
     wakes = [game.subscribe(seat) for seat in (0, 1)]  # as both seats' Play streams do
-    view = presenter.feed(game)
+    view = feed_of(game)
 
     class BrokenView:
-        """The game's presenter, failing as an encoder fault would (the presenter may run compiled,
+        """The game's feed, failing as an encoder fault would (the feed may run compiled,
         where its own functions cannot be replaced, so the whole listener is)."""
 
         def changed(self, new_version: bool, waiting_seat: int | None) -> None:
@@ -209,8 +209,10 @@ async def test_an_ending_game_builds_the_last_observations_of_its_playing_seats_
     import random
 
     from kutnahora import engine
-    from kutnahora.server import presenter
+    from kutnahora.server.feed import feed as feed_of
     from kutnahora.server.records import ListedIndex
+    from kutnahora.wire import seat_observation
+    from kutnahora.wire.encoder import ObservationEncoder
 
     server, _ = await start_server()
     game, _, _ = await server.hub.create(engine.GameOptions(players=3), 8, NO_CLOCK, "")
@@ -218,7 +220,7 @@ async def test_an_ending_game_builds_the_last_observations_of_its_playing_seats_
         await game.join(seat, f"seat {seat}")
     for seat in (0, 2):  # seats 0 and 2 play over Play streams; seat 1 over unary calls
         game.subscribe(seat)
-    view = presenter.feed(game)
+    view = feed_of(game)
     registry = server.metrics.registry
     rng = random.Random(8)
     while not game.ended:
@@ -232,7 +234,7 @@ async def test_an_ending_game_builds_the_last_observations_of_its_playing_seats_
     ready = built()
     for seat in (0, 2):
         ended = play_service_pb2.PlayResponse.FromString(view.game_ended(seat)).game_ended
-        fresh = presenter.encode_observation(game.state, seat, presenter.ObservationEncoder(game.game_id))
+        fresh = seat_observation.encode_observation(game.state, seat, ObservationEncoder(game.game_id))
         assert ended.observation == game_pb2.Observation.FromString(fresh)
         assert ended.observation.over and ended.observation.viewer == seat
     assert built() == ready  # both were built as the game ended

@@ -1,5 +1,5 @@
 """Conversion between engine values and wire messages (the codec, wire/) and the server's encoder and
-messages (server/presenter.py)."""
+messages (server/messages.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from kutnahora.engine.components import Action, Arm, Color, Commodity, Deck, Gui
 from kutnahora.engine.costs import mine_squares, option_cost, plot_squares
 from kutnahora.engine.options import DecisionKind
 from kutnahora.engine.text import QUESTIONS, describe_option, unavailable_actions
-from kutnahora.server import presenter
-from kutnahora.server.presenter import encode_observation
+from kutnahora.server import messages, reading
 from kutnahora.server.records import ListedIndex
 from kutnahora.server.store import result_to_json
 from kutnahora.v1 import common_pb2, game_pb2, play_service_pb2
-from kutnahora.wire import observations, values
+from kutnahora.wire import encoder, observations, values
+from kutnahora.wire.encoder import ObservationEncoder
+from kutnahora.wire.seat_observation import encode_observation
 
 
 @pytest.mark.parametrize(
@@ -78,17 +79,17 @@ def test_every_legal_option_round_trips_through_its_payload_index_and_text() -> 
                 assert codec.decision_to_option(decision) == option
                 reparsed = game_pb2.Decision.FromString(decision.SerializeToString())
                 assert codec.decision_to_option(reparsed) == option
-                listed = presenter.answer_from_wire(game_pb2.Answer(option_index=index))
+                listed = reading.answer_from_wire(game_pb2.Answer(option_index=index))
                 assert listed == ListedIndex(index) and options[index] == option
-                assert presenter.answer_from_wire(game_pb2.Answer(decision=decision)) == option
+                assert reading.answer_from_wire(game_pb2.Answer(decision=decision)) == option
                 text = engine.option_text(option)
-                assert presenter.answer_from_wire(game_pb2.Answer(option_text=text)) == option
+                assert reading.answer_from_wire(game_pb2.Answer(option_text=text)) == option
     assert len(seen_kinds) >= 8
 
 
 def test_the_fast_encoder_builds_exactly_the_reference_observation() -> None:
     for players in (2, 3, 4):
-        encoder = presenter.ObservationEncoder("game-1")  # one per game, as the server has
+        encoder = ObservationEncoder("game-1")  # one per game, as the server has
         for state in random_states(players, seed=10 + players)[::2]:
             for viewer in [None, *range(players)]:
                 obs = engine.observe(state, viewer)
@@ -147,7 +148,7 @@ def test_options_carry_their_cost_and_the_observation_the_open_squares() -> None
         if pending is None:
             continue
         wire = game_pb2.Observation.FromString(
-            encode_observation(state, pending.seat, presenter.ObservationEncoder("g"))
+            encode_observation(state, pending.seat, ObservationEncoder("g"))
         )
         for option, listed in zip(pending.options, wire.pending.options, strict=True):
             cost = option_cost(state, option)
@@ -170,7 +171,7 @@ def test_the_servers_encoder_follows_a_whole_game_exactly(players: int) -> None:
     every decision, for the seat that owes it first and then for everyone else with the same encoder:
     nothing private to the first viewer (its options, the tiles it draws) may reach the next."""
     state = engine.new_game(GameOptions(players=players, events=True), seed=40 + players)
-    encoder = presenter.ObservationEncoder("game-9")
+    encoder = ObservationEncoder("game-9")
     rng = random.Random(players)
     drawing = 0
     while True:
@@ -188,7 +189,7 @@ def test_the_servers_encoder_follows_a_whole_game_exactly(players: int) -> None:
 
 def test_negative_numbers_and_absent_optional_fields_are_written_as_protobuf_writes_them() -> None:
     state = random_states(4, seed=21)[70]
-    encoder = presenter.ObservationEncoder("g")
+    encoder = ObservationEncoder("g")
     for points, reputation in ((-3, -2), (0, 0), (-(2**31), 5)):
         state.players[1].points = points
         state.players[2].reputation = reputation
@@ -249,7 +250,7 @@ def test_results_survive_the_store_round_trip() -> None:
     result = engine.result(state)
     assert result is not None
     data = result_to_json(result, [False, True, False])
-    wire = presenter.stored_result_to_wire(data)
+    wire = messages.stored_result_to_wire(data)
     assert wire == codec.result_to_wire(result, [False, True, False])
     assert wire.seats[1].resigned
 
@@ -272,10 +273,10 @@ def test_components_convert_completely() -> None:
 def test_embedded_bytes_equal_a_built_message() -> None:
     inner = game_pb2.Observation(game_id="x", version=300, scores=[1, 2]).SerializeToString()
     built = game_pb2.DecisionRecord(version=5).SerializeToString()
-    wrapped = presenter.embed(1, inner) + game_pb2.Event().SerializeToString()
+    wrapped = encoder.embed(1, inner) + game_pb2.Event().SerializeToString()
     message = play_service_pb2.WatchGameResponse.FromString(wrapped)
     assert message.observation.version == 300
-    assert presenter.varint(300) == b"\xac\x02"
+    assert encoder.varint(300) == b"\xac\x02"
     assert built
 
 

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from kutnahora.engine import GameOptions, apply, legal, new_game, observe
-from kutnahora.server.presenter import ObservationEncoder
 from kutnahora.v1 import game_pb2
 from kutnahora.wire import engine_observation, observation_to_wire
+from kutnahora.wire.encoder import ObservationEncoder
 
 
 @pytest.mark.parametrize(("players", "events"), [(2, False), (3, True), (4, False)])
