@@ -3,10 +3,11 @@
 
 Each method reads its request (turning its wire values into engine values once, with
 :mod:`kutnahora.server.reading`), checks credentials and limits, calls the domain, and answers with what
-:mod:`kutnahora.server.messages` and the game's :class:`~kutnahora.server.feed.GameFeed` build. Answers that carry observations are sent as bytes assembled from cached parts, so the
-handlers are registered here from the service descriptors with serialisers that accept either a message
-or ready bytes. Every call is wrapped once: it binds ``rpc``, ``request_id``, ``game_id`` and ``seat`` to
-the log context, applies the per-connection rate limit, counts the call, and turns a
+:mod:`kutnahora.server.messages` and the game's :class:`~kutnahora.server.feed.GameFeed` build. Answers
+that carry observations are sent as bytes assembled from cached parts, so the handlers are registered
+here from the service descriptors with serialisers that accept either a message or ready bytes. Every
+call is wrapped once: it binds ``rpc``, ``request_id``, ``game_id`` and ``seat`` to the log context,
+applies the per-connection rate limit, counts the call, and turns a
 :class:`kutnahora.plumbing.errors.ServiceError` into the call's status.
 """
 
