@@ -84,7 +84,7 @@ from kutnahora.envs.training import (
     draw_curve,
     evaluate,
     git_commit,
-    load_numpy,
+    initial_model,
     match,
     occupied,
     parse_weights,
@@ -561,33 +561,6 @@ def measure(model: Any, samples: Samples, inputs: int, batch: int = 1024) -> dic
         "value_sign": round(signs / max(decided, 1), 4),
         "samples": len(samples),
     }
-
-
-def initial_model(init: str, hidden: list[int], inputs: int, actions: int) -> tuple[Any, list[int]]:
-    """The model to start from: a weights file, a run folder's checkpoint, or ``scratch`` (``hidden``);
-    with its trunk's widths. ``ValueError`` says what is wrong."""
-    import torch
-
-    if init == "scratch":
-        return build_model(inputs, hidden, actions), hidden
-    path = Path(init)
-    if path.is_dir():
-        if not (path / "checkpoint.pt").exists() or not (path / "config.json").exists():
-            raise ValueError(f"--init {init}: a run folder needs its checkpoint.pt and config.json")
-        widths = [int(h) for h in json.loads((path / "config.json").read_text())["hidden"]]
-        model = build_model(inputs, widths, actions)
-        model.load_state_dict(torch.load(path / "checkpoint.pt", weights_only=False)["model"])
-        return model, widths
-    net = network.load(path)
-    if net.inputs != inputs or net.actions != actions:
-        raise ValueError(
-            f"--init {init}: the network reads {net.inputs} inputs and gives {net.actions} actions; this "
-            f"version's observations have {inputs} entries and {actions} actions"
-        )
-    widths = [int(w.shape[1]) for w, _ in net.trunk]
-    model = build_model(inputs, widths, actions)
-    load_numpy(model, net)
-    return model, widths
 
 
 def search_player(net: network.PolicyValueNet, searcher: Searcher, seed: int) -> SeatPlayer:

@@ -166,6 +166,33 @@ def load_numpy(model: Any, net: network.PolicyValueNet) -> None:
     fill(model.value, net.value)
 
 
+def initial_model(init: str, hidden: list[int], inputs: int, actions: int) -> tuple[Any, list[int]]:
+    """The model to start from: a weights file, a run folder's checkpoint, or ``scratch`` (``hidden``);
+    with its trunk's widths. ``ValueError`` says what is wrong."""
+    import torch
+
+    if init == "scratch":
+        return build_model(inputs, hidden, actions), hidden
+    path = Path(init)
+    if path.is_dir():
+        if not (path / "checkpoint.pt").exists() or not (path / "config.json").exists():
+            raise ValueError(f"--init {init}: a run folder needs its checkpoint.pt and config.json")
+        widths = [int(h) for h in json.loads((path / "config.json").read_text())["hidden"]]
+        model = build_model(inputs, widths, actions)
+        model.load_state_dict(torch.load(path / "checkpoint.pt", weights_only=False)["model"])
+        return model, widths
+    net = network.load(path)
+    if net.inputs != inputs or net.actions != actions:
+        raise ValueError(
+            f"--init {init}: the network reads {net.inputs} inputs and gives {net.actions} actions; this "
+            f"version's observations have {inputs} entries and {actions} actions"
+        )
+    widths = [int(w.shape[1]) for w, _ in net.trunk]
+    model = build_model(inputs, widths, actions)
+    load_numpy(model, net)
+    return model, widths
+
+
 def save_network(net: network.PolicyValueNet, folder: Path, name: str) -> None:
     """Write a run's network as ``weights/NAME.npz`` and as ``latest.npz`` (replaced atomically: the
     export and a bot reading it never see half a file)."""
@@ -636,6 +663,8 @@ def run(args: argparse.Namespace, command: str) -> int:
     torch.set_num_threads(args.threads)
     folder: Path = args.run
     config_path = folder / "config.json"
+    layout = ObservationLayout()
+    space = ActionSpace(layout.components)
     if args.resume:
         if not (folder / "checkpoint.pt").exists():
             print(f"kutnahora-train: {folder} holds no checkpoint.pt to resume from", file=sys.stderr)
@@ -676,7 +705,14 @@ def run(args: argparse.Namespace, command: str) -> int:
                 "threads",
             )
         }
-        config["hidden"] = [int(h) for h in args.hidden.split(",")]
+        config["init"] = args.init
+        try:
+            model, config["hidden"] = initial_model(
+                args.init, [int(h) for h in args.hidden.split(",")], layout.size, space.size
+            )
+        except (ValueError, OSError) as error:
+            print(f"kutnahora-train: {error}", file=sys.stderr)
+            return 2
         if args.smoke:
             config.update(SMOKE)
         config["commands"] = [command]
@@ -693,9 +729,8 @@ def run(args: argparse.Namespace, command: str) -> int:
         return 2
     (folder / "pool").mkdir(exist_ok=True)
     (folder / "weights").mkdir(exist_ok=True)
-    layout = ObservationLayout()
-    space = ActionSpace(layout.components)
-    model = build_model(layout.size, config["hidden"], space.size)
+    if args.resume:
+        model = build_model(layout.size, config["hidden"], space.size)
     optimiser = torch.optim.Adam(model.parameters(), lr=config["lr"], eps=1e-5)
     rng = random.Random(config["seed"])
     np_rng = np.random.default_rng(config["seed"])
@@ -926,6 +961,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument("--gamma", type=float, default=1.0, help="discount per decision")
     train.add_argument("--lam", type=float, default=0.95, help="GAE's lambda")
     train.add_argument("--hidden", default="256,128", help="widths of the trunk's layers")
+    train.add_argument(
+        "--init",
+        default="scratch",
+        help="the network to start from: scratch (--hidden), a weights file (.npz, such as the shipped "
+        "guide.npz) or a run folder; its trunk's widths replace --hidden",
+    )
     train.add_argument("--players", default="2=7,3=1,4=2", help="weights of the player counts")
     train.add_argument(
         "--opponents",

@@ -142,3 +142,33 @@ def test_league_weights_and_intervals() -> None:
         parse_weights("self=0", "--opponents")
     low, high = wilson(36, 40)
     assert 0.76 < low < 0.77 and 0.96 < high < 0.97
+
+
+def test_a_run_starts_from_the_network_init_names_and_refuses_one_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--init`` starts PPO from a weights file (here the shipped guide): the model begins with exactly
+    its weights and takes its trunk's widths; a file that is no network is refused before any folder is
+    made."""
+    guide = network.load(network.GUIDE)
+    layout = training.ObservationLayout()
+    space = training.ActionSpace(layout.components)
+    model, widths = training.initial_model(str(network.GUIDE), [8], layout.size, space.size)
+    assert widths == [int(w.shape[1]) for w, _ in guide.trunk]
+    batch = np.random.default_rng(2).random((3, layout.size)).astype(np.float32)
+    with torch.no_grad():
+        logits, values = model(torch.from_numpy(batch))
+    expected_logits, expected_values = guide.forward(batch)
+    assert np.allclose(logits.numpy(), expected_logits, atol=1e-4)
+    assert np.allclose(values.numpy(), expected_values, atol=1e-4)
+
+    run = tmp_path / "run"
+    command = ["run", "--smoke", "--no-progress", "--run", str(run), "--init", str(network.GUIDE)]
+    assert main(command) == 0
+    config = json.loads((run / "config.json").read_text())
+    assert config["init"] == str(network.GUIDE) and config["hidden"] == widths
+
+    missing = tmp_path / "missing"
+    assert main(["run", "--smoke", "--run", str(missing), "--init", str(tmp_path / "none.npz")]) == 2
+    assert "is not a weights file" in capsys.readouterr().err
+    assert not missing.exists()
