@@ -350,7 +350,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
     for name, what in (("match", "match.json"), ("policy", "policy.json")):
         if (folder / what).exists():
             print(f"the {name}'s games and tables: {folder / what}")
-    from kutnahora.envs import network
+    from kutnahora.learned import network
 
     chosen = record["stages"]["ppo"].get("chosen_iteration")
     iteration = "" if chosen is None else f" --iteration {chosen}"

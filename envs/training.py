@@ -9,12 +9,12 @@ a frozen copy of the network from an earlier iteration, sampled from a pool of t
 the past copies keep the policy from overfitting one fixed opponent (a policy trained only against
 greedy beats it and still loses every game to the search bot); greedy and the search bot keep it honest
 against play unlike its own. A decision with one legal option is played without the network and is not
-a training sample. The reward is the terminal return of :func:`kutnahora.envs.outcome.returns` and
+a training sample. The reward is the terminal return of :func:`kutnahora.learned.outcome.returns` and
 nothing before it; the value head learns that return.
 
 Decisions of many games (``--games``) are gathered and the network decides them in one batched forward
 pass; the engine, the observation encoder and the opponents run in between. The network is
-:mod:`kutnahora.envs.network`'s shape in PyTorch; each checkpoint is also exported to a NumPy weights file,
+:mod:`kutnahora.learned.network`'s shape in PyTorch; each checkpoint is also exported to a NumPy weights file,
 which is what the ``neural`` bot plays with.
 
 **The run folder** (``--run``; by default a new ``kutnahora-runs/neural-<time>`` under the current
@@ -62,11 +62,11 @@ from kutnahora.clients.files import write_json
 from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
-from kutnahora.envs import network
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.outcome import returns
-from kutnahora.envs.state_encoding import StateEncoder
+from kutnahora.learned import network
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.outcome import returns
+from kutnahora.learned.state_encoding import StateEncoder
 
 WEIGHTS = network.WEIGHTS
 
@@ -98,7 +98,7 @@ def parse_weights(text: str, what: str) -> dict[str, float]:
 
 
 def build_model(inputs: int, hidden: Sequence[int], actions: int) -> Any:
-    """The PyTorch twin of :class:`kutnahora.envs.network.PolicyValueNet`."""
+    """The PyTorch twin of :class:`kutnahora.learned.network.PolicyValueNet`."""
     import torch
     from torch import nn
 

@@ -111,6 +111,7 @@ def test_the_server_does_not_import_the_clients() -> None:
 
 ENVS_MAY_IMPORT = {
     "kutnahora.envs",
+    "kutnahora.learned",
     "kutnahora.engine",
     "kutnahora.wire",
     "numpy",

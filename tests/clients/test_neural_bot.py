@@ -18,9 +18,9 @@ from kutnahora.clients.bots.neural import OTHERS, TOP, NeuralBot, guided_search,
 from kutnahora.clients.bots.neural_ladder import Clock, play, schedule
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
-from kutnahora.envs import network
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
+from kutnahora.learned import network
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
 from kutnahora.wire import observation_to_wire
 from tests.clients.helpers import run_module
 from tests.hidden_information import disguise

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.envs import network, training
+from kutnahora.envs import training
 from kutnahora.envs.pipeline import (
     OPTIONS,
     PPO_EVALUATIONS,
@@ -23,6 +23,7 @@ from kutnahora.envs.pipeline import (
     recover_unrecorded,
     stage_arguments,
 )
+from kutnahora.learned import network
 
 torch = pytest.importorskip("torch")
 

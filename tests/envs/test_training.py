@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from kutnahora.clients.files import write_json
-from kutnahora.envs import network, training
+from kutnahora.envs import training
 from kutnahora.envs.training import Buffer, main, parse_weights, wilson
+from kutnahora.learned import network
 from tests.stopping import terminate_when
 
 torch = pytest.importorskip("torch")

@@ -1,10 +1,11 @@
 """The policy and value network at play time, in NumPy alone: its weights file, its forward pass.
 
-The network reads a seat's normalised observation vector (:class:`~kutnahora.envs.encoding.ObservationLayout`,
-``normalized=True``) and gives two things: a **policy**, one logit per id of the fixed action space
-(:class:`~kutnahora.envs.actions.ActionSpace`), of which only the legal ids count, and a **value**, the
-seat's expected terminal return (:func:`kutnahora.envs.outcome.returns`, in [−1, 1]). One network serves
-2, 3 and 4 players: the number of players is part of the observation.
+The network reads a seat's normalised observation vector
+(:class:`~kutnahora.learned.encoding.ObservationLayout`, ``normalized=True``) and gives two things: a
+**policy**, one logit per id of the fixed action space (:class:`~kutnahora.learned.actions.ActionSpace`),
+of which only the legal ids count, and a **value**, the seat's expected terminal return
+(:func:`kutnahora.learned.outcome.returns`, in [−1, 1]). One network serves 2, 3 and 4 players: the
+number of players is part of the observation.
 
 Its shape is a shared trunk of fully connected layers with ReLU, then a linear policy head and a linear
 value head squashed by ``tanh``::

@@ -1,6 +1,6 @@
 """Observation vectors written straight from the engine's state, and kept up to date entry by entry.
 
-:meth:`~kutnahora.envs.encoding.ObservationLayout.encode` turns an :class:`~kutnahora.engine.Observation`
+:meth:`~kutnahora.learned.encoding.ObservationLayout.encode` turns an :class:`~kutnahora.engine.Observation`
 into its vector. The adapters do not make that observation: a :class:`StateEncoder` writes, for a
 :class:`~kutnahora.engine.GameState` and a viewer, exactly the vector
 ``layout.encode(observe(state, viewer), normalized)`` would give (the same entries, the same ``float32``
@@ -48,7 +48,7 @@ from kutnahora.engine.components import Arm, Color, Commodity, Deck, Guild
 from kutnahora.engine.economy import current_prices, income, no_market
 from kutnahora.engine.rounds import rounds_in_game, tax_due
 from kutnahora.engine.state import Phase, PlayerState
-from kutnahora.envs.encoding import (
+from kutnahora.learned.encoding import (
     COUNTERS,
     KINDS,
     MAX_SEATS,

@@ -574,7 +574,7 @@ def _same(kept: object, now: object) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the observation layout and the action ranges of the default component set."""
-    from kutnahora.envs.actions import ActionSpace
+    from kutnahora.learned.actions import ActionSpace
 
     parser = argparse.ArgumentParser(
         prog="python -m kutnahora.envs",
