@@ -45,13 +45,13 @@ def test_the_engine_imports_only_the_standard_library() -> None:
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 
-SEARCH_BOT = {"clients/bots/mcts.py", "clients/bots/neural.py", "clients/bots/neural_ladder.py"}
+SEARCH_BOT = {"clients/bots/mcts.py", "clients/bots/neural.py"}
 """The search bots' modules: they simulate the game with the engine as a library
 (docs/architecture.md#layers), but still receive their observation and send their decision over gRPC
 (reading the observation back into the engine's with :mod:`kutnahora.wire`); the neural bot's ladder
 plays them in process."""
 
-NEURAL_BOT = {"clients/bots/neural.py", "clients/bots/neural_ladder.py"}
+NEURAL_BOT = {"clients/bots/neural.py"}
 """The neural bot's modules: its network reads the environments' observation vectors and action ids, so
 they import :mod:`kutnahora.envs` (NumPy, the ``rl`` extra); the bot registry imports them only when a
 neural bot is asked for."""
@@ -138,7 +138,7 @@ def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> No
         # The train extra: PyTorch, the curve, the progress bar; bots as opponents. Expert iteration
         # (envs/distill.py) also runs the bots' searches, whose visit counts are its training targets;
         # the pipeline (envs/pipeline.py) measures what it made with the bots' ladder.
-        if path in ("envs/training.py", "envs/distill.py", "envs/pipeline.py"):
+        if path in ("envs/training.py", "envs/distill.py", "envs/pipeline.py", "envs/ladder.py"):
             allowed |= OPPONENTS_MAY_IMPORT | {"torch", "matplotlib", "rich"}
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 

@@ -10,9 +10,9 @@ the tournament runner computes it, :mod:`kutnahora.clients.tournament.stats`), a
 decision (process time of the decisions with two or more options); at two players also each pair's
 head-to-head record::
 
-    python -m kutnahora.clients.bots.neural_ladder --games 4 --games4 14
-    python -m kutnahora.clients.bots.neural_ladder --bots neural:300,mcts:100 --games 100 --players 2
-    python -m kutnahora.clients.bots.neural_ladder --bots neural --field greedy --players 4 --games4 400
+    python -m kutnahora.envs.ladder --games 4 --games4 14
+    python -m kutnahora.envs.ladder --bots neural:300,mcts:100 --games 100 --players 2
+    python -m kutnahora.envs.ladder --bots neural --field greedy --players 4 --games4 400
 
 ``--workers N`` plays N games at once in N processes (one per core): the same games, seeds and records
 as one process plays, each bot's CPU time measured in the process that plays it. ``--json`` writes every
@@ -361,7 +361,7 @@ def resumed(
 def main(argv: Sequence[str] | None = None) -> int:
     """Play the ladder and print its tables."""
     parser = argparse.ArgumentParser(
-        prog="python -m kutnahora.clients.bots.neural_ladder",
+        prog="python -m kutnahora.envs.ladder",
         description="A round-robin of built-in bots in process, at two and four players: openskill ratings, "
         "win rates with Wilson intervals, CPU per decision.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
