@@ -26,7 +26,7 @@ already holds the visits of that decision), and stops early once its choice can 
 new iterations are counted against the budget, the inherited ones are free.
 
 The network is :mod:`kutnahora.learned.network`'s, read from a weights file shipped in the package
-(``kutnahora/envs/weights/neural.npz``; ``guide.npz`` for ``neural-mcts``) or another (``weights=``);
+(``kutnahora/learned/weights/neural.npz``; ``guide.npz`` for ``neural-mcts``) or another (``weights=``);
 NumPy is all it needs: nothing here imports a deep-learning library.
 """
 
