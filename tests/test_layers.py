@@ -136,3 +136,52 @@ def test_the_game_authority_is_free_of_the_wire() -> None:
                 modules.update(f"{node.module}.{alias.name}" for alias in node.names)
                 modules.add(node.module)
         assert "kutnahora.server.presenter" not in modules, f"{name} imports the presenter"
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Every module of the package under its installed name, with the project's modules it imports: at the
+    top, inside a function or for types only, all count."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    paths: dict[str, Path] = {}
+    for package, folder in mapping.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            paths.setdefault(".".join([package, *parts[: -1 if parts[-1] == "__init__" else None]]), path)
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names if alias.name in paths)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    found.add(
+                        f"{node.module}.{alias.name}"
+                        if f"{node.module}.{alias.name}" in paths
+                        else node.module
+                    )
+        graph[module] = {name for name in found if name in paths and name != module}
+    return graph
+
+
+def test_no_module_imports_itself_back() -> None:
+    """No circles between modules: each module's imports, followed, never come back to it (a circle hidden in
+    a function or behind ``TYPE_CHECKING`` counts too)."""
+    graph = module_imports()
+    assert "kutnahora.server.config" in graph["kutnahora.server.config_reference"]
+    for start in graph:
+        seen: set[str] = set()
+        path = [start]
+        todo = [iter(sorted(graph[start]))]
+        while todo:
+            step = next(todo[-1], None)
+            if step is None:
+                todo.pop()
+                path.pop()
+                continue
+            assert step != start, f"a circle: {' -> '.join([*path, start])}"
+            if step not in seen:
+                seen.add(step)
+                path.append(step)
+                todo.append(iter(sorted(graph[step])))
