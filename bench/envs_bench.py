@@ -9,8 +9,8 @@ next seed of one sequence (equal seeds deal equal games wherever a target deals 
   :class:`~kutnahora.engine.Observer`, as the adapters make it): the floor of any adapter that observes,
   and the figure the adapters are compared with.
 - ``vector``: the bare engine plus the acting seat's observation vector, written straight from the
-  engine's state as the adapters write it (:class:`~kutnahora.envs.state_encoding.StateEncoder`, no
-  observation made), and its action mask (:mod:`kutnahora.envs.actions`): the numeric work of the adapters.
+  engine's state as the adapters write it (:class:`~kutnahora.learned.state_encoding.StateEncoder`, no
+  observation made), and its action mask (:mod:`kutnahora.learned.actions`): the numeric work of the adapters.
 - ``pettingzoo``: the AEC environment's ``agent_iter`` loop: ``last`` (observation and mask) and ``step``.
 - ``gymnasium``: the single-agent environment's ``step`` with ``random`` opponents, counted in engine
   decisions (the agent's and the opponents'); only the agent's decisions are observed.
@@ -74,9 +74,9 @@ def timed(play: Game, seed: int, clock: Callable[[], float] = time.process_time)
 
 def engine_game(players: int, work: str) -> Game:
     """The bare engine; ``work`` adds ``observe``, or the observation vector and mask of the acting seat."""
-    from kutnahora.envs.actions import ActionSpace
-    from kutnahora.envs.encoding import ObservationLayout
-    from kutnahora.envs.state_encoding import StateEncoder
+    from kutnahora.learned.actions import ActionSpace
+    from kutnahora.learned.encoding import ObservationLayout
+    from kutnahora.learned.state_encoding import StateEncoder
 
     layout = ObservationLayout()
     space = ActionSpace(layout.components)

@@ -12,7 +12,7 @@ network's own PUCT (``neural:N``, :func:`kutnahora.clients.bots.neural.search`, 
 network: true expert iteration). Each decision with two or more options is a sample: the seat's normalised
 observation vector (what the network reads), the legal-action mask, the target policy (the root's visit
 counts normalised over the legal actions; zero on every other id) and, once the game is over, the seat's
-terminal return (:func:`kutnahora.envs.outcome.returns`), with the search's own value of the position (its
+terminal return (:func:`kutnahora.learned.outcome.returns`), with the search's own value of the position (its
 mean backed-up value for the seat, on the returns' scale). The move played is drawn from the visit
 distribution for the first ``--explore-moves`` decisions of a game (variety of openings), then it is the
 most visited. Game ``i`` of a run has its player count and seed derived from the run's seed and ``i``
@@ -30,7 +30,7 @@ of the latter (0.5 by default). The return alone is one noisy outcome a game, wh
 weights learns by heart within a few hundred games (a training value loss near 0.01 while its search lost to
 ``mcts:100``); the search's value differs from position to position of one game and averages over the
 draws the search made. The network has the shape of
-:mod:`kutnahora.envs.network` and starts from ``--init``: the shipped weights (where PPO got to), a run
+:mod:`kutnahora.learned.network` and starts from ``--init``: the shipped weights (where PPO got to), a run
 folder's checkpoint, or ``scratch``.
 
 **The run folder** is laid out like ``kutnahora-train run``'s (``config.json``, ``checkpoint.pt``,
@@ -72,11 +72,6 @@ from kutnahora.clients.bots import is_bot, mcts, mcts_budget, neural
 from kutnahora.clients.files import write_json
 from kutnahora.clients.stopping import INTERRUPTED
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
-from kutnahora.envs import network
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.outcome import returns
-from kutnahora.envs.state_encoding import StateEncoder
 from kutnahora.envs.training import (
     SeatPlayer,
     add_run_arguments,
@@ -92,6 +87,11 @@ from kutnahora.envs.training import (
     save_network,
     to_numpy,
 )
+from kutnahora.learned import network
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.outcome import returns
+from kutnahora.learned.state_encoding import StateEncoder
 
 # --------------------------------------------------------------------------------------------------------
 # Searches

@@ -12,14 +12,14 @@ as the agent does; so the agent's own policy, or a frozen copy of it, can play t
 the agent owes the next decision or the game ends.
 
 ``normalized=True`` gives observations in the normalised form of
-:meth:`~kutnahora.envs.encoding.ObservationLayout.encode` (every entry in [0, 1], or [−1, 1] where signed);
+:meth:`~kutnahora.learned.encoding.ObservationLayout.encode` (every entry in [0, 1], or [−1, 1] where signed);
 the default is the game's own numbers. The declared ``Box`` bounds are those of the form chosen.
 
 Observations are a dict like PettingZoo's: ``observation`` (the seat's
-:class:`~kutnahora.envs.encoding.ObservationLayout` vector) and ``action_mask`` (the legal ids of
-:class:`~kutnahora.envs.actions.ActionSpace`); :meth:`KutnaHoraEnv.action_masks` returns the mask alone,
+:class:`~kutnahora.learned.encoding.ObservationLayout` vector) and ``action_mask`` (the legal ids of
+:class:`~kutnahora.learned.actions.ActionSpace`); :meth:`KutnaHoraEnv.action_masks` returns the mask alone,
 as maskable policy learners ask for it. The reward is 0 until the end, then the seat's return from
-:func:`kutnahora.envs.outcome.returns`.
+:func:`kutnahora.learned.outcome.returns`.
 
 An action that is not legal now ends the episode as a loss (reward −1, ``terminated``, and
 ``info["illegal_action"]`` says which decision it failed), the convention of environments with a fixed
@@ -45,11 +45,11 @@ from gymnasium import spaces
 
 from kutnahora.engine import GameOptions, GameState, apply, new_game
 from kutnahora.engine.components import ComponentSet
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.opponents import Opponent, OpponentSpec, make_opponent
-from kutnahora.envs.outcome import position_text, returns
-from kutnahora.envs.state_encoding import StateEncoder
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.outcome import position_text, returns
+from kutnahora.learned.state_encoding import StateEncoder
 
 Observation = dict[str, npt.NDArray[Any]]
 

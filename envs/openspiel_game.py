@@ -8,7 +8,7 @@ Importing this module registers ``python_kutna_hora``::
 
 Parameters: ``players`` (2–4, default 4), ``events`` (use event cards with 3 or 4 players; 2 players
 always do), ``seed`` (the seed of the sequence of games this game object deals), ``normalized`` (the
-tensors in the normalised form of :meth:`~kutnahora.envs.encoding.ObservationLayout.encode`, every entry
+tensors in the normalised form of :meth:`~kutnahora.learned.encoding.ObservationLayout.encode`, every entry
 in [0, 1] or [−1, 1]; default false, the game's own numbers). An initial state deals its game, from the
 next seed of the sequence, when it is first used; a clone never deals. The game's shape and size queries
 (``observation_tensor_shape``, ``observation_tensor_size``, ``information_state_tensor_shape``,
@@ -29,12 +29,12 @@ would mean re-writing every shuffle of the rules as a decision of a chance playe
 generator included, from what a seat has seen (:func:`kutnahora.engine.resample`).
 
 **Players and actions.** The current player is the seat owing the pending decision (the setup draft
-included). Actions are the ids of :class:`~kutnahora.envs.actions.ActionSpace`; the legal ones are the
+included). Actions are the ids of :class:`~kutnahora.learned.actions.ActionSpace`; the legal ones are the
 ids of the decision's options, in ascending order.
 
-**Observations.** ``observation_tensor`` is the seat's :class:`~kutnahora.envs.encoding.ObservationLayout`
+**Observations.** ``observation_tensor`` is the seat's :class:`~kutnahora.learned.encoding.ObservationLayout`
 vector and ``observation_string`` the seat's view as readable text, in the manner of ``str(state)``
-(:func:`kutnahora.envs.outcome.observation_text`: round and phase, every seat's score, groschen and
+(:func:`kutnahora.learned.outcome.observation_text`: round and phase, every seat's score, groschen and
 reputation, the seat's own hand, the pending decision and, to the seat that owes it, its options); with
 public information only (``IIGObservationType(private_info=NONE)``), the spectator's view, seats relative
 to seat 0. ``information_state_string`` is the seat's observation string, the mine tiles it has been
@@ -50,7 +50,7 @@ same games next; a state as its game and its ``serialize()`` text. pyspiel's own
 ``serialize_game_and_state`` still does not work: for a sampled-stochastic game it asks the game for its
 random state through C++ (``GetRNGState``), which a Python game cannot give.
 
-**Returns** are the terminal, zero-sum returns of :func:`kutnahora.envs.outcome.returns`, in [−1, 1].
+**Returns** are the terminal, zero-sum returns of :func:`kutnahora.learned.outcome.returns`, in [−1, 1].
 
 **Game length.** OpenSpiel needs a bound on the number of decisions: 2 per seat for the draft and 16 per
 action card played (rounds × 5 cards × seats). The most decisions seen between two cards in 450 random
@@ -81,10 +81,10 @@ from kutnahora.engine import (
     resample,
 )
 from kutnahora.engine.options import DecisionKind
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.outcome import observation_text, position_text, returns
-from kutnahora.envs.state_encoding import ListEncoder, StateEncoder
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.outcome import observation_text, position_text, returns
+from kutnahora.learned.state_encoding import ListEncoder, StateEncoder
 
 SHORT_NAME = "python_kutna_hora"
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
@@ -385,7 +385,7 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
 
         Written here rather than inherited: pyspiel's own works out the tensor's size from a fresh initial
         state on every call, which costs a whole game setup each time. The list is written straight from
-        the engine's state (:class:`~kutnahora.envs.state_encoding.ListEncoder`), no observation made.
+        the engine's state (:class:`~kutnahora.learned.state_encoding.ListEncoder`), no observation made.
         """
         play = self.play
         game = play.game

@@ -11,12 +11,12 @@ exactly as it plays over gRPC (a test plays the same seeded games both ways). Th
 index into the listed options, which are the engine's options in the same order.
 
 A **policy** plays a seat the way a learning agent does: from that seat's observation vector
-(:class:`~kutnahora.envs.encoding.ObservationLayout`, raw or normalised as the environment gives it) and the
-mask of its legal action ids (:class:`~kutnahora.envs.actions.ActionSpace`). :class:`PolicyOpponent` accepts
-a callable ``policy(observation, action_mask) -> action id`` or an object with Stable-Baselines3's
-``predict(observation, action_masks=mask)`` (which returns the action, or the action and a recurrent
-state); an id outside the mask is refused with ``ValueError``. An object with ``start`` and ``choose`` is
-taken as an :class:`Opponent` itself.
+(:class:`~kutnahora.learned.encoding.ObservationLayout`, raw or normalised as the environment gives it)
+and the mask of its legal action ids (:class:`~kutnahora.learned.actions.ActionSpace`).
+:class:`PolicyOpponent` accepts a callable ``policy(observation, action_mask) -> action id`` or an
+object with Stable-Baselines3's ``predict(observation, action_masks=mask)`` (which returns the action,
+or the action and a recurrent state); an id outside the mask is refused with ``ValueError``. An object
+with ``start`` and ``choose`` is taken as an :class:`Opponent` itself.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, GameInfo, to_answer
 from kutnahora.engine import RULES_VERSION, GameState, Option, legal
 from kutnahora.engine.component_cache import ComponentCache
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.state_encoding import StateEncoder
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.state_encoding import StateEncoder
 from kutnahora.v1 import components_pb2, game_pb2
 from kutnahora.wire import components_to_wire
 from kutnahora.wire.seat_observation import SeatObserver

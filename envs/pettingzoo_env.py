@@ -2,10 +2,10 @@
 
 Agents are ``seat_0`` … ``seat_{n-1}``; the agent selected is always the seat that owes the pending
 decision (setup choices included), so turns follow the rules, not a fixed rotation. Each agent observes a
-dict: ``observation``, its :class:`~kutnahora.envs.encoding.ObservationLayout` vector, and
-``action_mask``, 1 at the ids (:class:`~kutnahora.envs.actions.ActionSpace`) of the options it may
+dict: ``observation``, its :class:`~kutnahora.learned.encoding.ObservationLayout` vector, and
+``action_mask``, 1 at the ids (:class:`~kutnahora.learned.actions.ActionSpace`) of the options it may
 choose now (all zeros for an agent that owes nothing). The only rewards are the terminal returns of
-:func:`kutnahora.envs.outcome.returns`; every agent terminates together when the game ends.
+:func:`kutnahora.learned.outcome.returns`; every agent terminates together when the game ends.
 
 **An illegal action** follows the convention of PettingZoo's classic games (chess, go, connect four):
 :func:`env` wraps the game in PettingZoo's ``TerminateIllegalWrapper``, so an action outside the agent's
@@ -19,7 +19,7 @@ unchanged, for code that would rather fail loudly.
 later resets without a seed continue that sequence.
 
 ``normalized=True`` gives every observation in the normalised form of
-:meth:`~kutnahora.envs.encoding.ObservationLayout.encode` (each number divided by its section's documented
+:meth:`~kutnahora.learned.encoding.ObservationLayout.encode` (each number divided by its section's documented
 scale and clipped, so every entry lies in [0, 1], or [−1, 1] for the signed ones); the default is the game's
 own numbers. The declared ``Box`` bounds are those of the form chosen.
 
@@ -52,10 +52,10 @@ from pettingzoo.utils import wrappers
 
 from kutnahora.engine import GameOptions, GameState, apply, new_game
 from kutnahora.engine.components import ComponentSet
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.outcome import position_text, returns
-from kutnahora.envs.state_encoding import StateEncoder
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.outcome import position_text, returns
+from kutnahora.learned.state_encoding import StateEncoder
 
 
 class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[misc]

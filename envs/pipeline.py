@@ -274,8 +274,8 @@ def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | 
 def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]], int]) -> int:
     """``kutnahora-train pipeline``: run the stages not yet done, recording each one's time; ``train`` is
     ``kutnahora-train``'s own entry point, which runs the training stages."""
-    from kutnahora.clients.bots import neural_ladder
     from kutnahora.clients.files import write_json
+    from kutnahora.envs import ladder
 
     folder: Path = args.run
     record_path = folder / "pipeline.json"
@@ -325,12 +325,12 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
                     code = train(export)
             else:
                 code = 0
-                for ladder in match_arguments(config, folder):
-                    report = Path(ladder[-1])
-                    argv = [*ladder, *(["--resume"] if report.exists() else [])]
-                    stage["commands"].append(f"python -m {neural_ladder.__name__} " + " ".join(argv))
+                for match in match_arguments(config, folder):
+                    report = Path(match[-1])
+                    argv = [*match, *(["--resume"] if report.exists() else [])]
+                    stage["commands"].append(f"python -m {ladder.__name__} " + " ".join(argv))
                     write_json(record_path, record)
-                    code = code or neural_ladder.main(argv)
+                    code = code or ladder.main(argv)
         finally:
             stage["seconds"] = round(stage["seconds"] + time.monotonic() - started, 1)
             del stage["running_since"]
@@ -350,7 +350,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
     for name, what in (("match", "match.json"), ("policy", "policy.json")):
         if (folder / what).exists():
             print(f"the {name}'s games and tables: {folder / what}")
-    from kutnahora.envs import network
+    from kutnahora.learned import network
 
     chosen = record["stages"]["ppo"].get("chosen_iteration")
     iteration = "" if chosen is None else f" --iteration {chosen}"

@@ -9,12 +9,12 @@ a frozen copy of the network from an earlier iteration, sampled from a pool of t
 the past copies keep the policy from overfitting one fixed opponent (a policy trained only against
 greedy beats it and still loses every game to the search bot); greedy and the search bot keep it honest
 against play unlike its own. A decision with one legal option is played without the network and is not
-a training sample. The reward is the terminal return of :func:`kutnahora.envs.outcome.returns` and
+a training sample. The reward is the terminal return of :func:`kutnahora.learned.outcome.returns` and
 nothing before it; the value head learns that return.
 
 Decisions of many games (``--games``) are gathered and the network decides them in one batched forward
 pass; the engine, the observation encoder and the opponents run in between. The network is
-:mod:`kutnahora.envs.network`'s shape in PyTorch; each checkpoint is also exported to a NumPy weights file,
+:mod:`kutnahora.learned.network`'s shape in PyTorch; each checkpoint is also exported to a NumPy weights file,
 which is what the ``neural`` bot plays with.
 
 **The run folder** (``--run``; by default a new ``kutnahora-runs/neural-<time>`` under the current
@@ -26,7 +26,7 @@ the deterministic and the sampled policy against greedy at two and four players,
 bot, with Wilson intervals) and ``curve.png`` (the learning curve). A progress bar shows the samples
 done.
 
-Commands::
+Commands (the command line is :mod:`kutnahora.envs.train`)::
 
     kutnahora-train run --run RUN                    # train (hours; checkpoints every few minutes)
     kutnahora-train run --run RUN --resume           # go on from RUN's checkpoint
@@ -34,7 +34,7 @@ Commands::
     kutnahora-train export RUN                       # RUN's latest network → the bot's weights file
     kutnahora-train distill --run RUN                # expert iteration instead (kutnahora.envs.distill)
 
-(``python -m kutnahora.envs.training`` is the same command.) Needs the ``train`` extra.
+Needs the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ import itertools
 import json
 import os
 import random
-import shlex
 import shutil
 import subprocess
 import sys
@@ -59,14 +58,13 @@ import numpy as np
 import numpy.typing as npt
 
 from kutnahora.clients.files import write_json
-from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
-from kutnahora.envs import network
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.outcome import returns
-from kutnahora.envs.state_encoding import StateEncoder
+from kutnahora.learned import network
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.outcome import returns
+from kutnahora.learned.state_encoding import StateEncoder
 
 WEIGHTS = network.WEIGHTS
 
@@ -98,7 +96,7 @@ def parse_weights(text: str, what: str) -> dict[str, float]:
 
 
 def build_model(inputs: int, hidden: Sequence[int], actions: int) -> Any:
-    """The PyTorch twin of :class:`kutnahora.envs.network.PolicyValueNet`."""
+    """The PyTorch twin of :class:`kutnahora.learned.network.PolicyValueNet`."""
     import torch
     from torch import nn
 
@@ -929,23 +927,14 @@ def add_run_arguments(
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``kutnahora-train``: train the policy and value network, or export a run's network."""
-    parser = argparse.ArgumentParser(
-        prog="kutnahora-train",
-        description="Train the neural bot's policy and value network by PPO in self-play against a league "
-        "(run) or by expert iteration from searches (distill), both from scratch in one command "
-        "(pipeline), or export a run's network to the bot's weights file.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
+def add_parser(commands: Any, stamp: str) -> None:
+    """``kutnahora-train run``: its options (the command line is :mod:`kutnahora.envs.train`)."""
     train = commands.add_parser(
         "run",
         help="train (or --resume) in a run folder",
         description="Train by PPO: checkpoints, evaluations, the learning curve in the run folder.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     add_run_arguments(train, f"neural-{stamp}", "the run folder's checkpoint", RESUMABLE)
     train.add_argument(
         "--samples", type=int, default=20_000_000, help="stop after this many training samples"
@@ -986,10 +975,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument(
         "--smoke", action="store_true", help="the pipeline end to end in seconds (tiny batches, not learning)"
     )
-    from kutnahora.envs import distill, pipeline  # distill imports this module: here, not at the top
 
-    distill.add_parser(commands, stamp)
-    pipeline.add_parser(commands, stamp)
+
+def add_export_parser(commands: Any) -> None:
+    """``kutnahora-train export``: its options."""
     exporter = commands.add_parser(
         "export",
         help="copy a run's network into the bot's weights file",
@@ -1000,34 +989,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     exporter.add_argument("run", type=Path, help="run folder")
     exporter.add_argument("--iteration", type=int, help="an exported iteration instead of the latest")
     exporter.add_argument("--to", type=Path, default=WEIGHTS, help="the weights file to write")
-    args = parser.parse_args(argv)
-    command = "kutnahora-train " + shlex.join(sys.argv[1:] if argv is None else list(argv))
-    if args.command == "export":
-        return export_command(args, command)
-    words = sys.argv[1:] if argv is None else list(argv)
-    with terminate_as_interrupt():
-        try:
-            if args.command == "distill":
-                return distill.command(args, command, words)
-            if args.command == "pipeline":
-                return pipeline.command(args, command, main)
-            args.given = {
-                key
-                for key in RESUMABLE
-                if any(w.split("=")[0] == "--" + key.replace("_", "-") for w in words)
-            }
-            if args.smoke and "samples" not in args.given:
-                args.samples = 1024
-            return run(args, command)
-        except KeyboardInterrupt:
-            kept = (
-                "the stages done and the one under way's last checkpoint"
-                if args.command == "pipeline"
-                else "its last checkpoint"
-            )
-            print(f"kutnahora-train: stopped; {args.run} keeps {kept}, --resume goes on", file=sys.stderr)
-            return INTERRUPTED
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def command(args: argparse.Namespace, text: str, words: Sequence[str]) -> int:
+    """``kutnahora-train run``: train, with the options given again on a resume noted (``words``, the
+    command's own arguments)."""
+    args.given = {
+        key for key in RESUMABLE if any(w.split("=")[0] == "--" + key.replace("_", "-") for w in words)
+    }
+    if args.smoke and "samples" not in args.given:
+        args.samples = 1024
+    return run(args, text)

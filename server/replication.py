@@ -20,16 +20,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from prometheus_client import Counter
 
 from kutnahora.server.notify import GameChange, change_feed
 from kutnahora.server.store import Store, StoreError
 
-if TYPE_CHECKING:
-    from kutnahora.server.game import LiveGame
+
+class ReplicatedGame(Protocol):
+    """What catching up needs of a loaded game (:class:`kutnahora.server.game.LiveGame` is one): its
+    version, its lock, and the catch-up itself, run under that lock."""
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def lock(self) -> asyncio.Lock: ...
+
+    async def catch_up_locked(self, trigger: str) -> Any: ...
 
 
 class ReplicationMetrics:
@@ -56,7 +66,7 @@ class ReplicaSync:
 
     def __init__(
         self,
-        games: dict[str, LiveGame],
+        games: Mapping[str, ReplicatedGame],
         store: Store,
         log: Any,
     ) -> None:

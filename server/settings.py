@@ -10,8 +10,8 @@ text becomes the field's value. From that one declaration come
   variable);
 - the configuration built from parsed flags (:func:`values_from_args`);
 - the configuration reference table of the operations guide, ``deploy/README.md``
-  (:func:`markdown_table`; ``python -m kutnahora.server.settings`` prints it, ``--write FILE`` puts it in
-  place of the table already there).
+  (:func:`markdown_table`; ``python -m kutnahora.server.config_reference`` prints it, ``--write FILE`` puts
+  it in place of the table already there).
 """
 
 from __future__ import annotations
@@ -19,10 +19,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 ENV_PREFIX = "KUTNAHORA_"
@@ -206,31 +204,3 @@ def replace_table(document: str, table: str) -> str:
     while end < len(lines) and lines[end].startswith("|"):
         end += 1
     return "".join(lines[:start]) + table + "".join(lines[end:])
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print the configuration reference table, or write it into a document in place of its old one."""
-    # Imported, not this module's own names: run as ``-m``, this module is ``__main__``, a second copy whose
-    # Setting class is not the one the configuration's fields carry.
-    from kutnahora.server.config import ServerConfig
-    from kutnahora.server.settings import markdown_table, replace_table
-
-    parser = argparse.ArgumentParser(
-        prog="python -m kutnahora.server.settings",
-        description="Print the server's configuration reference table (markdown), or write it into a file.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    parser.add_argument("--write", metavar="FILE", default="", help="replace the table in FILE (none: print)")
-    args = parser.parse_args(argv)
-    table = markdown_table(ServerConfig)
-    if not args.write:
-        sys.stdout.write(table)
-        return 0
-    path = Path(args.write)
-    path.write_text(replace_table(path.read_text(encoding="utf-8"), table), encoding="utf-8")
-    print(f"wrote the configuration reference into {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

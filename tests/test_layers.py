@@ -1,15 +1,22 @@
-"""Who may import whom (docs/architecture.md#layers): the engine only the standard library, clients only
-wire code."""
+"""Who may import whom: docs/architecture.md's layer table is the rule (docs/architecture.md#layers). Each
+row names what its subpackage may import besides the standard library and itself; every module of the
+subpackage keeps to its row, with no exceptions, and every package a row names is imported by one of its
+modules, so the table and the code agree both ways."""
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+STANDARD = frozenset(sys.stdlib_module_names)
 
 
 def layer(module: str) -> str:
@@ -38,122 +45,88 @@ def imported_roots(folder: str) -> dict[str, set[str]]:
     return found
 
 
-def test_the_engine_imports_only_the_standard_library() -> None:
-    """engine/ is pure: no grpc, no protobuf, no logging framework, nothing outside the standard library."""
-    allowed = set(sys.stdlib_module_names) | {"kutnahora.engine"}
-    for path, names in imported_roots("engine").items():
-        assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
+def layer_table() -> dict[str, tuple[str, frozenset[str]]]:
+    """docs/architecture.md's layer table: for each package, its folder and the packages it may import
+    (every name in backquotes in the row's last column)."""
+    section = ARCHITECTURE.read_text(encoding="utf-8").split('<a id="layers"></a>', 1)[1].split("\n## ", 2)[1]
+    rows: dict[str, tuple[str, frozenset[str]]] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[1].startswith("`kutnahora"):
+            continue
+        folder, package, _, may_import = cells
+        names = frozenset(re.findall(r"`([A-Za-z_][A-Za-z0-9_.]*)`", may_import))
+        rows[package.strip("`")] = (folder.strip("`").rstrip("/"), names)
+    return rows
 
 
-SEARCH_BOT = {"clients/bots/mcts.py", "clients/bots/neural.py", "clients/bots/neural_ladder.py"}
-"""The search bots' modules: they simulate the game with the engine as a library
-(docs/architecture.md#layers), but still receive their observation and send their decision over gRPC
-(reading the observation back into the engine's with :mod:`kutnahora.wire`); the neural bot's ladder
-plays them in process."""
-
-NEURAL_BOT = {"clients/bots/neural.py", "clients/bots/neural_ladder.py"}
-"""The neural bot's modules: its network reads the environments' observation vectors and action ids, so
-they import :mod:`kutnahora.envs` (NumPy, the ``rl`` extra); the bot registry imports them only when a
-neural bot is asked for."""
-
-WIRE_USERS = ("server", "clients", "envs", "web", "bench")
-"""The folders that may import the codec, :mod:`kutnahora.wire`; the engine and the generated wire code may
-not (the codec sits above them)."""
+TABLE = layer_table()
 
 
-def test_the_codec_imports_only_the_engine_and_the_wire_contract() -> None:
-    """wire/ converts between the engine's values and ``kutnahora.v1``: it imports those two and the
-    standard library, nothing else (no server, no clients, no grpc)."""
-    allowed = set(sys.stdlib_module_names) | {"kutnahora.wire", "kutnahora.engine", "kutnahora.v1"}
-    found = imported_roots("wire")
-    assert "wire/__init__.py" in found
+def test_the_table_has_a_row_for_every_subpackage() -> None:
+    """Every folder pyproject.toml installs has its row, under the name it is installed with."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    installed = {layer(name): folder.split("/")[0] for name, folder in mapping.items()}
+    assert {name: folder for name, (folder, _) in TABLE.items()} == installed
+
+
+@pytest.mark.parametrize("package", sorted(TABLE))
+def test_every_module_imports_only_what_its_row_allows(package: str) -> None:
+    """A module imports the standard library, its own subpackage and what its row names; nothing else."""
+    folder, allowed = TABLE[package]
+    found = imported_roots(folder)
+    assert found, f"{folder}/ holds no module"
     for path, names in found.items():
-        assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
+        extra = names - STANDARD - {package} - allowed
+        assert not extra, f"{path} imports {sorted(extra)}, which the {package} row does not allow"
 
 
-def test_only_the_layers_above_the_codec_import_it() -> None:
-    """The engine and the generated code never import the codec; the layers above it may."""
-    for folder in ("engine", "protos"):
-        for path, names in imported_roots(folder).items():
-            assert "kutnahora.wire" not in names, f"{path} imports kutnahora.wire"
-    users = {
-        folder
-        for folder in WIRE_USERS
-        for names in imported_roots(folder).values()
-        if "kutnahora.wire" in names
-    }
-    assert {"server", "clients", "envs"} <= users, "the codec is no longer where the layers above convert"
+@pytest.mark.parametrize("package", sorted(TABLE))
+def test_every_package_a_row_names_is_imported(package: str) -> None:
+    """No row allows what its subpackage no longer imports: a stale arrow in the table fails here."""
+    folder, allowed = TABLE[package]
+    used = set().union(*imported_roots(folder).values())
+    assert allowed <= used, f"the {package} row names {sorted(allowed - used)}, which {folder}/ never imports"
 
 
-@pytest.mark.parametrize("forbidden", ["kutnahora.engine", "kutnahora.server"])
-def test_the_clients_use_only_the_protocol(forbidden: str) -> None:
-    """Bots act only through the protocol: clients/ never imports the server, and only the search bot's
-    modules import the engine."""
-    for path, names in imported_roots("clients").items():
-        if forbidden == "kutnahora.engine" and path in SEARCH_BOT:
-            continue
-        assert forbidden not in names, f"{path} imports {forbidden}"
+def test_the_layers_form_a_stack() -> None:
+    """Between subpackages the arrows point one way: no two layers may import each other, and no chain of
+    allowed imports comes back to where it started."""
+    arrows = {package: {name for name in names if name in TABLE} for package, (_, names) in TABLE.items()}
+
+    def reaches(start: str, goal: str, seen: frozenset[str] = frozenset()) -> bool:
+        return any(
+            step == goal or (step not in seen and reaches(step, goal, seen | {step}))
+            for step in arrows[start]
+        )
+
+    for package in TABLE:
+        assert not reaches(package, package), f"{package} imports itself through other layers"
 
 
-def test_the_search_bot_imports_the_engine_and_no_server() -> None:
-    """The exception above is real and no wider: those modules exist and use the engine, not the server."""
-    roots = imported_roots("clients")
-    for path in SEARCH_BOT:
-        assert "kutnahora.engine" in roots[path], f"{path} no longer imports the engine"
-        assert "kutnahora.server" not in roots[path]
-
-
-def test_the_server_does_not_import_the_clients() -> None:
-    """The server serves any client; it depends on none of ours."""
-    for path, names in imported_roots("server").items():
-        assert "kutnahora.clients" not in names, f"{path} imports clients"
-
-
-ENVS_MAY_IMPORT = {
-    "kutnahora.envs",
-    "kutnahora.engine",
-    "kutnahora.wire",
-    "numpy",
-    "gymnasium",
-    "pettingzoo",
-    "pyspiel",
-    "open_spiel",
-}
-
-
-# The project's bots read wire observations: envs/opponents.py plays them in process, converting with the
-# codec (kutnahora.wire, which every environment module may import).
-OPPONENTS_MAY_IMPORT = {"kutnahora.clients", "kutnahora.v1"}
-
-
-def test_the_environments_use_the_engine_and_the_learning_libraries_only() -> None:
-    """envs/ adapts the engine to OpenSpiel, PettingZoo and Gymnasium: it imports the engine, numpy and
-    those libraries, and the codec; only its opponents module also imports the bots and their wire code. No
-    module imports the server."""
-    for path, names in imported_roots("envs").items():
-        allowed = set(sys.stdlib_module_names) | ENVS_MAY_IMPORT
-        if path == "envs/opponents.py":
-            allowed |= OPPONENTS_MAY_IMPORT
-        # The train extra: PyTorch, the curve, the progress bar; bots as opponents. Expert iteration
-        # (envs/distill.py) also runs the bots' searches, whose visit counts are its training targets;
-        # the pipeline (envs/pipeline.py) measures what it made with the bots' ladder.
-        if path in ("envs/training.py", "envs/distill.py", "envs/pipeline.py"):
-            allowed |= OPPONENTS_MAY_IMPORT | {"torch", "matplotlib", "rich"}
-        assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
-
-
-@pytest.mark.parametrize("folder", ["engine", "wire", "server", "clients"])
-def test_nothing_below_depends_on_the_environments(folder: str) -> None:
-    """The environments are an optional extra: the engine, server and clients run without them."""
-    for path, names in imported_roots(folder).items():
-        if path in NEURAL_BOT:
-            continue
-        assert "kutnahora.envs" not in names, f"{path} imports kutnahora.envs"
+def test_nothing_imports_the_web_front_end_or_the_environments_below_them() -> None:
+    """The rules the table spells out that matter most: the engine is pure, the server depends on no client,
+    the two services on neither, and nothing below the environments imports them (an optional extra)."""
+    assert TABLE["kutnahora.engine"][1] == frozenset()
+    for package, (_, names) in TABLE.items():
+        assert "kutnahora.web" not in names, f"{package} may import the web front end"
+    for below in (
+        "kutnahora.engine",
+        "kutnahora.wire",
+        "kutnahora.learned",
+        "kutnahora.server",
+        "kutnahora.clients",
+    ):
+        assert "kutnahora.envs" not in TABLE[below][1], f"{below} may import the environments"
+    assert "kutnahora.server" not in TABLE["kutnahora.arena"][1]
+    assert not {"kutnahora.arena", "kutnahora.clients"} & TABLE["kutnahora.server"][1]
+    assert not {"kutnahora.engine", "kutnahora.server", "kutnahora.arena"} & TABLE["kutnahora.plumbing"][1]
 
 
 def test_the_game_authority_is_free_of_the_wire() -> None:
     """server/game.py and its records speak engine values only: the presenter owns every wire message."""
-    wire = {"grpc", "google", "kutnahora.v1"}
+    wire = {"grpc", "google", "kutnahora.v1", "kutnahora.wire"}
     found = imported_roots("server")
     for name in ("server/game.py", "server/records.py"):
         assert not found[name] & wire, f"{name} imports {sorted(found[name] & wire)}"
@@ -166,51 +139,50 @@ def test_the_game_authority_is_free_of_the_wire() -> None:
             assert outgoing not in modules, f"{name} imports {outgoing}"
 
 
-@pytest.mark.parametrize("forbidden", ["kutnahora.engine", "kutnahora.server"])
-def test_the_web_front_end_uses_only_the_protocol(forbidden: str) -> None:
-    """kutnahora-web is a game server's client like any bot: it never imports the engine or the server."""
-    for path, names in imported_roots("web").items():
-        assert forbidden not in names, f"{path} imports {forbidden}"
+def module_imports() -> dict[str, set[str]]:
+    """Every module of the package under its installed name, with the project's modules it imports: at the
+    top, inside a function or for types only, all count."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    paths: dict[str, Path] = {}
+    for package, folder in mapping.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            paths.setdefault(".".join([package, *parts[: -1 if parts[-1] == "__init__" else None]]), path)
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names if alias.name in paths)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    found.add(
+                        f"{node.module}.{alias.name}"
+                        if f"{node.module}.{alias.name}" in paths
+                        else node.module
+                    )
+        graph[module] = {name for name in found if name in paths and name != module}
+    return graph
 
 
-def test_nothing_below_the_web_front_end_imports_it() -> None:
-    """The web front end sits on top: no other layer depends on it."""
-    for folder in ("engine", "wire", "server", "clients", "bench"):
-        for path, names in imported_roots(folder).items():
-            assert "kutnahora.web" not in names, f"{path} imports the web front end"
-
-
-PLUMBING_ALLOWED = {
-    "kutnahora.plumbing",
-    "kutnahora.v1",
-    "grpc",
-    "grpc_health",
-    "grpc_reflection",
-    "grpc_status",
-}
-"""What the shared service layer may import besides the standard library and third-party libraries: nothing of
-either service, nor the engine."""
-
-
-def test_the_services_meet_only_through_the_wire_contract_and_the_shared_layer() -> None:
-    """The arena and the game server are two services: neither imports the other; what both need (logs,
-    refusals and their details, credentials, health, reflection, the migration runner) is the shared layer
-    kutnahora.plumbing, which imports neither of them nor the engine (docs/architecture.md#layers)."""
-    for path, names in imported_roots("arena").items():
-        assert "kutnahora.server" not in names, f"{path} imports the game server"
-    for path, names in imported_roots("server").items():
-        assert "kutnahora.arena" not in names, f"{path} imports the arena"
-    found = imported_roots("plumbing")
-    assert "plumbing/errors.py" in found
-    ours = {
-        "kutnahora.server",
-        "kutnahora.arena",
-        "kutnahora.engine",
-        "kutnahora.clients",
-        "kutnahora.web",
-        "kutnahora.envs",
-        "kutnahora.bench",
-        "kutnahora.wire",
-    }
-    for path, names in found.items():
-        assert not names & ours, f"{path} imports {sorted(names & ours)}"
+def test_no_module_imports_itself_back() -> None:
+    """No circles between modules: each module's imports, followed, never come back to it (a circle hidden in
+    a function or behind ``TYPE_CHECKING`` counts too)."""
+    graph = module_imports()
+    assert "kutnahora.server.config" in graph["kutnahora.server.config_reference"]
+    for start in graph:
+        seen: set[str] = set()
+        path = [start]
+        todo = [iter(sorted(graph[start]))]
+        while todo:
+            step = next(todo[-1], None)
+            if step is None:
+                todo.pop()
+                path.pop()
+                continue
+            assert step != start, f"a circle: {' -> '.join([*path, start])}"
+            if step not in seen:
+                seen.add(step)
+                path.append(step)
+                todo.append(iter(sorted(graph[step])))

@@ -1,7 +1,7 @@
 """The neural bot: a trained policy and value network, alone or guiding a search, in NumPy alone.
 
 Without a search (``neural``) the bot reads its seat's observation as the environments' normalised vector
-(:class:`~kutnahora.envs.encoding.ObservationLayout`) and plays the legal option the network's policy
+(:class:`~kutnahora.learned.encoding.ObservationLayout`) and plays the legal option the network's policy
 likes most. With a search (``neural:200`` for 200 simulations a decision, ``neural:150ms`` for a time
 budget) it runs PUCT, the search of AlphaZero, over the same determinizations the search bot uses: each
 simulation draws one whole game the seat could be in (:func:`kutnahora.engine.resample`, from the
@@ -11,7 +11,7 @@ prior), and at the first decision not yet in the tree asks the network instead o
 the policy there becomes that node's prior and the network's value of each seat's observation (one
 batched forward pass; at two players the other seat's is the negative) is backed up, each decision on the
 path credited with the value of the seat that took it. A value is a terminal return
-(:func:`kutnahora.envs.outcome.returns`), so a simulation costs a draw, a few moves and one forward pass,
+(:func:`kutnahora.learned.outcome.returns`), so a simulation costs a draw, a few moves and one forward pass,
 not a whole game played out: many more simulations fit in the search bot's time.
 The decision played is the root option visited most. Like the search bot, the tree leaves out playing a
 card for no effect while a card half has one.
@@ -25,8 +25,8 @@ decides again right after it (within a turn, as after playing a card: the node b
 already holds the visits of that decision), and stops early once its choice can no longer change; the
 new iterations are counted against the budget, the inherited ones are free.
 
-The network is :mod:`kutnahora.envs.network`'s, read from a weights file shipped in the package
-(``kutnahora/envs/weights/neural.npz``; ``guide.npz`` for ``neural-mcts``) or another (``weights=``);
+The network is :mod:`kutnahora.learned.network`'s, read from a weights file shipped in the package
+(``kutnahora/learned/weights/neural.npz``; ``guide.npz`` for ``neural-mcts``) or another (``weights=``);
 NumPy is all it needs: nothing here imports a deep-learning library.
 """
 
@@ -46,11 +46,11 @@ from kutnahora.clients.bots import mcts
 from kutnahora.clients.bots.mcts import tree_options
 from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
 from kutnahora.engine import GameState, Observation, Option, apply, default_components, option_text, resample
-from kutnahora.envs import network
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.outcome import returns
-from kutnahora.envs.state_encoding import StateEncoder
+from kutnahora.learned import network
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.outcome import returns
+from kutnahora.learned.state_encoding import StateEncoder
 from kutnahora.v1.game_pb2 import Observation as WireObservation
 from kutnahora.wire import engine_observation
 

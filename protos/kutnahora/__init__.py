@@ -5,9 +5,16 @@ The installed package gathers the repository's folders under one name:
 - ``kutnahora.engine``: the rules, pure Python and deterministic (``engine/``);
 - ``kutnahora.v1``: the wire contract's generated code (``protos/kutnahora/v1``);
 - ``kutnahora.wire``: the one codec between engine values and wire messages, both ways (``wire/``);
+- ``kutnahora.learned``: what a bot needs to play a trained network, with the shipped weights (``learned/``);
+- ``kutnahora.plumbing``: what the game server and the arena share: logs, refusals (``plumbing/``);
 - ``kutnahora.server``: the gRPC game server (``server/``);
+- ``kutnahora.arena``: the arena: bot accounts, matchmaking, ratings (``arena/``);
 - ``kutnahora.clients``: the SDK, the bots, the human client and the tournament runner (``clients/``);
-- ``kutnahora.bench``: the server benchmark (``bench/``).
+- ``kutnahora.envs``: the learning environments, training and the strength ladder (``envs/``);
+- ``kutnahora.web``: the game in a browser (``web/``);
+- ``kutnahora.bench``: the benchmarks and hostile-input runs (``bench/``).
+
+docs/architecture.md#layers says who may import whom.
 
 ``__version__`` is the installed distribution's version, read from its metadata: pyproject.toml is the one
 place it is written. :func:`compiled_modules` says which modules of this installation run compiled (a wheel

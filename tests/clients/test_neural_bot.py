@@ -15,12 +15,12 @@ import pytest
 from kutnahora.clients.bots import is_bot, make_bot
 from kutnahora.clients.bots.mcts import tree_options
 from kutnahora.clients.bots.neural import OTHERS, TOP, NeuralBot, guided_search, search, shipped_network
-from kutnahora.clients.bots.neural_ladder import Clock, play, schedule
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, apply, legal, new_game, observe
-from kutnahora.envs import network
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import ObservationLayout
+from kutnahora.envs.ladder import Clock, play, schedule
+from kutnahora.learned import network
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
 from kutnahora.wire import observation_to_wire
 from tests.clients.helpers import run_module
 from tests.hidden_information import disguise
@@ -252,7 +252,7 @@ def test_playing_never_imports_torch() -> None:
         """
         import sys
         from kutnahora.clients.bots import make_bot
-        from kutnahora.clients.bots.neural_ladder import Clock, play
+        from kutnahora.envs.ladder import Clock, play
         record = play(["neural", "neural:4"], 7, 0, Clock())
         assert record.decisions > 20
         record = play(["neural-mcts:3", "neural"], 8, 1, Clock())

@@ -10,13 +10,14 @@ GUIDE = (DEPLOY / "README.md").read_text()
 
 
 def test_the_configuration_table_is_the_one_the_settings_declare() -> None:
-    """The guide's table is generated from the declaration (``python -m kutnahora.server.settings
+    """The guide's table is generated from the declaration (``python -m kutnahora.server.config_reference
     --write deploy/README.md``): a setting added, renamed or given another default shows up here."""
     from kutnahora.server.config import ServerConfig
     from kutnahora.server.settings import markdown_table, replace_table
 
     table = markdown_table(ServerConfig)
-    assert table in GUIDE, "deploy/README.md's table is stale: python -m kutnahora.server.settings --write"
+    stale = "deploy/README.md's table is stale: python -m kutnahora.server.config_reference --write"
+    assert table in GUIDE, stale
     assert replace_table(GUIDE, table) == GUIDE
 
 

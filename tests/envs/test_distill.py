@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 from kutnahora.engine import GameState, Option, observe
-from kutnahora.envs import distill, network
-from kutnahora.envs.actions import ActionSpace
+from kutnahora.envs import distill
 from kutnahora.envs.distill import (
     Replay,
     Samples,
@@ -28,8 +27,10 @@ from kutnahora.envs.distill import (
     shard_path,
     write_shard,
 )
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.outcome import returns
+from kutnahora.learned import network
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.outcome import returns
 
 LAYOUT = ObservationLayout()
 SPACE = ActionSpace(LAYOUT.components)

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from kutnahora.envs.encoding import COUNTER_SCALES, COUNTERS, SCALES, SEAT_COUNTERS, SEAT_SCALES, SIGNED
+from kutnahora.learned.encoding import COUNTER_SCALES, COUNTERS, SCALES, SEAT_COUNTERS, SEAT_SCALES, SIGNED
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 TEXT = (DOCS / "envs.md").read_text()

@@ -11,9 +11,9 @@ import pytest
 
 import kutnahora.envs.openspiel_game  # noqa: F401 - registers the game
 from kutnahora.engine import GameOptions, apply, legal, new_game, observe
-from kutnahora.envs.encoding import COUNTER_SCALES, COUNTERS, HIGH, LOW, SEAT_COUNTERS, ObservationLayout
 from kutnahora.envs.gymnasium_env import KutnaHoraEnv
 from kutnahora.envs.pettingzoo_env import raw_env
+from kutnahora.learned.encoding import COUNTER_SCALES, COUNTERS, HIGH, LOW, SEAT_COUNTERS, ObservationLayout
 
 
 def inside(vector: np.ndarray, low: np.ndarray, high: np.ndarray) -> bool:

@@ -14,8 +14,8 @@ from open_spiel.python.bots import uniform_random
 from open_spiel.python.observation import make_observation
 
 from kutnahora.engine import observe, state_hash
-from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.openspiel_game import KutnaHoraState, max_game_length
+from kutnahora.learned.encoding import ObservationLayout
 
 LAYOUT = ObservationLayout()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.envs import network, training
+from kutnahora.envs import train
 from kutnahora.envs.pipeline import (
     OPTIONS,
     PPO_EVALUATIONS,
@@ -23,6 +23,7 @@ from kutnahora.envs.pipeline import (
     recover_unrecorded,
     stage_arguments,
 )
+from kutnahora.learned import network
 
 torch = pytest.importorskip("torch")
 
@@ -32,7 +33,7 @@ def test_the_pipeline_stopped_in_a_stage_goes_on_from_it(
 ) -> None:
     run = tmp_path / "run"
     shipped = {p: p.read_bytes() for p in (network.WEIGHTS, network.GUIDE)}
-    real_main = training.main
+    real_main = train.main
     called: list[str] = []
     stops = [True]
 
@@ -46,7 +47,7 @@ def test_the_pipeline_stopped_in_a_stage_goes_on_from_it(
             raise KeyboardInterrupt  # a Ctrl-C in the second stage, 0.3 s into it, once
         return real_main(argv)
 
-    monkeypatch.setattr(training, "main", stopped_in_distill)
+    monkeypatch.setattr(train, "main", stopped_in_distill)
     command = ["pipeline", "--smoke", "--no-progress", "--run", str(run), "--seed", "2"]
     assert real_main(command) == 130
     said = f"stopped; {run} keeps the stages done and the one under way's last checkpoint, --resume goes on"
@@ -117,11 +118,11 @@ def test_a_killed_stage_is_counted_to_the_last_file_it_wrote(tmp_path: Path) -> 
 
 def test_the_pipeline_refuses_what_it_cannot_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "kept.txt").write_text("a file of somebody's")
-    assert training.main(["pipeline", "--smoke", "--run", str(tmp_path)]) == 2
+    assert train.main(["pipeline", "--smoke", "--run", str(tmp_path)]) == 2
     assert "is not empty" in capsys.readouterr().err
-    assert training.main(["pipeline", "--run", str(tmp_path / "new"), "--resume"]) == 2
+    assert train.main(["pipeline", "--run", str(tmp_path / "new"), "--resume"]) == 2
     assert "no pipeline.json to resume from" in capsys.readouterr().err
-    assert training.main(["pipeline", "--run", str(tmp_path / "new"), "--learner-games", "2"]) == 2
+    assert train.main(["pipeline", "--run", str(tmp_path / "new"), "--learner-games", "2"]) == 2
     assert "--learner-games is a share" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.txt"]
 
@@ -163,12 +164,12 @@ def test_distill_stops_after_its_minutes_and_resumes(
 ) -> None:
     run = tmp_path / "distill"
     smoke = ["distill", "--smoke", "--no-progress", "--run", str(run), "--iterations", "3"]
-    assert training.main([*smoke, "--minutes", "0.0001"]) == 0
+    assert train.main([*smoke, "--minutes", "0.0001"]) == 0
     assert "stopped after 0.0001 minutes" in capsys.readouterr().out
     assert len(json.loads((run / "history.json").read_text())) == 1, "the iteration under way finished"
-    assert training.main([*smoke, "--resume"]) == 0
+    assert train.main([*smoke, "--resume"]) == 0
     assert [h["iteration"] for h in json.loads((run / "history.json").read_text())] == [1, 2, 3]
-    assert training.main([*smoke[:-2], "--minutes", "-1"]) == 2
+    assert train.main([*smoke[:-2], "--minutes", "-1"]) == 2
 
 
 def test_the_ppo_iteration_that_beat_greedy_most_is_chosen(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from kutnahora.engine import GameOptions, GameState, Observer, apply, legal, new_game, observe
 from kutnahora.engine.options import DecisionKind
-from kutnahora.envs.actions import ActionSpace
-from kutnahora.envs.encoding import HIGH, LOW, MAX_SEATS, ObservationLayout
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import HIGH, LOW, MAX_SEATS, ObservationLayout
 from tests.hidden_information import disguise
 
 SPACE = ActionSpace(ObservationLayout().components)
@@ -60,7 +60,7 @@ def test_every_legal_option_has_a_distinct_id_that_names_it(players: int) -> Non
 
 
 def test_ids_follow_the_documented_ranges() -> None:
-    """A few ids worked out by hand from the table in kutnahora.envs.actions."""
+    """A few ids worked out by hand from the table in kutnahora.learned.actions."""
     from kutnahora.engine.components import Action, Guild
     from kutnahora.engine.options import SKIP, ArrangeGuilds, ChooseSquare, ChooseTile, Confirm, PlayCard
 

@@ -11,8 +11,8 @@ import pytest
 
 import kutnahora.envs.openspiel_game  # noqa: F401 - registers the game
 from kutnahora.engine import observe
-from kutnahora.envs.encoding import ObservationLayout
 from kutnahora.envs.pettingzoo_env import env, raw_env
+from kutnahora.learned.encoding import ObservationLayout
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -21,8 +21,8 @@ from kutnahora.engine import (
     new_game,
     observe,
 )
-from kutnahora.envs.encoding import ObservationLayout
-from kutnahora.envs.state_encoding import ListEncoder, StateEncoder
+from kutnahora.learned.encoding import ObservationLayout
+from kutnahora.learned.state_encoding import ListEncoder, StateEncoder
 
 COMPONENTS = default_components()
 

@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 from kutnahora.clients.files import write_json
-from kutnahora.envs import network, training
-from kutnahora.envs.training import Buffer, main, parse_weights, wilson
+from kutnahora.envs import training
+from kutnahora.envs.train import main
+from kutnahora.envs.training import Buffer, parse_weights, wilson
+from kutnahora.learned import network
 from tests.stopping import terminate_when
 
 torch = pytest.importorskip("torch")
@@ -74,7 +76,7 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_resume_goes_on(tmp_path: Path) -
     sentence and status (its default ended the process where it stood, saying nothing), and ``--resume``
     goes on from the last checkpoint."""
     run = tmp_path / "run"
-    command = [sys.executable, "-m", "kutnahora.envs.training", "run", "--smoke", "--no-progress"]
+    command = [sys.executable, "-m", "kutnahora.envs.train", "run", "--smoke", "--no-progress"]
     command += ["--run", str(run), "--samples", "100000000", "--checkpoint-minutes", "0"]
     status, error = terminate_when(command, (run / "checkpoint.pt").exists)
     assert status == 130, error
