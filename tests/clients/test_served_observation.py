@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from kutnahora.clients.bots import make_bot
-from kutnahora.clients.bots.neural_ladder import seat_player
 from kutnahora.clients.sdk import Bot, Choice, Client, GameInfo, GameOutcome, SeatCredentials, to_answer
 from kutnahora.engine import GameOptions, apply, new_game
+from kutnahora.envs.ladder import seat_player
 from kutnahora.envs.opponents import BotOpponent, make_opponent
 from kutnahora.v1.game_pb2 import Observation
 
@@ -118,7 +118,7 @@ async def test_an_opponent_in_process_is_sent_the_servers_observations_and_plays
 async def test_the_ladder_plays_the_games_a_server_plays(
     server_address: str, names: list[str], seed: int
 ) -> None:
-    """The ladder's in-process seats (:func:`kutnahora.clients.bots.neural_ladder.seat_player`, which
+    """The ladder's in-process seats (:func:`kutnahora.envs.ladder.seat_player`, which
     plays a decision with one option without asking) make the decisions the same bots make over gRPC."""
     _, recordings, served_scores = await served_game(server_address, names, seed)
     players = [seat_player(name, bot_seed(seed, seat)) for seat, name in enumerate(names)]
