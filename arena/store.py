@@ -806,8 +806,9 @@ class ArenaStore:
     async def profile(
         self, account_id: int
     ) -> tuple[dict[str, Rating], list[HistoryPoint], list[GameRecord]]:
-        """An account's ratings by pool, its rating history (oldest first, the last 500) and its 50 most
-        recent games."""
+        """An account's ratings by pool, its rating history (oldest first, the last 500) and 50 of its
+        games: those in play first (the newest first), then the ended ones, the one that ended last first,
+        so that a game under way is never listed below games that ended after it began."""
 
         def work(conn: Any) -> tuple[dict[str, Rating], list[HistoryPoint], list[GameRecord]]:
             ratings = {
@@ -835,7 +836,8 @@ class ArenaStore:
                 conn,
                 "SELECT g.game_id, g.pool, g.server, g.status, g.created_at, s.seat, s.place "
                 "FROM arena_seats s JOIN arena_games g ON g.game_id = s.game_id WHERE s.account_id = ? "
-                "ORDER BY g.created_at DESC LIMIT 50",
+                "ORDER BY CASE WHEN g.status = 'active' THEN 0 ELSE 1 END, "
+                "COALESCE(g.ended_at, g.created_at) DESC, g.created_at DESC LIMIT 50",
                 (account_id,),
             ).fetchall():
                 names = self._execute(

@@ -13,10 +13,12 @@ to the other.
 At ``--kill-at`` of the run the replica holding the matchmaker lock is killed (SIGKILL); the other takes
 the lock and carries every bot. At the end: matches per second, time to match (from opening a Seek to its
 SeekMatched, measured by the bots) p50/p99 per pool, refusals by reason, bot crashes (a bot task that
-died of an exception; should be 0), and double bookings (checked from the store: an account in two games
-of one pool whose times overlap, or twice in one game; should be 0), and the ``GetGame`` calls the
-game servers answered (the arena following its games; ``--poll`` sets the replicas' own). Progress is
-printed every ``--progress`` seconds; the load average is printed at the start and the end.
+died of an exception; should be 0), double bookings (checked from the store: an account in two games
+of one pool whose times overlap, or twice in one game; should be 0), the store's games by kind (those
+handed to the bots; those placed from the last Seeks of bots still seeking when the run ended, which no
+bot plays; and those no Seek handed over: should be 0, see :func:`games_by_kind`), and the ``GetGame``
+calls the game servers answered (the arena following its games; ``--poll`` sets the replicas' own).
+Progress is printed every ``--progress`` seconds; the load average is printed at the start and the end.
 
     python -m kutnahora.bench.arena_crowd --bots 100 --seconds 180
     python -m kutnahora.bench.arena_crowd --bots 300 --processes 6 --seconds 240
@@ -88,6 +90,8 @@ async def run_bots(spec: dict[str, Any]) -> dict[str, Any]:
     refusals: Counter[str] = Counter()
     crashes: list[str] = []
     games: set[str] = set()
+    told: set[str] = set()  # games the bots' event streams announced (``started``)
+    last_seeks: dict[str, float] = {}  # bot -> when it opened the Seek it was still waiting on at the end
     played = 0
     cut = [0]  # games resigned because the run ended
 
@@ -100,8 +104,9 @@ async def run_bots(spec: dict[str, Any]) -> dict[str, Any]:
 
         async def follow(client: ArenaClient) -> None:
             with contextlib.suppress(ClientError):
-                async for _ in client.events(key):
-                    pass
+                async for message in client.events(key):
+                    if message.HasField("started"):
+                        told.add(message.started.game_id)
 
         try:
             while time.time() < stop_at:
@@ -109,9 +114,11 @@ async def run_bots(spec: dict[str, Any]) -> dict[str, Any]:
                     arena = ArenaClient(arenas[which % len(arenas)])
                     events = asyncio.ensure_future(follow(arena))
                 opened = time.monotonic()
+                opened_at = time.time()
                 try:
                     seat = await asyncio.wait_for(arena.seek(key, pool), max(0.1, stop_at - time.time()))
                 except TimeoutError:
+                    last_seeks[name] = opened_at  # still seeking as the run ends
                     return
                 except ClientError as error:
                     refusals[error.reason or (error.code.name if error.code else "UNREACHABLE")] += 1
@@ -163,6 +170,8 @@ async def run_bots(spec: dict[str, Any]) -> dict[str, Any]:
         "refusals": dict(refusals),
         "crashes": crashes,
         "games": sorted(games),
+        "told": sorted(told),
+        "last_seeks": last_seeks,
         "seats_played": played,
         "seats_cut": cut[0],
     }
@@ -226,6 +235,39 @@ def double_bookings(db: str) -> tuple[int, int]:
             doubles += 1
         last[(account, pool)] = float(ended) if ended is not None else float("inf")
     return int(total[0]) if total else 0, doubles
+
+
+def games_by_kind(db: str, seen: set[str], told: set[str], last_seeks: dict[str, float]) -> Counter[str]:
+    """The store's games by kind. ``seen``: handed to a bot by its Seek. ``ending``: placed from the last
+    ticket of a bot that was still seeking when the run ended (created after that bot opened its last
+    Seek, which it closed unanswered at the end): the bot never hears of the game, and the game server's
+    clock plays its seat. ``announced``: a bot's event stream told of the game but no Seek handed it over;
+    ``lost``: never heard of by any of its bots. The last two should be 0. ``last_seeks``: for each bot
+    still seeking at the end, when it opened that Seek (wall clock)."""
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT g.game_id, g.created_at, a.name FROM arena_games g JOIN arena_seats s USING (game_id) "
+            "JOIN arena_accounts a USING (account_id)"
+        ).fetchall()
+    created: dict[str, float] = {}
+    ending: set[str] = set()
+    for game_id, at, name in rows:
+        created[str(game_id)] = float(at)
+        if float(at) >= last_seeks.get(str(name), float("inf")):
+            ending.add(str(game_id))
+    kinds: Counter[str] = Counter()
+    for game_id in created:
+        if game_id in seen:
+            kinds["seen"] += 1
+        elif game_id in ending:
+            kinds["ending"] += 1
+        elif game_id in told:
+            kinds["announced"] += 1
+        else:
+            kinds["lost"] += 1
+    return kinds
 
 
 def conduct(args: argparse.Namespace) -> int:
@@ -361,9 +403,13 @@ def conduct(args: argparse.Namespace) -> int:
         refusals: Counter[str] = Counter()
         crashes: list[str] = []
         games: set[str] = set()
+        told: set[str] = set()
+        last_seeks: dict[str, float] = {}
         seats_cut = 0
         for report in reports:
             seats_cut += report["seats_cut"]
+            told.update(report["told"])
+            last_seeks.update(report["last_seeks"])
             for pool, values in report["waits"].items():
                 waits.setdefault(pool, []).extend(values)
             refusals.update(report["refusals"])
@@ -378,6 +424,7 @@ def conduct(args: argparse.Namespace) -> int:
         )
         survivor_cpu = cpu_seconds(survivor[0].pid)
         total, doubles = double_bookings(db)
+        kinds = games_by_kind(db, games, told, last_seeks)
         print(f"load average at the end: {load()}")
         print(
             f"results: {args.bots} bots, {args.processes} processes, {args.game_servers} game servers, "
@@ -389,6 +436,12 @@ def conduct(args: argparse.Namespace) -> int:
         print(
             f"  matches: {len(games)} seen by the bots, {total} in the store; "
             f"{len(games) / args.seconds:.2f} matches/s"
+        )
+        print(
+            f"  the store's games by kind: {kinds['seen']} seen by the bots, {kinds['ending']} placed from "
+            "the last Seeks of bots still seeking as the run ended (nobody plays their seats), "
+            f"{kinds['announced']} announced on an event stream but not handed over by a Seek, "
+            f"{kinds['lost']} never heard of by any of their bots"
         )
         for pool in sorted(waits):
             values = waits[pool]
@@ -417,7 +470,8 @@ def conduct(args: argparse.Namespace) -> int:
             + f", arena replicas {killed_cpu:.0f} (killed, until then) + {survivor_cpu:.0f}, "
             f"bot processes {sum(worker_cpu.values()):.0f}"
         )
-        return 0 if not crashes and not doubles else 1
+        lost = kinds["lost"] + kinds["announced"]
+        return 0 if not crashes and not doubles and not lost else 1
     finally:
         for process in processes:
             if process.poll() is None:

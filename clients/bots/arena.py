@@ -62,11 +62,9 @@ def read_key(key_file: str | None) -> str | None:
 
 
 def write_key(key_file: str, key: str) -> None:
-    """Write a key file readable only by its owner."""
-    path = Path(key_file)
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    """Write a new key file readable only by its owner; ``FileExistsError`` if the file exists (the arena
+    shows a key once, so a file that may hold one is never overwritten)."""
+    descriptor = os.open(Path(key_file), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(key + "\n")
 

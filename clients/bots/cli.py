@@ -149,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument(
         "--register",
         metavar="NAME",
-        help="register NAME with the arena first, write its key to --key-file, then play "
+        help="register NAME with the arena first, write its key to --key-file (a new file: one that exists "
+        "is never overwritten), then play "
         "('kutnahora-bot register' only registers)",
     )
     arena.add_argument(
@@ -189,13 +190,20 @@ def build_register_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def key_file_exists(key_file: str) -> bool:
+    """Whether the file a new key would go to exists (saying so): it may hold a key, never overwritten."""
+    if not os.path.lexists(key_file):
+        return False
+    print(
+        f"kutnahora-bot: {key_file} exists (it may hold a key); name a new file, or delete it first",
+        file=sys.stderr,
+    )
+    return True
+
+
 async def run_register(args: argparse.Namespace, console: Console) -> int:
     """Register ``args.name`` and write its key; the exit status."""
-    if os.path.exists(args.key_file):
-        print(
-            f"kutnahora-bot: {args.key_file} exists (it may hold a key); name a new file, or delete it first",
-            file=sys.stderr,
-        )
+    if key_file_exists(args.key_file):
         return 2
     await register(args.arena, args.name, args.key_file, admin_token=args.admin_token)
     if not args.quiet:
@@ -212,6 +220,8 @@ async def run_arena(args: argparse.Namespace, console: Console) -> int:
     if args.register:
         if not args.key_file:
             print("kutnahora-bot: --register needs --key-file, where the new key is written", file=sys.stderr)
+            return 2
+        if key_file_exists(args.key_file):
             return 2
         await register(args.arena, args.register, args.key_file)
         if not args.quiet:

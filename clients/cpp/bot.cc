@@ -4,13 +4,15 @@
 // The seat comes from the tournament runner's environment (KUTNAHORA_SERVER, KUTNAHORA_GAME_ID,
 // KUTNAHORA_SEAT, KUTNAHORA_TOKEN), or from flags: --create makes a game and joins it, --game ID joins a
 // free seat of a waiting game; --server HOST:PORT (or unix:/path) says where. In an arena,
-// --arena ADDRESS --register NAME --key-file FILE registers the bot (and plays no game), and
-// --arena ADDRESS --key-file FILE --pool P --games N plays rated games: it seeks a game in the pool, plays
-// the matched seat on the game server the arena names and seeks again, keeping the arena's event stream
+// --arena ADDRESS --register NAME --key-file FILE registers the bot (and plays no game; a key file that
+// exists is never overwritten), and --arena ADDRESS --key-file FILE --pool P --games N plays rated games:
+// it seeks a game in each pool of P (comma-separated, such as 2,4, played at once), plays the matched seat
+// on the game server the arena names and seeks again, keeping the arena's event stream
 // open beside it (a game the arena reports abandoned is left at once; each rated result is printed with
-// the rating change; only rated games count toward --games).
+// the rating change; only rated games count toward --games, in each pool).
 #include <fcntl.h>
 #include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 #include <vector>
 
 #include "kutnahora/v1/arena_service.grpc.pb.h"
@@ -81,15 +84,17 @@ std::string env(const char* name, const std::string& fallback = "") {
 const char* const kUsage =
     "usage: kutnahora-cpp-bot [--server ADDRESS] (--create [--players N] | --game ID)\n"
     "       kutnahora-cpp-bot --arena ADDRESS --register NAME --key-file FILE\n"
-    "       kutnahora-cpp-bot --arena ADDRESS [--key-file FILE] [--pool POOL] [--games N] [--retry-for SECONDS]\n"
+    "       kutnahora-cpp-bot --arena ADDRESS [--key-file FILE] [--pool POOLS] [--games N] [--retry-for SECONDS]\n"
     "  --server     the game server (default $KUTNAHORA_SERVER, else localhost:50051)\n"
     "  --create     create a game of --players players (default 2) and join its seat 0\n"
     "  --game       join a free seat of this waiting game\n"
     "  --arena      an arena's address: play rated games there (or register with --register)\n"
-    "  --register   register NAME with the arena, write its API key to --key-file, and exit\n"
+    "  --register   register NAME with the arena, write its API key to --key-file (a new file: one that\n"
+    "               exists is never overwritten), and exit\n"
     "  --key-file   the file holding the bot's arena API key (default $KUTNAHORA_ARENA_KEY)\n"
-    "  --pool       the arena pool to seek games in (default 2)\n"
-    "  --games      rated games to play in the arena (default 1; 0 plays until stopped)\n"
+    "  --pool       the arena pools to seek games in, comma-separated, such as 2 or 2,4 (played at once;\n"
+    "               default 2)\n"
+    "  --games      rated games to play in each pool (default 1; 0 plays until stopped)\n"
     "  --retry-for  seconds to retry an arena or game server out of reach (default 30)\n";
 
 // The outcome of playing a seat: the GameEnded message, or the status the Play stream failed with.
@@ -158,9 +163,37 @@ bool transient(const grpc::Status& status) {
          status.error_code() == grpc::StatusCode::INTERNAL;
 }
 
+// One line on standard output, whole (the pools' threads and the event stream's print side by side).
+void say(const std::string& line) {
+  static std::mutex printing;
+  std::lock_guard<std::mutex> lock(printing);
+  std::cout << line << std::endl;
+}
+
+// The pools of --pool: separated by commas (such as 2 or 2,4), each named once.
+std::vector<std::string> parse_pools(const std::string& text) {
+  std::vector<std::string> pools;
+  std::stringstream parts(text);
+  std::string pool;
+  while (std::getline(parts, pool, ',')) {
+    pool.erase(0, pool.find_first_not_of(" \t"));
+    pool.erase(pool.find_last_not_of(" \t") + 1);
+    if (!pool.empty() && std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
+  }
+  return pools;
+}
+
 // Registers the bot's name with the arena and writes its API key to key_file (readable by its owner only).
+// The arena shows a key once, so a key file that exists (it may hold an earlier key) is never overwritten:
+// the bot refuses before it registers.
 int register_bot(const std::string& arena_address, const std::string& name, const std::string& key_file) {
   if (key_file.empty()) fail("--register needs --key-file, the file the new key is written to");
+  struct stat existing;
+  if (::lstat(key_file.c_str(), &existing) == 0) {
+    std::cerr << "kutnahora-cpp-bot: " << key_file << " exists (it may hold a key); name a new file, or delete it first"
+              << std::endl;
+    return 2;
+  }
   auto arena = v1::ArenaService::NewStub(grpc::CreateChannel(arena_address, grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
@@ -169,14 +202,13 @@ int register_bot(const std::string& arena_address, const std::string& name, cons
   v1::RegisterBotResponse registered;
   grpc::Status status = arena->RegisterBot(&context, request, &registered);
   if (!status.ok()) fail("cannot register " + name + " at the arena " + arena_address, status);
-  ::unlink(key_file.c_str());
   int descriptor = ::open(key_file.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   std::string line = registered.api_key() + "\n";
   if (descriptor < 0 || ::write(descriptor, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
       ::close(descriptor) != 0) {
     fail("registered " + name + ", but cannot write its key to " + key_file);
   }
-  std::cout << "registered " << registered.name() << "; its key is in " << key_file << std::endl;
+  say("registered " + registered.name() + "; its key is in " + key_file);
   return 0;
 }
 
@@ -203,19 +235,17 @@ class Events {
     cv_.wait_for(lock, limit, [this] { return opened_; });
   }
 
-  // The context of the game being played: cancelled when the arena abandons the game (at once if it has).
+  // The context of a game being played: cancelled when the arena abandons the game (at once if it has).
   void watch(const std::string& game_id, std::shared_ptr<grpc::ClientContext> context) {
     std::lock_guard<std::mutex> lock(mu_);
-    playing_id_ = game_id;
-    playing_ = std::move(context);
-    if (abandoned_.count(game_id) != 0) playing_->TryCancel();
+    if (abandoned_.count(game_id) != 0) context->TryCancel();
+    playing_[game_id] = std::move(context);
   }
 
   // Stops watching the game; true if the arena abandoned it.
   bool forget(const std::string& game_id) {
     std::lock_guard<std::mutex> lock(mu_);
-    playing_.reset();
-    playing_id_.clear();
+    playing_.erase(game_id);
     return abandoned_.count(game_id) != 0;
   }
 
@@ -279,15 +309,15 @@ class Events {
                     "pool %s: %s rated, place %d: μ %.2f → %.2f, σ %.2f → %.2f, conservative %+.2f → %+.2f",
                     done.pool().c_str(), done.game_id().c_str(), done.place(), before.mu(), after.mu(),
                     before.sigma(), after.sigma(), before.conservative(), after.conservative());
-      std::cout << line << std::endl;
+      say(line);
       ruled_.insert(done.game_id());
     } else if (message.has_abandoned()) {
       const v1::BotGameAbandoned& lost = message.abandoned();
-      std::cout << "pool " << lost.pool() << ": " << lost.game_id() << " abandoned, not rated: " << lost.message()
-                << std::endl;
+      say("pool " + lost.pool() + ": " + lost.game_id() + " abandoned, not rated: " + lost.message());
       ruled_.insert(lost.game_id());
       abandoned_.insert(lost.game_id());
-      if (playing_ && playing_id_ == lost.game_id()) playing_->TryCancel();  // leave the game at once
+      auto playing = playing_.find(lost.game_id());
+      if (playing != playing_.end()) playing->second->TryCancel();  // leave the game at once
     }
     cv_.notify_all();
   }
@@ -301,8 +331,7 @@ class Events {
   bool stopping_ = false;
   std::set<std::string> ruled_;
   std::set<std::string> abandoned_;
-  std::string playing_id_;
-  std::shared_ptr<grpc::ClientContext> playing_;
+  std::map<std::string, std::shared_ptr<grpc::ClientContext>> playing_;
   std::shared_ptr<grpc::ClientContext> stream_;
   std::thread thread_;
 };
@@ -331,26 +360,27 @@ grpc::Status seek_once(v1::ArenaService::Stub& arena, const std::string& key, co
 struct ArenaOptions {
   std::string address;
   std::string key_file;
-  std::string pool = "2";
+  std::vector<std::string> pools = {"2"};
   int games = 1;
   int retry_for = 30;
 };
 
 // Seeks until matched. A ticket refused with ALREADY_EXISTS (another process of this bot seeks in the pool)
 // is asked for again after a pause; an arena out of reach is tried again for up to --retry-for seconds.
-v1::SeekMatched seek(v1::ArenaService::Stub& arena, const std::string& key, const ArenaOptions& options) {
+v1::SeekMatched seek(v1::ArenaService::Stub& arena, const std::string& key, const ArenaOptions& options,
+                     const std::string& pool) {
   int delay = 500;
   bool told_taken = false;
   bool told_away = false;
   auto failing_since = std::chrono::steady_clock::time_point();
   for (;;) {
     v1::SeekMatched matched;
-    grpc::Status status = seek_once(arena, key, options.pool, &matched);
+    grpc::Status status = seek_once(arena, key, pool, &matched);
     if (status.ok()) return matched;
     if (status.error_code() == grpc::StatusCode::ALREADY_EXISTS) {
       if (!told_taken) {
-        std::cout << "pool " << options.pool << ": another process of this bot already seeks in this pool ("
-                  << reason(status) << "); this one waits and asks again." << std::endl;
+        say("pool " + pool + ": another process of this bot already seeks in this pool (" + reason(status) +
+            "); this one waits and asks again.");
         told_taken = true;
       }
       failing_since = std::chrono::steady_clock::time_point();
@@ -358,7 +388,7 @@ v1::SeekMatched seek(v1::ArenaService::Stub& arena, const std::string& key, cons
       auto now = std::chrono::steady_clock::now();
       if (failing_since == std::chrono::steady_clock::time_point()) failing_since = now;
       if (now - failing_since + std::chrono::milliseconds(delay) > std::chrono::seconds(options.retry_for)) {
-        fail("cannot seek a game in pool " + options.pool + " at the arena " + options.address, status);
+        fail("cannot seek a game in pool " + pool + " at the arena " + options.address, status);
       }
       if (!told_away) {
         std::cerr << "kutnahora-cpp-bot: cannot reach the arena at " << options.address << " ("
@@ -366,36 +396,36 @@ v1::SeekMatched seek(v1::ArenaService::Stub& arena, const std::string& key, cons
         told_away = true;
       }
     } else {
-      fail("cannot seek a game in pool " + options.pool + " at the arena " + options.address, status);
+      fail("cannot seek a game in pool " + pool + " at the arena " + options.address, status);
     }
     backoff(delay);
   }
 }
 
-// Rated games: seek, play the matched seat, seek again, until options.games of them finished (0: on).
-int play_arena(const ArenaOptions& options) {
-  std::string key;
-  if (options.key_file.empty()) {
-    key = env("KUTNAHORA_ARENA_KEY");
-  } else {
-    std::ifstream file(options.key_file);
-    if (!file) fail("cannot read the key file " + options.key_file);
-    std::getline(file, key);
+// The game servers the arena named, one channel each, shared by the pools' threads.
+class Servers {
+ public:
+  std::shared_ptr<grpc::Channel> get(const std::string& address) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& channel = channels_[address];
+    if (!channel) channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    return channel;
   }
-  key.erase(key.find_last_not_of(" \t\r\n") + 1);
-  if (key.empty()) fail("no arena API key: give --key-file FILE (from --register NAME) or set KUTNAHORA_ARENA_KEY");
-  auto channel = grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials());
-  auto arena = v1::ArenaService::NewStub(channel);
-  Events events(channel, key);
-  events.wait_opened(std::chrono::seconds(5));
-  std::map<std::string, std::shared_ptr<grpc::Channel>> servers;
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
+};
+
+// One pool's rated games: seek, play the matched seat, seek again, until options.games of them finished
+// (0: on); returns their game ids.
+std::vector<std::string> play_pool(v1::ArenaService::Stub& arena, const std::string& key, const std::string& pool,
+                                   const ArenaOptions& options, Events& events, Servers& servers) {
   std::vector<std::string> finished;
   std::string total = options.games > 0 ? "/" + std::to_string(options.games) : "";
   while (options.games == 0 || static_cast<int>(finished.size()) < options.games) {
-    v1::SeekMatched matched = seek(*arena, key, options);
-    auto& server = servers[matched.server_address()];
-    if (!server) server = grpc::CreateChannel(matched.server_address(), grpc::InsecureChannelCredentials());
-    auto play = v1::PlayService::NewStub(server);
+    v1::SeekMatched matched = seek(arena, key, options, pool);
+    auto play = v1::PlayService::NewStub(servers.get(matched.server_address()));
     const std::string& game_id = matched.game_id();
     Played played;
     int delay = 200;
@@ -413,14 +443,13 @@ int play_arena(const ArenaOptions& options) {
     }
     if (events.forget(game_id)) continue;  // the arena abandoned the game (its event was printed): seek again
     if (!played.ended) {
-      std::cout << "pool " << options.pool << ": " << game_id << " given up: " << describe(played.status)
-                << ". Seeking again." << std::endl;
+      say("pool " + pool + ": " + game_id + " given up: " + describe(played.status) + ". Seeking again.");
       continue;
     }
     const v1::GameEnded& ended = played.game_ended;
     if (ended.status() != v1::GAME_STATUS_FINISHED) {
-      std::cout << "pool " << options.pool << ": " << game_id << " " << lower_status(ended.status())
-                << " on the game server, not rated. Seeking again." << std::endl;
+      say("pool " + pool + ": " + game_id + " " + lower_status(ended.status()) +
+          " on the game server, not rated. Seeking again.");
       continue;
     }
     finished.push_back(game_id);
@@ -430,10 +459,38 @@ int play_arena(const ArenaOptions& options) {
     }
     bool won = std::find(ended.result().winners().begin(), ended.result().winners().end(), matched.seat()) !=
                ended.result().winners().end();
-    std::cout << "pool " << options.pool << " game " << finished.size() << total << ": " << game_id << " seat "
-              << matched.seat() << " vs " << others << ": finished" << (won ? ", won" : "") << std::endl;
+    say("pool " + pool + " game " + std::to_string(finished.size()) + total + ": " + game_id + " seat " +
+        std::to_string(matched.seat()) + " vs " + others + ": finished" + (won ? ", won" : ""));
   }
-  events.wait_ruled(finished, std::chrono::seconds(10));  // hear the last rating changes
+  return finished;
+}
+
+// Rated games in every pool at once, each on a thread of its own, until options.games of each finished.
+int play_arena(const ArenaOptions& options) {
+  std::string key;
+  if (options.key_file.empty()) {
+    key = env("KUTNAHORA_ARENA_KEY");
+  } else {
+    std::ifstream file(options.key_file);
+    if (!file) fail("cannot read the key file " + options.key_file);
+    std::getline(file, key);
+  }
+  key.erase(key.find_last_not_of(" \t\r\n") + 1);
+  if (key.empty()) fail("no arena API key: give --key-file FILE (from --register NAME) or set KUTNAHORA_ARENA_KEY");
+  auto channel = grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials());
+  auto arena = v1::ArenaService::NewStub(channel);
+  Events events(channel, key);
+  events.wait_opened(std::chrono::seconds(5));
+  Servers servers;
+  std::vector<std::vector<std::string>> finished(options.pools.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < options.pools.size(); ++i) {
+    threads.emplace_back([&, i] { finished[i] = play_pool(*arena, key, options.pools[i], options, events, servers); });
+  }
+  for (auto& thread : threads) thread.join();
+  std::vector<std::string> all;
+  for (const auto& games : finished) all.insert(all.end(), games.begin(), games.end());
+  events.wait_ruled(all, std::chrono::seconds(10));  // hear the last rating changes
   return 0;
 }
 
@@ -475,7 +532,7 @@ int main(int argc, char** argv) {
     else if (flag == "--arena") arena.address = value();
     else if (flag == "--register") register_name = value();
     else if (flag == "--key-file") arena.key_file = value();
-    else if (flag == "--pool") arena.pool = value();
+    else if (flag == "--pool") arena.pools = parse_pools(value());
     else if (flag == "--games") arena.games = number(flag, value());
     else if (flag == "--retry-for") arena.retry_for = number(flag, value());
     else if (flag == "--help" || flag == "-h") {
@@ -485,6 +542,10 @@ int main(int argc, char** argv) {
       std::cerr << "kutnahora-cpp-bot: unknown argument " << flag << "\n" << kUsage;
       return 2;
     }
+  }
+  if (arena.pools.empty()) {
+    std::cerr << "kutnahora-cpp-bot: --pool needs at least one pool, such as 2 or 2,4\n" << kUsage;
+    return 2;
   }
   if (!register_name.empty() && arena.address.empty()) {
     std::cerr << "kutnahora-cpp-bot: --register needs --arena, the arena's address\n" << kUsage;

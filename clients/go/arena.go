@@ -1,6 +1,7 @@
 // Rated games in an arena: -register NAME -key-file FILE registers the bot (its own step: it plays no
-// game), then -arena ADDRESS -key-file FILE -pool P -games N seeks a game in the pool, plays the matched
-// seat on the game server the arena names, and seeks again. Beside it the arena's event stream
+// game; a key file that exists is never overwritten), then -arena ADDRESS -key-file FILE -pool P -games N
+// seeks a game in each pool of P (comma-separated, such as 2,4, played at once), plays the matched seat on
+// the game server the arena names, and seeks again, until N games of each pool were rated. Beside it the arena's event stream
 // (ArenaService.StreamEvents) stays open: a game the arena reports abandoned is left at once, and each
 // rated result is printed with the rating change. Only rated games count toward -games.
 package main
@@ -27,15 +28,34 @@ type arenaOptions struct {
 	address  string
 	keyFile  string
 	register string
-	pool     string
+	pools    []string
 	games    int
 	retryFor time.Duration
 }
 
+// parsePools reads -pool: pools separated by commas (such as 2 or 2,4), each named once.
+func parsePools(text string) []string {
+	var pools []string
+	seen := map[string]bool{}
+	for _, pool := range strings.Split(text, ",") {
+		if pool = strings.TrimSpace(pool); pool != "" && !seen[pool] {
+			seen[pool] = true
+			pools = append(pools, pool)
+		}
+	}
+	return pools
+}
+
 // registerBot registers the bot's name and writes its API key to keyFile (readable by its owner only).
+// The arena shows a key once, so a key file that exists (it may hold the key of an earlier registration)
+// is never overwritten: the bot refuses before it registers.
 func registerBot(options arenaOptions) {
 	if options.keyFile == "" {
 		fail("-register needs -key-file, the file the new key is written to")
+	}
+	if _, err := os.Lstat(options.keyFile); err == nil {
+		fmt.Fprintf(os.Stderr, "kutnahora-go-bot: %s exists (it may hold a key); name a new file, or delete it first\n", options.keyFile)
+		os.Exit(2)
 	}
 	conn := dial(options.address)
 	defer conn.Close()
@@ -45,7 +65,6 @@ func registerBot(options arenaOptions) {
 	if err != nil {
 		fail("cannot register %s at the arena %s: %s", options.register, options.address, describe(err))
 	}
-	os.Remove(options.keyFile)
 	file, err := os.OpenFile(options.keyFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		_, err = file.WriteString(registered.GetApiKey() + "\n")
@@ -225,12 +244,12 @@ func backoff(delay *time.Duration) {
 // seek holds one ticket in the pool until the arena matches it. A ticket refused with ALREADY_EXISTS
 // (another process of this bot seeks in the pool) is asked for again after a pause; an arena out of
 // reach is tried again for up to retryFor.
-func seek(ctx context.Context, arena pb.ArenaServiceClient, options arenaOptions) (*pb.SeekMatched, error) {
+func seek(ctx context.Context, arena pb.ArenaServiceClient, options arenaOptions, pool string) (*pb.SeekMatched, error) {
 	delay := 500 * time.Millisecond
 	var failingSince time.Time
 	toldTaken, toldAway := false, false
 	for {
-		matched, err := seekOnce(ctx, arena, options.pool)
+		matched, err := seekOnce(ctx, arena, pool)
 		if err == nil {
 			return matched, nil
 		}
@@ -238,7 +257,7 @@ func seek(ctx context.Context, arena pb.ArenaServiceClient, options arenaOptions
 		case codes.AlreadyExists:
 			if !toldTaken {
 				fmt.Printf("pool %s: another process of this bot already seeks in this pool (%s); "+
-					"this one waits and asks again.\n", options.pool, reason(err))
+					"this one waits and asks again.\n", pool, reason(err))
 				toldTaken = true
 			}
 			failingSince = time.Time{}
@@ -282,7 +301,8 @@ func seekOnce(ctx context.Context, arena pb.ArenaServiceClient, pool string) (*p
 	}
 }
 
-// playArena plays rated games until options.games of them finished (0: until stopped).
+// playArena plays rated games in every pool at once, until options.games of each finished (0: until
+// stopped).
 func playArena(options arenaOptions) {
 	key := readKey(options.keyFile)
 	if key == "" {
@@ -298,22 +318,63 @@ func playArena(options arenaOptions) {
 	case <-followed.opened:
 	case <-time.After(5 * time.Second):
 	}
-	servers := map[string]*grpc.ClientConn{}
+	servers := &gameServers{conns: map[string]*grpc.ClientConn{}}
+	var wait sync.WaitGroup
+	finished := make([][]string, len(options.pools))
+	for i, pool := range options.pools {
+		wait.Add(1)
+		go func(i int, pool string) {
+			defer wait.Done()
+			finished[i] = playPool(base, arena, key, pool, options, followed, servers)
+		}(i, pool)
+	}
+	wait.Wait()
+	var all []string
+	for _, games := range finished {
+		all = append(all, games...)
+	}
+	followed.waitRuled(all, time.Now().Add(10*time.Second)) // hear the last rating changes
+	servers.closeAll()
+}
+
+// gameServers holds one connection to each game server the arena named, shared by the pools.
+type gameServers struct {
+	mu    sync.Mutex
+	conns map[string]*grpc.ClientConn
+}
+
+func (g *gameServers) get(address string) *grpc.ClientConn {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.conns[address] == nil {
+		g.conns[address] = dial(address)
+	}
+	return g.conns[address]
+}
+
+func (g *gameServers) closeAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, conn := range g.conns {
+		conn.Close()
+	}
+}
+
+// playPool plays rated games in one pool until options.games of them finished (0: until stopped); it
+// returns their game ids.
+func playPool(base context.Context, arena pb.ArenaServiceClient, key, pool string, options arenaOptions,
+	followed *events, servers *gameServers) []string {
 	var finished []string
 	total := ""
 	if options.games > 0 {
 		total = fmt.Sprintf("/%d", options.games)
 	}
 	for options.games == 0 || len(finished) < options.games {
-		matched, err := seek(withKey(base, key), arena, options)
+		matched, err := seek(withKey(base, key), arena, options, pool)
 		if err != nil {
-			fail("cannot seek a game in pool %s at the arena %s: %s", options.pool, options.address, describe(err))
+			fail("cannot seek a game in pool %s at the arena %s: %s", pool, options.address, describe(err))
 		}
-		server := servers[matched.GetServerAddress()]
-		if server == nil {
-			server = dial(matched.GetServerAddress())
-			servers[matched.GetServerAddress()] = server
-		}
+		server := servers.get(matched.GetServerAddress())
 		gameID, seat := matched.GetGameId(), matched.GetSeat()
 		ctx, cancel := context.WithCancel(base)
 		followed.watch(gameID, cancel)
@@ -323,12 +384,12 @@ func playArena(options arenaOptions) {
 			continue // the arena abandoned the game (its event was printed): seek again
 		}
 		if err != nil {
-			fmt.Printf("pool %s: %s given up: %s. Seeking again.\n", options.pool, gameID, describe(err))
+			fmt.Printf("pool %s: %s given up: %s. Seeking again.\n", pool, gameID, describe(err))
 			continue
 		}
 		state := strings.ToLower(strings.TrimPrefix(ended.GetStatus().String(), "GAME_STATUS_"))
 		if ended.GetStatus() != pb.GameStatus_GAME_STATUS_FINISHED {
-			fmt.Printf("pool %s: %s %s on the game server, not rated. Seeking again.\n", options.pool, gameID, state)
+			fmt.Printf("pool %s: %s %s on the game server, not rated. Seeking again.\n", pool, gameID, state)
 			continue
 		}
 		finished = append(finished, gameID)
@@ -344,13 +405,10 @@ func playArena(options arenaOptions) {
 				won = ", won"
 			}
 		}
-		fmt.Printf("pool %s game %d%s: %s seat %d vs %s: %s%s\n", options.pool, len(finished), total, gameID, seat,
+		fmt.Printf("pool %s game %d%s: %s seat %d vs %s: %s%s\n", pool, len(finished), total, gameID, seat,
 			strings.Join(others, ", "), state, won)
 	}
-	followed.waitRuled(finished, time.Now().Add(10*time.Second)) // hear the last rating changes
-	for _, server := range servers {
-		server.Close()
-	}
+	return finished
 }
 
 // playRetrying plays the seat, opening its Play stream again after a dropped connection for up to

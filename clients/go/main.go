@@ -4,7 +4,7 @@
 // The seat comes from the environment the tournament runner sets (KUTNAHORA_SERVER, KUTNAHORA_GAME_ID,
 // KUTNAHORA_SEAT, KUTNAHORA_TOKEN), or from flags: -create makes a game and joins its seat 0, -game ID
 // joins a free seat of a waiting game. In an arena (arena.go) -register NAME -key-file FILE registers the
-// bot, and -arena ADDRESS -key-file FILE -pool P -games N plays rated games. Replace choose() with your
+// bot, and -arena ADDRESS -key-file FILE -pool P -games N plays rated games (P: pools such as 2 or 2,4). Replace choose() with your
 // own rule.
 package main
 
@@ -59,10 +59,10 @@ func main() {
 	gameID := flag.String("game", os.Getenv("KUTNAHORA_GAME_ID"), "the game to join")
 	name := flag.String("name", "go-first-option", "the name shown for this seat")
 	arena := flag.String("arena", "", "an arena's address (host:port): play rated games there, or register with -register")
-	register := flag.String("register", "", "register this name with the -arena, write its key to -key-file, and exit")
+	register := flag.String("register", "", "register this name with the -arena, write its key to -key-file (a new file: one that exists is never overwritten), and exit")
 	keyFile := flag.String("key-file", "", "the file holding the bot's arena API key (default: $KUTNAHORA_ARENA_KEY)")
-	pool := flag.String("pool", "2", "the arena pool to seek games in")
-	rated := flag.Int("games", 1, "rated games to play in the arena (0: until stopped)")
+	pool := flag.String("pool", "2", "the arena pools to seek games in, comma-separated, such as 2 or 2,4 (played at once)")
+	rated := flag.Int("games", 1, "rated games to play in each pool of the arena (0: until stopped)")
 	retryFor := flag.Int("retry-for", 30, "seconds to retry an arena or game server out of reach")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -77,7 +77,11 @@ func main() {
 		if *rated < 0 || *retryFor < 0 {
 			fail("-games and -retry-for must be 0 or more")
 		}
-		options := arenaOptions{*arena, *keyFile, *register, *pool, *rated, time.Duration(*retryFor) * time.Second}
+		pools := parsePools(*pool)
+		if len(pools) == 0 {
+			fail("-pool needs at least one pool, such as 2 or 2,4")
+		}
+		options := arenaOptions{*arena, *keyFile, *register, pools, *rated, time.Duration(*retryFor) * time.Second}
 		if *register != "" {
 			registerBot(options)
 		} else {

@@ -31,8 +31,10 @@ const USAGE =
   "usage: node bot.js [--server HOST:PORT] (--create [--players N] | --game ID [--seat N]) [--name NAME] [--seed N]" +
   " [--retry-for SECONDS]\n" +
   "       node bot.js --arena HOST:PORT --register NAME --key-file FILE\n" +
-  "       node bot.js --arena HOST:PORT [--key-file FILE] [--pool POOL] [--games N] [--seed N] [--retry-for SECONDS]\n" +
-  "  --register: register NAME with the arena, write its API key to --key-file (mode 0600), and exit: no game is played.\n" +
+  "       node bot.js --arena HOST:PORT [--key-file FILE] [--pool POOLS] [--games N] [--seed N] [--retry-for SECONDS]\n" +
+  "  --register: register NAME with the arena, write its API key to --key-file (mode 0600; a file that exists is\n" +
+  "  never overwritten), and exit: no game is played.\n" +
+  "  --pool: the pools to seek in, comma-separated, such as 2 or 2,4, played at once (default 2).\n" +
   "  --key-file: the bot's arena API key (default $KUTNAHORA_ARENA_KEY).\n";
 
 function usage(message) {
@@ -40,7 +42,7 @@ function usage(message) {
   console.error(
     USAGE +
       "  --arena: rated games; the arena's event stream stays open, a game it reports abandoned is left at once\n" +
-      "  and the bot seeks again; --games counts rated (finished) games only, 0 plays on.\n" +
+      "  and the bot seeks again; --games counts rated (finished) games only, in each pool; 0 plays on.\n" +
       "  --retry-for: seconds to keep retrying a dropped connection (create, join, the Play stream); default 30."
   );
   process.exit(2);
@@ -90,7 +92,7 @@ function parseArgs(argv) {
         console.log(
           "A Kutná Hora starter bot: plays random legal options of a seat, or rated games in an arena.\n" + USAGE +
             "  --arena: rated games; the arena's event stream stays open, a game it reports abandoned is left at once\n" +
-            "  and the bot seeks again; --games counts rated (finished) games only, 0 plays on.\n" +
+            "  and the bot seeks again; --games counts rated (finished) games only, in each pool; 0 plays on.\n" +
             "  --retry-for: seconds to keep retrying a server out of reach (create, join, the Play stream); default 30."
         );
         process.exit(0);
@@ -100,14 +102,37 @@ function parseArgs(argv) {
   if (args.register) {
     if (!args.arena) usage("--register needs --arena, the arena's address");
     if (!args.keyFile) usage("--register needs --key-file, the file the new key is written to");
+    if (pathTaken(args.keyFile)) {
+      // The arena shows a key once: a file that may hold one is never overwritten.
+      console.error(`kutnahora-node-bot: ${args.keyFile} exists (it may hold a key); name a new file, or delete it first`);
+      process.exit(2);
+    }
     return args;
   }
   if (args.arena) {
     if (!Number.isInteger(args.games) || args.games < 0) usage("--games must be 0 (play on) or more");
+    args.pools = parsePools(args.pool);
     return args;
   }
   if (!args.create && !args.game) usage("say which game: --create, --game ID, or KUTNAHORA_GAME_ID");
   return args;
+}
+
+// Whether a path names anything (a dangling symbolic link too, which an exclusive create also refuses).
+function pathTaken(file) {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch (error) {
+    return error.code !== "ENOENT";
+  }
+}
+
+// The pools of --pool: comma-separated (such as 2 or 2,4), each named once.
+function parsePools(text) {
+  const pools = [...new Set(text.split(",").map((pool) => pool.trim()).filter((pool) => pool))];
+  if (pools.length === 0) usage("--pool needs at least one pool, such as 2 or 2,4");
+  return pools;
 }
 
 // A small seeded generator (mulberry32), so that a seed replays the same choices.
@@ -439,12 +464,12 @@ const SEEK_AGAIN = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc
 // Seeks until matched. An arena out of reach (it restarts, or the connection dropped) is tried again for up
 // to --retry-for seconds; a ticket refused with ALREADY_EXISTS (another process of this bot seeks in the
 // pool) is said once and asked for again after a pause, for as long as it takes.
-async function seekPatiently(arena, key, args) {
+async function seekPatiently(arena, key, args, pool) {
   let toldTaken = false;
   let delay = 500;
   for (;;) {
     try {
-      return await withBackoff((progress) => seek(arena, key, args.pool, progress), {
+      return await withBackoff((progress) => seek(arena, key, pool, progress), {
         retryFor: args.retryFor,
         again: (error) => SEEK_AGAIN.has(error.code),
         first: 500,
@@ -454,7 +479,7 @@ async function seekPatiently(arena, key, args) {
       if (error.code !== grpc.status.ALREADY_EXISTS) throw error;
       if (!toldTaken) {
         console.log(
-          `pool ${args.pool}: another process of this bot already seeks in this pool ` +
+          `pool ${pool}: another process of this bot already seeks in this pool ` +
             `(${refusalReason(error) || "ALREADY_EXISTS"}); this one waits and asks again.`
         );
         toldTaken = true;
@@ -475,7 +500,6 @@ async function registerBot(kutnahora, args, credentials) {
     arena.RegisterBot({ name: args.register }, { deadline }, (error, response) => (error ? reject(error) : resolve(response)))
   );
   try {
-    fs.rmSync(args.keyFile, { force: true });
     fs.writeFileSync(args.keyFile, `${registered.api_key}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
     console.error(`kutnahora-node-bot: registered ${registered.name}, but cannot write its key to ${args.keyFile}: ${error.message}`);
@@ -485,10 +509,10 @@ async function registerBot(kutnahora, args, credentials) {
   process.exit(0);
 }
 
-// Rated games in an arena: seek in the pool, play the matched seat on the game server it names, repeat.
-// Beside it the arena's event stream stays open: when the arena reports the game abandoned (its game
-// server lost), the bot ends its Play stream at once and seeks again. Only finished games count toward
-// --games; each rated result is printed with the rating change.
+// Rated games in an arena, in every pool of --pool at once: seek in the pool, play the matched seat on the
+// game server it names, repeat. Beside it the arena's event stream stays open: when the arena reports the
+// game abandoned (its game server lost), the bot ends its Play stream at once and seeks again. Only
+// finished games count toward --games (in each pool); each rated result is printed with the rating change.
 async function playInArena(kutnahora, args, credentials) {
   serverAddress = args.arena;
   const key = args.keyFile ? fs.readFileSync(args.keyFile, "utf8").trim() : process.env.KUTNAHORA_ARENA_KEY;
@@ -497,11 +521,21 @@ async function playInArena(kutnahora, args, credentials) {
   const random = makeRandom(args.seed);
   const events = followEvents(arena, key);
   await Promise.race([events.opened, sleep(5000)]);
+  const finished = await Promise.all(
+    args.pools.map((pool) => playPool(kutnahora, arena, key, pool, args, credentials, random, events))
+  );
+  await events.waitRuled(finished.flat(), 10000); // hear the last games' rating changes before leaving
+  events.stop();
+  process.exit(0);
+}
+
+// The rated games of one pool, until --games of them finished; resolves with their game ids.
+async function playPool(kutnahora, arena, key, pool, args, credentials, random, events) {
   const finished = [];
   const total = args.games ? `/${args.games}` : "";
   while (args.games === 0 || finished.length < args.games) {
     // The arena restarts, or the connection dropped: seek again, for up to --retry-for seconds.
-    const matched = await seekPatiently(arena, key, args);
+    const matched = await seekPatiently(arena, key, args, pool);
     const seat = { gameId: matched.game_id, seat: matched.seat, token: matched.seat_token };
     serverAddress = matched.server_address;
     let ended;
@@ -511,7 +545,7 @@ async function playInArena(kutnahora, args, credentials) {
     } catch (error) {
       if (!TRANSIENT.has(error.code) && error.code !== grpc.status.NOT_FOUND) throw error;
       // The arena rules on the game (not rated) before it matches the bot again in this pool.
-      console.log(`pool ${args.pool}: ${seat.gameId} given up: ${error.details || error.message}. Seeking again.`);
+      console.log(`pool ${pool}: ${seat.gameId} given up: ${error.details || error.message}. Seeking again.`);
       continue;
     } finally {
       events.forget(seat.gameId);
@@ -520,19 +554,17 @@ async function playInArena(kutnahora, args, credentials) {
     if (ended === null) continue; // the arena abandoned the game (its event was printed): seek again
     const status = ended.status.replace("GAME_STATUS_", "").toLowerCase();
     if (ended.status !== "GAME_STATUS_FINISHED") {
-      console.log(`pool ${args.pool}: ${seat.gameId} ${status} on the game server, not rated. Seeking again.`);
+      console.log(`pool ${pool}: ${seat.gameId} ${status} on the game server, not rated. Seeking again.`);
       continue;
     }
     finished.push(seat.gameId);
     const won = ended.result && ended.result.winners.includes(seat.seat);
     console.log(
-      `pool ${args.pool} game ${finished.length}${total}: ${seat.gameId} seat ${seat.seat} vs ` +
+      `pool ${pool} game ${finished.length}${total}: ${seat.gameId} seat ${seat.seat} vs ` +
         `${matched.seat_names.filter((_, i) => i !== seat.seat).join(", ")}: ${status}${won ? ", won" : ""}`
     );
   }
-  await events.waitRuled(finished, 10000); // hear the last games' rating changes before leaving
-  events.stop();
-  process.exit(0);
+  return finished;
 }
 
 async function main() {

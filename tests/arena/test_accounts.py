@@ -115,8 +115,8 @@ async def test_keys_never_reach_the_log(
 
 async def test_kutnahora_bot_register_registers_and_plays_no_game(arena: Arena, tmp_path: Path) -> None:
     """``kutnahora-bot register NAME --key-file F``: the key in F (mode 0600), exit 0, no game; a file
-    that exists is never overwritten (exit 2), a name taken is refused (exit 1), an arena that is not
-    there is said so (exit 2)."""
+    that exists is never overwritten (exit 2, nor by ``--register`` on a playing command), a name taken
+    is refused (exit 1), an arena that is not there is said so (exit 2)."""
 
     address = f"127.0.0.1:{arena.port}"
     key_file = tmp_path / "reg.key"
@@ -137,6 +137,15 @@ async def test_kutnahora_bot_register_registers_and_plays_no_game(arena: Arena, 
     kept = key_file.read_text()
     code, output = await asyncio.to_thread(register, "reg-other", key_file)
     assert code == 2 and "exists" in output and key_file.read_text() == kept
+    # Registering on a playing command (--register NAME) refuses the same file the same way.
+    done = await asyncio.to_thread(
+        run_module,
+        *("kutnahora.clients.bots.cli", "random", "--arena", address, "--register", "reg-other"),
+        *("--key-file", str(key_file), "--pool", "2", "--games", "1"),
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == 2 and f"{key_file} exists (it may hold a key)" in said, said
+    assert key_file.read_text() == kept and await arena.store.account_by_name("reg-other") is None
     code, output = await asyncio.to_thread(register, "reg-bot", tmp_path / "second.key")
     assert code == 1 and "exists already" in output, output
     code, output = await asyncio.to_thread(register, "reg-x", tmp_path / "third.key", "127.0.0.1:1")

@@ -6,9 +6,11 @@ import asyncio
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from kutnahora.arena import store as store_module
 from kutnahora.arena.ratings import RatedGame, rate, recompute
 from kutnahora.arena.store import SCHEMA_VERSION, ArenaStore, NameTaken
 from kutnahora.plumbing.errors import StoreError
@@ -50,6 +52,43 @@ async def test_accounts_games_and_ratings_survive_reopening(db: str) -> None:
     ratings, history, games = await store.profile(alice.account_id)
     assert ratings["2"].games == 1 and len(history) == 1 and games[0].seat_names == ("alice", "bob")
     await store.close()
+
+
+async def test_a_profile_lists_the_games_in_play_first_then_the_last_ended_first(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long game begun before shorter ones that have since ended is listed first while it is played;
+    the ended ones follow, the one that ended last first (whether rated or abandoned)."""
+    clock = iter(range(1000, 2000))
+    monkeypatch.setattr(store_module, "time", SimpleNamespace(time=lambda: float(next(clock))))
+    store = ArenaStore(db)
+    await store.open()
+    try:
+        names = ("alice", "bob", "carol", "dave")
+        alice, bob, carol, dave = [(await store.register(name, f"hash-{name}")).account_id for name in names]
+        await store.record_game("long", "4", "s:1", [alice, bob, carol, dave])
+        await store.record_game("first", "2", "s:1", [alice, bob])
+        await store.record_game("second", "2", "s:1", [bob, alice])
+        assert await store.rate_game("second", "2", [bob, alice], [1, 2], lambda b: rate(b, [1, 2]))
+        assert await store.rate_game("first", "2", [alice, bob], [1, 2], lambda b: rate(b, [1, 2]))
+        await store.record_game("lost", "2", "s:1", [alice, bob])
+        assert await store.abandon_game("lost")
+        await store.record_game("playing", "2", "s:1", [alice, bob])
+        _, _, games = await store.profile(alice)
+        assert [(g.game_id, g.status) for g in games] == [
+            ("playing", "active"),
+            ("long", "active"),
+            ("lost", "abandoned"),
+            ("first", "finished"),
+            ("second", "finished"),
+        ]
+        assert await store.rate_game(
+            "long", "4", [alice, bob, carol, dave], [1, 2, 3, 4], lambda b: rate(b, [1, 2, 3, 4])
+        )
+        _, _, games = await store.profile(alice)
+        assert [g.game_id for g in games] == ["playing", "long", "lost", "first", "second"]
+    finally:
+        await store.close()
 
 
 async def test_a_newer_schema_is_refused(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ def pages_app(arena: Arena, monkeypatch: pytest.MonkeyPatch) -> Iterator[Starlet
 async def test_leaderboard_and_bot_page(arena: Arena, pages_app: Starlette) -> None:
     store = arena.store
     ids = [(await store.register(name, auth.token_hash(name))).account_id for name in ("ace", "bee<i>")]
+    await store.record_game("long-game", "2", "127.0.0.1:1", ids)  # begun first, still in play
     for number, seat_places in enumerate(([1, 2], [1, 2], [2, 1])):
         await store.record_game(f"game{number}", "2", "127.0.0.1:1", ids)
         await store.rate_game(f"game{number}", "2", ids, seat_places, lambda b, p=seat_places: rate(b, p))
@@ -37,6 +38,9 @@ async def test_leaderboard_and_bot_page(arena: Arena, pages_app: Starlette) -> N
         bot = await web.get("/arena/bots/ace")
         assert bot.status_code == 200
         assert bot.text.count('href="/games/game') == 3
+        order = ("long-game", "game2", "game1", "game0")
+        listed = [bot.text.index(f'href="/games/{game}"') for game in order]
+        assert listed == sorted(listed), "the game in play first, then the last ended first"
         assert '<svg id="rating-chart"' in bot.text and "<polyline" in bot.text
         missing = await web.get("/arena/bots/nobody")
         assert missing.status_code == 404 and "there is no bot" in missing.text

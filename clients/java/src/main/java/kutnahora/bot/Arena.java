@@ -1,6 +1,7 @@
 // Rated games in an arena: --register NAME --key-file FILE registers the bot (its own step: it plays no
-// game); --arena ADDRESS --key-file FILE --pool P --games N seeks a game in the pool, plays the matched seat
-// on the game server the arena names and seeks again. Beside it the arena's event stream
+// game; a key file that exists is never overwritten); --arena ADDRESS --key-file FILE --pool P --games N
+// seeks a game in each pool of P (comma-separated, such as 2,4, played at once), plays the matched seat on
+// the game server the arena names and seeks again, until N games of each pool were rated. Beside it the arena's event stream
 // (ArenaService.StreamEvents) stays open: a game the arena reports abandoned is left at once, and each
 // rated result is printed with its rating change. Only rated games count toward --games.
 package kutnahora.bot;
@@ -26,15 +27,20 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
@@ -65,7 +71,7 @@ final class Arena {
     String address = "";
     String register = "";
     String keyFile = "";
-    String pool = "2";
+    List<String> pools = List.of("2");
     int games = 1;
     int retryFor = 30;
   }
@@ -80,11 +86,32 @@ final class Arena {
     return MetadataUtils.newAttachHeadersInterceptor(headers);
   }
 
-  /** Registers the bot's name and writes its API key to the key file (readable by its owner only). */
+  /** The pools of --pool: separated by commas (such as 2 or 2,4), each named once. */
+  static List<String> parsePools(String text) {
+    Set<String> pools = new LinkedHashSet<>();
+    for (String pool : text.split(",")) {
+      if (!pool.trim().isEmpty()) {
+        pools.add(pool.trim());
+      }
+    }
+    return new ArrayList<>(pools);
+  }
+
+  /**
+   * Registers the bot's name and writes its API key to the key file (readable by its owner only). The
+   * arena shows a key once, so a key file that exists (it may hold an earlier key) is never overwritten:
+   * the bot refuses before it registers.
+   */
   static int register(Options options) throws InterruptedException {
     if (options.keyFile.isEmpty()) {
       System.err.println(
           "kutnahora-java-bot: --register needs --key-file, the file the new key is written to");
+      return 2;
+    }
+    if (Files.exists(Paths.get(options.keyFile), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      System.err.println(
+          "kutnahora-java-bot: " + options.keyFile
+              + " exists (it may hold a key); name a new file, or delete it first");
       return 2;
     }
     ManagedChannel channel = channel(options.address);
@@ -101,7 +128,6 @@ final class Arena {
       }
       Path path = Paths.get(options.keyFile);
       try {
-        Files.deleteIfExists(path);
         Files.createFile(
             path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.write(path, (registered.getApiKey() + "\n").getBytes(StandardCharsets.UTF_8));
@@ -135,8 +161,7 @@ final class Arena {
     final CountDownLatch opened = new CountDownLatch(1);
     private final Set<String> ruled = new HashSet<>();
     private final Set<String> abandoned = new HashSet<>();
-    private String playingId = "";
-    private BlockingQueue<Object> playing;
+    private final Map<String, BlockingQueue<Object>> playing = new HashMap<>();
     private boolean working = true;
     private volatile boolean stopping;
     private long delay = 500;
@@ -238,8 +263,9 @@ final class Arena {
                 + lost.getMessage());
         ruled.add(lost.getGameId());
         abandoned.add(lost.getGameId());
-        if (playing != null && playingId.equals(lost.getGameId())) {
-          playing.add(Bot.LEAVE); // leave the game at once
+        BlockingQueue<Object> inbox = playing.get(lost.getGameId());
+        if (inbox != null) {
+          inbox.add(Bot.LEAVE); // leave the game at once
         }
       }
       notifyAll();
@@ -247,8 +273,7 @@ final class Arena {
 
     /** The inbox of the game being played: told to leave when the arena abandons the game. */
     synchronized void watch(String gameId, BlockingQueue<Object> inbox) {
-      playingId = gameId;
-      playing = inbox;
+      playing.put(gameId, inbox);
       if (abandoned.contains(gameId)) {
         inbox.add(Bot.LEAVE);
       }
@@ -256,8 +281,7 @@ final class Arena {
 
     /** Stops watching the game; true if the arena abandoned it. */
     synchronized boolean forget(String gameId) {
-      playing = null;
-      playingId = "";
+      playing.remove(gameId);
       return abandoned.contains(gameId);
     }
 
@@ -296,7 +320,8 @@ final class Arena {
    * Seeks until matched. A ticket refused with ALREADY_EXISTS (another process of this bot seeks in the
    * pool) is asked for again after a pause; an arena out of reach is tried again for up to --retry-for.
    */
-  static SeekMatched seek(ArenaServiceGrpc.ArenaServiceBlockingStub arena, Options options)
+  static SeekMatched seek(
+      ArenaServiceGrpc.ArenaServiceBlockingStub arena, Options options, String pool)
       throws InterruptedException {
     long[] delay = {500};
     long failingSince = 0;
@@ -305,7 +330,7 @@ final class Arena {
     while (true) {
       try {
         Iterator<SeekResponse> stream =
-            arena.seek(SeekRequest.newBuilder().setPool(options.pool).build());
+            arena.seek(SeekRequest.newBuilder().setPool(pool).build());
         SeekMatched matched = null;
         while (stream.hasNext()) {
           SeekResponse message = stream.next();
@@ -323,7 +348,7 @@ final class Arena {
         if (error.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {
           if (!toldTaken) {
             System.out.println(
-                "pool " + options.pool + ": another process of this bot already seeks in this pool ("
+                "pool " + pool + ": another process of this bot already seeks in this pool ("
                     + Bot.reason(error) + "); this one waits and asks again.");
             toldTaken = true;
           }
@@ -350,7 +375,10 @@ final class Arena {
     }
   }
 
-  /** Rated games: seek, play the matched seat, seek again, until options.games finished (0: on). */
+  /**
+   * Rated games in every pool at once: seek, play the matched seat, seek again, until options.games of
+   * each pool finished (0: on). A pool whose seeking fails ends the bot.
+   */
   static int play(Options options) throws IOException, InterruptedException {
     String key =
         options.keyFile.isEmpty()
@@ -365,79 +393,109 @@ final class Arena {
     }
     ManagedChannel channel = channel(options.address);
     Events events = new Events(channel, key);
-    Map<String, ManagedChannel> servers = new HashMap<>();
+    Map<String, ManagedChannel> servers = Collections.synchronizedMap(new HashMap<>());
+    ExecutorService pools = Executors.newFixedThreadPool(options.pools.size());
     try {
       events.opened.await(5, TimeUnit.SECONDS);
       ArenaServiceGrpc.ArenaServiceBlockingStub arena =
           ArenaServiceGrpc.newBlockingStub(channel).withInterceptors(withKey(key));
-      List<String> finished = new ArrayList<>();
-      String total = options.games > 0 ? "/" + options.games : "";
-      while (options.games == 0 || finished.size() < options.games) {
-        SeekMatched matched;
-        try {
-          matched = seek(arena, options);
-        } catch (StatusRuntimeException error) {
-          return Bot.fail(
-              "cannot seek a game in pool " + options.pool + " at the arena " + options.address,
-              error);
-        }
-        ManagedChannel server =
-            servers.computeIfAbsent(matched.getServerAddress(), Arena::channel);
-        String gameId = matched.getGameId();
-        int seat = matched.getSeat();
-        Bot.Played played;
-        long[] delay = {200};
-        long started = System.currentTimeMillis();
-        while (true) { // a dropped Play stream is opened again (the server sends the turn again)
-          BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
-          events.watch(gameId, inbox);
-          played = Bot.playSeat(server, gameId, seat, matched.getSeatToken(), inbox);
-          if (played.ended != null
-              || played.left
-              || Status.fromThrowable(played.error).getCode() != Status.Code.UNAVAILABLE
-              || System.currentTimeMillis() - started + delay[0] > options.retryFor * 1000L) {
-            break;
-          }
-          backoff(delay);
-        }
-        if (events.forget(gameId)) {
-          continue; // the arena abandoned the game (its event was printed): seek again
-        }
-        if (played.ended == null) {
-          System.out.println(
-              "pool " + options.pool + ": " + gameId + " given up: " + Bot.explain(played.error)
-                  + ". Seeking again.");
-          continue;
-        }
-        GameEnded ended = played.ended;
-        String state =
-            ended.getStatus().name().replace("GAME_STATUS_", "").toLowerCase(Locale.ROOT);
-        if (ended.getStatus() != GameStatus.GAME_STATUS_FINISHED) {
-          System.out.println(
-              "pool " + options.pool + ": " + gameId + " " + state
-                  + " on the game server, not rated. Seeking again.");
-          continue;
-        }
-        finished.add(gameId);
-        List<String> others = new ArrayList<>();
-        for (int i = 0; i < matched.getSeatNamesCount(); i++) {
-          if (i != seat) {
-            others.add(matched.getSeatNames(i));
-          }
-        }
-        boolean won = ended.getResult().getWinnersList().contains(seat);
-        System.out.println(
-            "pool " + options.pool + " game " + finished.size() + total + ": " + gameId + " seat "
-                + seat + " vs " + String.join(", ", others) + ": " + state + (won ? ", won" : ""));
+      List<String> finished = Collections.synchronizedList(new ArrayList<>());
+      ExecutorCompletionService<Integer> done = new ExecutorCompletionService<>(pools);
+      for (String pool : options.pools) {
+        done.submit(() -> playPool(arena, options, pool, events, servers, finished));
       }
-      events.waitRuled(finished, 10_000); // hear the last rating changes
+      for (int i = 0; i < options.pools.size(); i++) {
+        int code;
+        try {
+          code = done.take().get();
+        } catch (ExecutionException error) {
+          return Bot.fail("a pool's games failed", error.getCause());
+        }
+        if (code != 0) {
+          return code;
+        }
+      }
+      events.waitRuled(new ArrayList<>(finished), 10_000); // hear the last rating changes
       return 0;
     } finally {
+      pools.shutdownNow();
       events.stop();
-      for (ManagedChannel server : servers.values()) {
-        server.shutdownNow();
+      synchronized (servers) {
+        for (ManagedChannel server : servers.values()) {
+          server.shutdownNow();
+        }
       }
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
+  }
+
+  /** One pool's rated games, until options.games of them finished (0: on); adds them to finished. */
+  static int playPool(
+      ArenaServiceGrpc.ArenaServiceBlockingStub arena,
+      Options options,
+      String pool,
+      Events events,
+      Map<String, ManagedChannel> servers,
+      List<String> finished)
+      throws InterruptedException {
+    int count = 0;
+    String total = options.games > 0 ? "/" + options.games : "";
+    while (options.games == 0 || count < options.games) {
+      SeekMatched matched;
+      try {
+        matched = seek(arena, options, pool);
+      } catch (StatusRuntimeException error) {
+        return Bot.fail(
+            "cannot seek a game in pool " + pool + " at the arena " + options.address, error);
+      }
+      ManagedChannel server = servers.computeIfAbsent(matched.getServerAddress(), Arena::channel);
+      String gameId = matched.getGameId();
+      int seat = matched.getSeat();
+      Bot.Played played;
+      long[] delay = {200};
+      long started = System.currentTimeMillis();
+      while (true) { // a dropped Play stream is opened again (the server sends the turn again)
+        BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+        events.watch(gameId, inbox);
+        played = Bot.playSeat(server, gameId, seat, matched.getSeatToken(), inbox);
+        if (played.ended != null
+            || played.left
+            || Status.fromThrowable(played.error).getCode() != Status.Code.UNAVAILABLE
+            || System.currentTimeMillis() - started + delay[0] > options.retryFor * 1000L) {
+          break;
+        }
+        backoff(delay);
+      }
+      if (events.forget(gameId)) {
+        continue; // the arena abandoned the game (its event was printed): seek again
+      }
+      if (played.ended == null) {
+        System.out.println(
+            "pool " + pool + ": " + gameId + " given up: " + Bot.explain(played.error)
+                + ". Seeking again.");
+        continue;
+      }
+      GameEnded ended = played.ended;
+      String state = ended.getStatus().name().replace("GAME_STATUS_", "").toLowerCase(Locale.ROOT);
+      if (ended.getStatus() != GameStatus.GAME_STATUS_FINISHED) {
+        System.out.println(
+            "pool " + pool + ": " + gameId + " " + state
+                + " on the game server, not rated. Seeking again.");
+        continue;
+      }
+      finished.add(gameId);
+      count++;
+      List<String> others = new ArrayList<>();
+      for (int i = 0; i < matched.getSeatNamesCount(); i++) {
+        if (i != seat) {
+          others.add(matched.getSeatNames(i));
+        }
+      }
+      boolean won = ended.getResult().getWinnersList().contains(seat);
+      System.out.println(
+          "pool " + pool + " game " + count + total + ": " + gameId + " seat " + seat + " vs "
+              + String.join(", ", others) + ": " + state + (won ? ", won" : ""));
+    }
+    return 0;
   }
 }

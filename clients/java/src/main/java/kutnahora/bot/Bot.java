@@ -5,7 +5,7 @@
 // KUTNAHORA_SEAT, KUTNAHORA_TOKEN), or from flags: --create makes a game and joins it, --game ID joins a
 // free seat of a waiting game; --server HOST:PORT (or unix:/path) says where. In an arena (Arena.java)
 // --arena ADDRESS --register NAME --key-file FILE registers the bot, and --arena ADDRESS --key-file FILE
-// --pool P --games N plays rated games.
+// --pool P --games N plays rated games (P: pools such as 2 or 2,4, played at once).
 package kutnahora.bot;
 
 import com.google.protobuf.Any;
@@ -60,16 +60,18 @@ public final class Bot {
           "\n",
           "usage: kutnahora-java-bot [--server ADDRESS] (--create [--players N] | --game ID)",
           "       kutnahora-java-bot --arena ADDRESS --register NAME --key-file FILE",
-          "       kutnahora-java-bot --arena ADDRESS [--key-file FILE] [--pool POOL] [--games N]"
+          "       kutnahora-java-bot --arena ADDRESS [--key-file FILE] [--pool POOLS] [--games N]"
               + " [--retry-for SECONDS]",
           "  --server     the game server (default $KUTNAHORA_SERVER, else localhost:50051)",
           "  --create     create a game of --players players (default 2) and join its seat 0",
           "  --game       join a free seat of this waiting game",
           "  --arena      an arena's address: play rated games there (or register with --register)",
-          "  --register   register NAME with the arena, write its API key to --key-file, and exit",
+          "  --register   register NAME with the arena, write its API key to --key-file (a new file:",
+          "               one that exists is never overwritten), and exit",
           "  --key-file   the file holding the bot's arena API key (default $KUTNAHORA_ARENA_KEY)",
-          "  --pool       the arena pool to seek games in (default 2)",
-          "  --games      rated games to play in the arena (default 1; 0 plays until stopped)",
+          "  --pool       the arena pools to seek games in, comma-separated, such as 2 or 2,4 (played",
+          "               at once; default 2)",
+          "  --games      rated games to play in each pool (default 1; 0 plays until stopped)",
           "  --retry-for  seconds to retry an arena or game server out of reach (default 30)");
 
   private Bot() {}
@@ -191,7 +193,7 @@ public final class Bot {
             arena.keyFile = args[++i];
             break;
           case "--pool":
-            arena.pool = args[++i];
+            arena.pools = Arena.parsePools(args[++i]);
             break;
           case "--games":
             arena.games = Integer.parseInt(args[++i]);
@@ -208,6 +210,9 @@ public final class Bot {
     }
     if (arena.games < 0 || arena.retryFor < 0) {
       return usage("--games and --retry-for take 0 or more");
+    }
+    if (arena.pools.isEmpty()) {
+      return usage("--pool needs at least one pool, such as 2 or 2,4");
     }
     if (!arena.register.isEmpty() && arena.address.isEmpty()) {
       return usage("--register needs --arena, the arena's address");
