@@ -173,6 +173,42 @@ class Limits:
     rate_burst: int = setting(
         4000, "--burst", "BURST", "burst a connection may send above --rate", parse=int, metavar="N"
     )
+    seat_rate: float = setting(
+        50.0,
+        "--seat-rate",
+        "SEAT_RATE",
+        "unary calls per second one seat may make on average: GetObservation and WatchGame naming it, "
+        "GetGame with its token, SubmitDecision, ResignSeat; an accepted decision is not counted "
+        "(0: no limit)",
+        doc="counted for every caller, loopback too; see docs/operations.md#seats",
+        parse=float,
+        metavar="PER_SECOND",
+    )
+    seat_burst: int = setting(
+        100,
+        "--seat-burst",
+        "SEAT_BURST",
+        "calls one seat may make at once above --seat-rate",
+        parse=int,
+        metavar="N",
+    )
+    seat_stream_rate: float = setting(
+        1.0,
+        "--seat-stream-rate",
+        "SEAT_STREAM_RATE",
+        "Play streams per second one seat may open on average; each new one takes the seat over from the one "
+        "before (0: no limit)",
+        parse=float,
+        metavar="PER_SECOND",
+    )
+    seat_stream_burst: int = setting(
+        10,
+        "--seat-stream-burst",
+        "SEAT_STREAM_BURST",
+        "Play streams one seat may open at once above --seat-stream-rate",
+        parse=int,
+        metavar="N",
+    )
     overload_lag_ms: float = setting(
         250.0,
         "--overload-lag-ms",

@@ -53,6 +53,7 @@ from kutnahora.server.overload import Overload
 from kutnahora.server.presenter import GameFeed
 from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.requests import Sealer
+from kutnahora.server.seats import Holder, SeatLimits, replaced_refusal
 from kutnahora.server.store import StoreError
 from kutnahora.v1 import (
     admin_service_pb2,
@@ -96,6 +97,10 @@ class KutnaHoraService:
         self.metrics = metrics
         self.log = log
         self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
+        limits = config.limits
+        self.seats = SeatLimits(
+            limits.seat_rate, limits.seat_burst, limits.seat_stream_rate, limits.seat_stream_burst
+        )
         self.overload = Overload(config.limits.overload_lag_ms / 1000, config.limits.overload_seconds)
         self.refusal_lines = LineBudget()
         self.components = presenter.components_response(hub.services.components, engine.RULES_VERSION)
@@ -417,6 +422,9 @@ class KutnaHoraService:
     ) -> game_service_pb2.GetGameResponse:
         """One game's summary."""
         game = await self._game(request.game_id)
+        seat = auth.matching_seat(_token(context), [s.token_hash for s in game.seats])
+        if seat is not None:
+            self._seat_call(game, seat, "GetGame")
         return game_service_pb2.GetGameResponse(game=presenter.summary(game))
 
     async def GetComponents(
@@ -431,6 +439,7 @@ class KutnaHoraService:
         """Resign a seat."""
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
+        self._seat_call(game, request.seat, "ResignSeat")
 
         async def resign(sealer: Sealer | None) -> game_service_pb2.ResignSeatResponse:
             await game.resign(request.seat, sealer)
@@ -454,12 +463,26 @@ class KutnaHoraService:
 
     # --- PlayService ---------------------------------------------------------------------------------
 
+    def _seat_call(self, game: LiveGame, seat: int, rpc: str) -> None:
+        """Count one call for a seat against its rate (:mod:`kutnahora.server.seats`)."""
+        try:
+            self.seats.check_call(game.game_id, seat, rpc)
+        except ServiceError:
+            self.metrics.refused.labels(limit="seat_rate").inc()
+            raise
+
     async def _viewer(
-        self, game: LiveGame, has_seat: bool, seat: int, context: grpc.aio.ServicerContext[Any, Any]
+        self,
+        game: LiveGame,
+        has_seat: bool,
+        seat: int,
+        context: grpc.aio.ServicerContext[Any, Any],
+        rpc: str,
     ) -> int | None:
         if not has_seat:
             return None
         await game.authorize_current(seat, _token(context))
+        self._seat_call(game, seat, rpc)
         return seat
 
     async def GetObservation(
@@ -467,7 +490,7 @@ class KutnaHoraService:
     ) -> bytes:
         """The current observation for a seat or a spectator."""
         game = await self._game(request.game_id)
-        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
+        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context, "GetObservation")
         return presenter.feed(game).get_observation_response(viewer)
 
     async def SubmitDecision(
@@ -482,7 +505,9 @@ class KutnaHoraService:
         answer = _answer(request.answer)
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
+        self._seat_call(game, request.seat, "SubmitDecision")
         record = await game.submit(request.seat, request.version, answer)
+        self.seats.accepted(game.game_id, request.seat)
         response = await presenter.feed(game).response(record)
         self.metrics.latency_by_path["unary"].observe(time.perf_counter() - started)
         return response
@@ -494,7 +519,7 @@ class KutnaHoraService:
         if request.from_version < 0:
             raise invalid(f"from_version must not be negative, got {request.from_version}")
         game = await self._game(request.game_id)
-        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
+        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context, "WatchGame")
         if self.watchers >= self.config.limits.max_watchers:
             self.metrics.refused.labels(limit="max_watchers").inc()
             raise exhausted(
@@ -573,19 +598,28 @@ class KutnaHoraService:
         structlog.contextvars.bind_contextvars(game_id=clip(start.game_id), seat=start.seat)
         game = await self._game(start.game_id)
         await game.authorize_current(start.seat, _token(context))
-        if self.players >= self.config.limits.max_players:
+        # A stream that takes its seat over from another takes no new place: the older one ends.
+        held = self.seats.holds_stream(game.game_id, start.seat)
+        if self.players >= self.config.limits.max_players and not held:
             self.metrics.refused.labels(limit="max_players").inc()
             raise exhausted(
                 f"the server already serves {self.config.limits.max_players} play streams, its limit",
                 "max_players",
             )
         stream = _PlayStream(self, game, start.seat, start.acknowledge, context)
+        try:
+            self.seats.open_stream(game.game_id, start.seat, stream)
+        except ServiceError:
+            game.unsubscribe(stream.wake)
+            self.metrics.refused.labels(limit="seat_streams").inc()
+            raise
         self.players += 1
         self.metrics.play_streams.inc()
         self._streams.add(stream.wake)
         try:
             await stream.run()
         finally:
+            self.seats.close_stream(game.game_id, start.seat, stream)
             self._streams.discard(stream.wake)
             self.players -= 1
             self.metrics.play_streams.dec()
@@ -652,8 +686,11 @@ def _answer(answer: game_pb2.Answer) -> Answer:
         raise invalid(str(error)) from None
 
 
-class _PlayStream:
-    """One Play stream: a reader task submits the seat's decisions; the writer sends turns and replies."""
+class _PlayStream(Holder):
+    """One Play stream: a reader task submits the seat's decisions; the writer sends turns and replies.
+
+    A newer stream of the same seat takes it over (:meth:`take_over`): the writer is stopped wherever it
+    is, even in a write the client does not read, and the call ends ABORTED (``STREAM_REPLACED``)."""
 
     def __init__(
         self,
@@ -674,11 +711,30 @@ class _PlayStream:
         self.outbox: deque[bytes] = deque()
         self.reading = True
         self.writing = True
+        self.taken_over = False
+        self._writer: asyncio.Task[None] | None = None
+
+    def take_over(self) -> None:
+        """A newer stream of this seat plays it now: end this one at once."""
+        self.taken_over = True
+        self.service.metrics.streams_taken_over.inc()
+        if self._writer is not None:
+            self._writer.cancel()
+        self.wake.set()
 
     async def run(self) -> None:
-        reader = asyncio.get_running_loop().create_task(self._read())
+        loop = asyncio.get_running_loop()
+        reader = loop.create_task(self._read())
+        self._writer = loop.create_task(self._write())
         try:
-            await self._write()
+            try:
+                await self._writer
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not self.taken_over or (current is not None and current.cancelling()):
+                    raise
+            if self.taken_over:
+                raise replaced_refusal(self.game.game_id, self.seat)
         finally:
             self.game.unsubscribe(self.wake)
             self.writing = False
