@@ -219,12 +219,32 @@ class Limits:
         parse=float,
         metavar="MS",
     )
+    overload_cpu: float = setting(
+        0.9,
+        "--overload-cpu",
+        "OVERLOAD_CPU",
+        "share of one core the server's process may use, as a median over --overload-for seconds, past "
+        "which new games and joins are refused OVERLOADED (0: never refused)",
+        doc="a flood of cheap calls slows games without raising the loop's lag; see "
+        "docs/operations.md#overload",
+        parse=float,
+        metavar="SHARE",
+    )
+    overload_decision_ms: float = setting(
+        250.0,
+        "--overload-decision-ms",
+        "OVERLOAD_DECISION_MS",
+        "median milliseconds decisions wait from their arrival to their answer over --overload-for "
+        "seconds, past which new games and joins are refused OVERLOADED (0: never refused)",
+        parse=float,
+        metavar="MS",
+    )
     overload_seconds: float = setting(
         10.0,
         "--overload-for",
         "OVERLOAD_FOR",
-        "seconds of event-loop lag samples --overload-lag-ms looks at (and the RetryInfo delay of its "
-        "refusals)",
+        "seconds of samples --overload-lag-ms, --overload-cpu and --overload-decision-ms look at (and the "
+        "RetryInfo delay of their refusals)",
         parse=float,
         metavar="SECONDS",
     )

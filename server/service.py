@@ -101,7 +101,12 @@ class KutnaHoraService:
         self.seats = SeatLimits(
             limits.seat_rate, limits.seat_burst, limits.seat_stream_rate, limits.seat_stream_burst
         )
-        self.overload = Overload(config.limits.overload_lag_ms / 1000, config.limits.overload_seconds)
+        self.overload = Overload(
+            limits.overload_lag_ms / 1000,
+            limits.overload_seconds,
+            cpu=limits.overload_cpu,
+            decision=limits.overload_decision_ms / 1000,
+        )
         self.refusal_lines = LineBudget()
         self.components = presenter.components_response(hub.services.components, engine.RULES_VERSION)
         self.watchers = 0
@@ -251,16 +256,14 @@ class KutnaHoraService:
         )
 
     def check_overload(self, rpc: str) -> None:
-        """RESOURCE_EXHAUSTED (OVERLOADED) while the event loop is overloaded (:mod:`.overload`): new
-        games and joins wait, the games under way go on."""
+        """RESOURCE_EXHAUSTED (OVERLOADED) while the server is overloaded (:mod:`.overload`): new games
+        and joins wait, the games under way go on."""
         if not self.overload.overloaded():
             return
         self.metrics.refused.labels(limit="overloaded").inc()
         raise exhausted(
-            f"{rpc} refused: the server is overloaded (its event loop's median lag over the last "
-            f"{self.overload.window:g} s is {self.overload.lag() * 1000:.0f} ms, past its "
-            f"{self.overload.threshold * 1000:g} ms); the games under way go on; try again later or on "
-            "another server",
+            f"{rpc} refused: the server is overloaded ({self.overload.why()}); the games under way go on; "
+            "try again later or on another server",
             "overloaded",
             retry_after=self.overload.window,
         )
@@ -463,6 +466,15 @@ class KutnaHoraService:
 
     # --- PlayService ---------------------------------------------------------------------------------
 
+    def sample(self, at: float, lag: float) -> None:
+        """One sample of the process signals (ten a second): the loop's lag, and the process's CPU."""
+        self.overload.observe(at, lag)
+        self.overload.observe_cpu(at, time.process_time())
+
+    def decided(self, seconds: float) -> None:
+        """A decision was answered ``seconds`` after it arrived."""
+        self.overload.observe_decision(time.monotonic(), seconds)
+
     def _seat_call(self, game: LiveGame, seat: int, rpc: str) -> None:
         """Count one call for a seat against its rate (:mod:`kutnahora.server.seats`)."""
         try:
@@ -509,7 +521,9 @@ class KutnaHoraService:
         record = await game.submit(request.seat, request.version, answer)
         self.seats.accepted(game.game_id, request.seat)
         response = await presenter.feed(game).response(record)
-        self.metrics.latency_by_path["unary"].observe(time.perf_counter() - started)
+        waited = time.perf_counter() - started
+        self.metrics.latency_by_path["unary"].observe(waited)
+        self.decided(waited)
         return response
 
     async def WatchGame(
@@ -806,7 +820,9 @@ class _PlayStream(Holder):
                     self.outbox.append(presenter.rejected_message(error, game.version))
                     self.wake.set()
                     continue
-                service.metrics.latency_by_path["stream"].observe(time.perf_counter() - started)
+                waited = time.perf_counter() - started
+                service.metrics.latency_by_path["stream"].observe(waited)
+                service.decided(waited)
                 if self.acknowledge:
                     self.outbox.append(presenter.accepted_message(record))
                     self.wake.set()

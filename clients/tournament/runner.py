@@ -663,6 +663,9 @@ class LocalServer:
             "off",
             "--log-level",
             "warning",
+            # It serves this tournament only: refusing its new games when its CPU is busy protects no one.
+            "--overload-cpu",
+            "0",
             *self.extra_args,
         ]
         try:
