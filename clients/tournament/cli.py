@@ -433,12 +433,15 @@ class Tournament:
     async def prepare_submissions(self, work: Path) -> None:
         """Copy and build every submission once; each one that cannot play is said, naming it. The
         project's .proto files are copied beside them first, for the builds that generate code."""
+        logs = self.build_logs(work)
+        if self.sandbox is not None:  # a tmpfs of the run's own, so that the bots see no host path
+            work = self.sandbox.stage(work)
         self.protos = copy_protos(work / ".protos")  # no submission name starts with a dot
         if self.sandbox is not None:
             self.sandbox.protos = self.protos
         for entry in self.entries:
             self.progress_console.print(f"Preparing submission {entry.name}...")
-            spec = await hosting.prepare(entry, work, self.sandbox, self.build_logs(work), self.protos)
+            spec = await hosting.prepare(entry, work, self.sandbox, logs, self.protos)
             self.specs[entry.name] = spec
             if spec.broken is not None:
                 self.progress_console.print(f"[red]{spec.broken}[/red]; its seats will be lost.")
@@ -468,7 +471,8 @@ class Tournament:
                     self.progress_console.print(f"Started a local server at {self.server}.")
                 if self.entries:
                     await self.prepare_submissions(work)
-                return await self._run_games(todo, socket, work / "gateways")
+                staged = self.sandbox.staged if self.sandbox is not None else None
+                return await self._run_games(todo, socket, (staged or work) / ".gateways")
             finally:
                 if local is not None:
                     await local.stop()
