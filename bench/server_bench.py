@@ -93,14 +93,15 @@ class Started(NamedTuple):
 def server_command(
     db: str, max_games: int, synchronous: str = "NORMAL", metrics: bool = False, loop: str = "auto"
 ) -> list[str]:
-    """The command of a Kutná Hora server for a benchmark: any free port, no clock, no rate limit,
-    warnings only, the store ``db``, at most ``max_games`` games, a metrics endpoint on a free port
-    when ``metrics`` (else none), and the event loop ``loop``."""
+    """The command of a Kutná Hora server for a benchmark: any free port, no clock, no rate limit, no load
+    shedding on the CPU (a benchmark keeps the server at a full core on purpose), warnings only, the
+    store ``db``, at most ``max_games`` games, a metrics endpoint on a free port when ``metrics`` (else
+    none), and the event loop ``loop``."""
     return [
         sys.executable, "-m", "kutnahora.server.main", "--port", "0",
         "--metrics-port", "0" if metrics else "off", "--db", db, "--db-synchronous", synchronous,
         "--clock", "false", "--rate", "0", "--log-level", "warning", "--max-games", str(max_games),
-        "--event-loop", loop,
+        "--event-loop", loop, "--overload-cpu", "0",
     ]  # fmt: skip
 
 

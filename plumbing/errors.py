@@ -50,6 +50,8 @@ class Reason(StrEnum):
     CALLER_RATE = "caller_rate"
     CALLER_STREAMS = "caller_streams"
     OVERLOADED = "overloaded"
+    SEAT_RATE = "seat_rate"
+    STREAM_REPLACED = "stream_replaced"
 
 
 ECHO_LIMIT = 100

@@ -50,6 +50,8 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.CALLER_RATE: game_pb2.REJECT_REASON_RATE_LIMITED,
     Reason.CALLER_STREAMS: game_pb2.REJECT_REASON_QUOTA_EXCEEDED,
     Reason.OVERLOADED: game_pb2.REJECT_REASON_OVERLOADED,
+    Reason.SEAT_RATE: game_pb2.REJECT_REASON_RATE_LIMITED,
+    Reason.STREAM_REPLACED: game_pb2.REJECT_REASON_STREAM_REPLACED,
 }
 """Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
 

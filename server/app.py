@@ -97,7 +97,7 @@ class GameServer:
                 raise StartupError(
                     f"cannot serve metrics on {host}:{port}: {error.strerror or error}"
                 ) from None
-        self.metrics.signals.start(self.service.overload.observe)
+        self.metrics.signals.start(self.service.sample)
         await self.grpc_server.start()
         self.hub.start_recovery()
         for name in ("", *KutnaHoraService.service_names()):

@@ -173,6 +173,42 @@ class Limits:
     rate_burst: int = setting(
         4000, "--burst", "BURST", "burst a connection may send above --rate", parse=int, metavar="N"
     )
+    seat_rate: float = setting(
+        50.0,
+        "--seat-rate",
+        "SEAT_RATE",
+        "unary calls per second one seat may make on average: GetObservation and WatchGame naming it, "
+        "GetGame with its token, SubmitDecision, ResignSeat; an accepted decision is not counted "
+        "(0: no limit)",
+        doc="counted for every caller, loopback too; see docs/operations.md#seats",
+        parse=float,
+        metavar="PER_SECOND",
+    )
+    seat_burst: int = setting(
+        100,
+        "--seat-burst",
+        "SEAT_BURST",
+        "calls one seat may make at once above --seat-rate",
+        parse=int,
+        metavar="N",
+    )
+    seat_stream_rate: float = setting(
+        1.0,
+        "--seat-stream-rate",
+        "SEAT_STREAM_RATE",
+        "Play streams per second one seat may open on average; each new one takes the seat over from the one "
+        "before (0: no limit)",
+        parse=float,
+        metavar="PER_SECOND",
+    )
+    seat_stream_burst: int = setting(
+        10,
+        "--seat-stream-burst",
+        "SEAT_STREAM_BURST",
+        "Play streams one seat may open at once above --seat-stream-rate",
+        parse=int,
+        metavar="N",
+    )
     overload_lag_ms: float = setting(
         250.0,
         "--overload-lag-ms",
@@ -183,12 +219,32 @@ class Limits:
         parse=float,
         metavar="MS",
     )
+    overload_cpu: float = setting(
+        0.9,
+        "--overload-cpu",
+        "OVERLOAD_CPU",
+        "share of one core the server's process may use, as a median over --overload-for seconds, past "
+        "which new games and joins are refused OVERLOADED (0: never refused)",
+        doc="a flood of cheap calls slows games without raising the loop's lag; see "
+        "docs/operations.md#overload",
+        parse=float,
+        metavar="SHARE",
+    )
+    overload_decision_ms: float = setting(
+        250.0,
+        "--overload-decision-ms",
+        "OVERLOAD_DECISION_MS",
+        "median milliseconds decisions wait from their arrival to their answer over --overload-for "
+        "seconds, past which new games and joins are refused OVERLOADED (0: never refused)",
+        parse=float,
+        metavar="MS",
+    )
     overload_seconds: float = setting(
         10.0,
         "--overload-for",
         "OVERLOAD_FOR",
-        "seconds of event-loop lag samples --overload-lag-ms looks at (and the RetryInfo delay of its "
-        "refusals)",
+        "seconds of samples --overload-lag-ms, --overload-cpu and --overload-decision-ms look at (and the "
+        "RetryInfo delay of their refusals)",
         parse=float,
         metavar="SECONDS",
     )

@@ -37,6 +37,8 @@ LIMITS = (
     "overloaded",
     "probe_rate",
     "probe_streams",
+    "seat_rate",
+    "seat_streams",
 )
 REJECT_REASONS = (
     "stale_version",
@@ -105,6 +107,11 @@ class Metrics:
         )
         self.watch_streams = Gauge("kutnahora_watch_streams", "Open WatchGame streams.", registry=r)
         self.play_streams = Gauge("kutnahora_play_streams", "Open Play streams.", registry=r)
+        self.streams_taken_over = Counter(
+            "kutnahora_play_streams_taken_over_total",
+            "Play streams ended because a newer stream of the same seat took the seat over.",
+            registry=r,
+        )
         self.store_write = Histogram(
             "kutnahora_store_write_seconds",
             "Time from asking the store to append a decision until it is durable.",

@@ -1,14 +1,22 @@
-"""Refuse rather than degrade: whether the server is overloaded, from its event loop's lag.
+"""Refuse rather than degrade: whether the server is overloaded, from what slows the games under way.
 
-The lag samples of :class:`kutnahora.plumbing.signals.LoopLag` (ten a second) feed :meth:`Overload.observe`.
-The server is overloaded while the median of the samples of the last ``window`` seconds is past
-``threshold`` (and it has been sampling for that long): a loop that cannot keep up wakes every sleeper
-late, so most samples are, while one long stall (a collection, a slow callback) is one late sample among
-many and refuses nothing. It stops being overloaded once most samples of the window are back under the
-threshold. While overloaded, the servicer refuses what would add games (CreateGame, and JoinGame, which
-fills a waiting game and starts it) with RESOURCE_EXHAUSTED, reason OVERLOADED and a RetryInfo of the
-window; the calls of games under way (Play, SubmitDecision, GetObservation, WatchGame, ResignSeat) go on.
-A threshold of 0 turns it off.
+Three signals, each a median over the last ``window`` seconds (and only once it has been sampling for that
+long), and each with a threshold of its own (0 turns it off):
+
+- **the event loop's lag** (:class:`kutnahora.plumbing.signals.LoopLag`, ten samples a second): a loop
+  that cannot keep up wakes every sleeper late, so most samples are late, while one long stall (a
+  collection, a slow callback) is one late sample among many and refuses nothing;
+- **the process's CPU**, as a share of one core (sampled with the lag): the server's Python runs one
+  thing at a time, so a process near a whole core has nothing left for the games under way. A flood of
+  cheap calls (a bot reading its own game hundreds of times a second) slows every game several times over
+  while each wake-up stays quick, so the lag alone never sees it; the CPU does;
+- **the time decisions wait**, from a submission's arrival to its answer (each decision is a sample): the
+  store's writes and the game's lock, which neither of the others shows.
+
+The server is overloaded while any of them is past its threshold, and stops being so once all are back
+under. While overloaded, the servicer refuses what would add games (CreateGame, and JoinGame, which fills
+a waiting game and starts it) with RESOURCE_EXHAUSTED, reason OVERLOADED and a RetryInfo of the window;
+the calls of games under way (Play, SubmitDecision, GetObservation, WatchGame, ResignSeat) go on.
 """
 
 from __future__ import annotations
@@ -17,32 +25,79 @@ import statistics
 from collections import deque
 
 MAX_SAMPLES = 10_000
-"""Most samples kept, whatever the window and the sampling interval."""
+"""Most samples kept of each signal, whatever the window and the sampling interval."""
 
 
-class Overload:
-    """The overload state, from lag samples; time is the sampler's clock, never read here."""
+class _Signal:
+    """The samples of one signal in the window, and their median."""
 
     def __init__(self, threshold: float, window: float) -> None:
         self.threshold = threshold
         self.window = window
-        self._samples: deque[tuple[float, float]] = deque(maxlen=MAX_SAMPLES)
+        self.samples: deque[tuple[float, float]] = deque(maxlen=MAX_SAMPLES)
+        self.median = 0.0
+
+    def add(self, at: float, value: float) -> None:
+        samples = self.samples
+        samples.append((at, value))
+        while samples and samples[0][0] < at - self.window:
+            samples.popleft()
+        self.median = statistics.median(sample for _, sample in samples)
+
+    def past(self) -> bool:
+        return self.threshold > 0 and bool(self.samples) and self.median > self.threshold
+
+
+class Overload:
+    """The overload state, from samples; time is the samplers' clock, never read here.
+
+    ``threshold``: the loop's lag in seconds; ``cpu``: the process's share of one core; ``decision``: the
+    seconds a decision waits; each 0 for off."""
+
+    def __init__(self, threshold: float, window: float, cpu: float = 0.0, decision: float = 0.0) -> None:
+        self.threshold = threshold
+        self.window = window
+        self._lag = _Signal(threshold, window)
+        self._cpu = _Signal(cpu, window)
+        self._decision = _Signal(decision, window)
         self._first: float | None = None
-        self._median = 0.0
+        self._cpu_mark: tuple[float, float] | None = None
         self._overloaded = False
+
+    @property
+    def on(self) -> bool:
+        return self.threshold > 0 or self._cpu.threshold > 0 or self._decision.threshold > 0
+
+    def _update(self, at: float) -> None:
+        if self._first is None:
+            self._first = at
+        full = at - self._first >= self.window
+        self._overloaded = full and (self._lag.past() or self._cpu.past() or self._decision.past())
 
     def observe(self, at: float, lag: float) -> None:
         """One lag sample (seconds) taken at ``at`` (seconds on the sampler's clock)."""
-        if self.threshold <= 0:
+        if not self.on:
             return
-        if self._first is None:
-            self._first = at
-        samples = self._samples
-        samples.append((at, lag))
-        while samples and samples[0][0] < at - self.window:
-            samples.popleft()
-        self._median = statistics.median(sample for _, sample in samples)
-        self._overloaded = at - self._first >= self.window and self._median > self.threshold
+        if self.threshold > 0:
+            self._lag.add(at, lag)
+        self._update(at)
+
+    def observe_cpu(self, at: float, cpu_seconds: float) -> None:
+        """The process's CPU time (seconds, a running total) read at ``at``: the share of a core it used
+        since the last reading is a sample."""
+        if self._cpu.threshold <= 0:
+            return
+        mark, self._cpu_mark = self._cpu_mark, (at, cpu_seconds)
+        if mark is not None and at > mark[0]:
+            self._cpu.add(at, (cpu_seconds - mark[1]) / (at - mark[0]))
+            self._update(at)
+
+    def observe_decision(self, at: float, seconds: float) -> None:
+        """A decision answered at ``at`` after waiting ``seconds`` since it arrived."""
+        if self._decision.threshold <= 0:
+            return
+        self._decision.add(at, seconds)
+        self._update(at)
 
     def overloaded(self) -> bool:
         """Whether new games are refused now."""
@@ -50,4 +105,32 @@ class Overload:
 
     def lag(self) -> float:
         """The median lag of the last window, in seconds."""
-        return self._median
+        return self._lag.median
+
+    def cpu(self) -> float:
+        """The median share of a core the process used over the last window."""
+        return self._cpu.median
+
+    def decision_wait(self) -> float:
+        """The median seconds a decision waited over the last window."""
+        return self._decision.median
+
+    def why(self) -> str:
+        """What is past its threshold, in words."""
+        reasons = []
+        if self._lag.past():
+            reasons.append(
+                f"its event loop's median lag over the last {self.window:g} s is {self.lag() * 1000:.0f} ms, "
+                f"past its {self.threshold * 1000:g} ms"
+            )
+        if self._cpu.past():
+            reasons.append(
+                f"it used a median {self.cpu() * 100:.0f}% of a core over the last {self.window:g} s, past "
+                f"its {self._cpu.threshold * 100:g}%"
+            )
+        if self._decision.past():
+            reasons.append(
+                f"decisions waited a median {self.decision_wait() * 1000:.0f} ms for their answer over the "
+                f"last {self.window:g} s, past its {self._decision.threshold * 1000:g} ms"
+            )
+        return "; ".join(reasons) or "it was overloaded a moment ago"

@@ -55,6 +55,7 @@ from kutnahora.server.metrics import Metrics
 from kutnahora.server.overload import Overload
 from kutnahora.server.records import Answer, GameStatus
 from kutnahora.server.requests import Sealer
+from kutnahora.server.seats import Holder, SeatLimits, replaced_refusal
 from kutnahora.server.store import StoreError
 from kutnahora.v1 import (
     admin_service_pb2,
@@ -98,7 +99,16 @@ class KutnaHoraService:
         self.metrics = metrics
         self.log = log
         self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
-        self.overload = Overload(config.limits.overload_lag_ms / 1000, config.limits.overload_seconds)
+        limits = config.limits
+        self.seats = SeatLimits(
+            limits.seat_rate, limits.seat_burst, limits.seat_stream_rate, limits.seat_stream_burst
+        )
+        self.overload = Overload(
+            limits.overload_lag_ms / 1000,
+            limits.overload_seconds,
+            cpu=limits.overload_cpu,
+            decision=limits.overload_decision_ms / 1000,
+        )
         self.refusal_lines = LineBudget()
         self.components = messages.components_response(hub.services.components, engine.RULES_VERSION)
         self.watchers = 0
@@ -248,16 +258,14 @@ class KutnaHoraService:
         )
 
     def check_overload(self, rpc: str) -> None:
-        """RESOURCE_EXHAUSTED (OVERLOADED) while the event loop is overloaded (:mod:`.overload`): new
-        games and joins wait, the games under way go on."""
+        """RESOURCE_EXHAUSTED (OVERLOADED) while the server is overloaded (:mod:`.overload`): new games
+        and joins wait, the games under way go on."""
         if not self.overload.overloaded():
             return
         self.metrics.refused.labels(limit="overloaded").inc()
         raise exhausted(
-            f"{rpc} refused: the server is overloaded (its event loop's median lag over the last "
-            f"{self.overload.window:g} s is {self.overload.lag() * 1000:.0f} ms, past its "
-            f"{self.overload.threshold * 1000:g} ms); the games under way go on; try again later or on "
-            "another server",
+            f"{rpc} refused: the server is overloaded ({self.overload.why()}); the games under way go on; "
+            "try again later or on another server",
             "overloaded",
             retry_after=self.overload.window,
         )
@@ -419,6 +427,9 @@ class KutnaHoraService:
     ) -> game_service_pb2.GetGameResponse:
         """One game's summary."""
         game = await self._game(request.game_id)
+        seat = auth.matching_seat(_token(context), [s.token_hash for s in game.seats])
+        if seat is not None:
+            self._seat_call(game, seat, "GetGame")
         return game_service_pb2.GetGameResponse(game=messages.summary(game))
 
     async def GetComponents(
@@ -433,6 +444,7 @@ class KutnaHoraService:
         """Resign a seat."""
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
+        self._seat_call(game, request.seat, "ResignSeat")
 
         async def resign(sealer: Sealer | None) -> game_service_pb2.ResignSeatResponse:
             await game.resign(request.seat, sealer)
@@ -456,12 +468,35 @@ class KutnaHoraService:
 
     # --- PlayService ---------------------------------------------------------------------------------
 
+    def sample(self, at: float, lag: float) -> None:
+        """One sample of the process signals (ten a second): the loop's lag, and the process's CPU."""
+        self.overload.observe(at, lag)
+        self.overload.observe_cpu(at, time.process_time())
+
+    def decided(self, seconds: float) -> None:
+        """A decision was answered ``seconds`` after it arrived."""
+        self.overload.observe_decision(time.monotonic(), seconds)
+
+    def _seat_call(self, game: LiveGame, seat: int, rpc: str) -> None:
+        """Count one call for a seat against its rate (:mod:`kutnahora.server.seats`)."""
+        try:
+            self.seats.check_call(game.game_id, seat, rpc)
+        except ServiceError:
+            self.metrics.refused.labels(limit="seat_rate").inc()
+            raise
+
     async def _viewer(
-        self, game: LiveGame, has_seat: bool, seat: int, context: grpc.aio.ServicerContext[Any, Any]
+        self,
+        game: LiveGame,
+        has_seat: bool,
+        seat: int,
+        context: grpc.aio.ServicerContext[Any, Any],
+        rpc: str,
     ) -> int | None:
         if not has_seat:
             return None
         await game.authorize_current(seat, _token(context))
+        self._seat_call(game, seat, rpc)
         return seat
 
     async def GetObservation(
@@ -469,7 +504,7 @@ class KutnaHoraService:
     ) -> bytes:
         """The current observation for a seat or a spectator."""
         game = await self._game(request.game_id)
-        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
+        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context, "GetObservation")
         return feed_of(game).get_observation_response(viewer)
 
     async def SubmitDecision(
@@ -484,9 +519,13 @@ class KutnaHoraService:
         answer = _answer(request.answer)
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
+        self._seat_call(game, request.seat, "SubmitDecision")
         record = await game.submit(request.seat, request.version, answer)
+        self.seats.accepted(game.game_id, request.seat)
         response = await feed_of(game).response(record)
-        self.metrics.latency_by_path["unary"].observe(time.perf_counter() - started)
+        waited = time.perf_counter() - started
+        self.metrics.latency_by_path["unary"].observe(waited)
+        self.decided(waited)
         return response
 
     async def WatchGame(
@@ -496,7 +535,7 @@ class KutnaHoraService:
         if request.from_version < 0:
             raise invalid(f"from_version must not be negative, got {request.from_version}")
         game = await self._game(request.game_id)
-        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
+        viewer = await self._viewer(game, request.HasField("seat"), request.seat, context, "WatchGame")
         if self.watchers >= self.config.limits.max_watchers:
             self.metrics.refused.labels(limit="max_watchers").inc()
             raise exhausted(
@@ -575,19 +614,28 @@ class KutnaHoraService:
         structlog.contextvars.bind_contextvars(game_id=clip(start.game_id), seat=start.seat)
         game = await self._game(start.game_id)
         await game.authorize_current(start.seat, _token(context))
-        if self.players >= self.config.limits.max_players:
+        # A stream that takes its seat over from another takes no new place: the older one ends.
+        held = self.seats.holds_stream(game.game_id, start.seat)
+        if self.players >= self.config.limits.max_players and not held:
             self.metrics.refused.labels(limit="max_players").inc()
             raise exhausted(
                 f"the server already serves {self.config.limits.max_players} play streams, its limit",
                 "max_players",
             )
         stream = _PlayStream(self, game, start.seat, start.acknowledge, context)
+        try:
+            self.seats.open_stream(game.game_id, start.seat, stream)
+        except ServiceError:
+            game.unsubscribe(stream.wake)
+            self.metrics.refused.labels(limit="seat_streams").inc()
+            raise
         self.players += 1
         self.metrics.play_streams.inc()
         self._streams.add(stream.wake)
         try:
             await stream.run()
         finally:
+            self.seats.close_stream(game.game_id, start.seat, stream)
             self._streams.discard(stream.wake)
             self.players -= 1
             self.metrics.play_streams.dec()
@@ -654,8 +702,11 @@ def _answer(answer: game_pb2.Answer) -> Answer:
         raise invalid(str(error)) from None
 
 
-class _PlayStream:
-    """One Play stream: a reader task submits the seat's decisions; the writer sends turns and replies."""
+class _PlayStream(Holder):
+    """One Play stream: a reader task submits the seat's decisions; the writer sends turns and replies.
+
+    A newer stream of the same seat takes it over (:meth:`take_over`): the writer is stopped wherever it
+    is, even in a write the client does not read, and the call ends ABORTED (``STREAM_REPLACED``)."""
 
     def __init__(
         self,
@@ -676,11 +727,30 @@ class _PlayStream:
         self.outbox: deque[bytes] = deque()
         self.reading = True
         self.writing = True
+        self.taken_over = False
+        self._writer: asyncio.Task[None] | None = None
+
+    def take_over(self) -> None:
+        """A newer stream of this seat plays it now: end this one at once."""
+        self.taken_over = True
+        self.service.metrics.streams_taken_over.inc()
+        if self._writer is not None:
+            self._writer.cancel()
+        self.wake.set()
 
     async def run(self) -> None:
-        reader = asyncio.get_running_loop().create_task(self._read())
+        loop = asyncio.get_running_loop()
+        reader = loop.create_task(self._read())
+        self._writer = loop.create_task(self._write())
         try:
-            await self._write()
+            try:
+                await self._writer
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not self.taken_over or (current is not None and current.cancelling()):
+                    raise
+            if self.taken_over:
+                raise replaced_refusal(self.game.game_id, self.seat)
         finally:
             self.game.unsubscribe(self.wake)
             self.writing = False
@@ -752,7 +822,9 @@ class _PlayStream:
                     self.outbox.append(messages.rejected_message(error, game.version))
                     self.wake.set()
                     continue
-                service.metrics.latency_by_path["stream"].observe(time.perf_counter() - started)
+                waited = time.perf_counter() - started
+                service.metrics.latency_by_path["stream"].observe(waited)
+                service.decided(waited)
                 if self.acknowledge:
                     self.outbox.append(messages.accepted_message(record))
                     self.wake.set()

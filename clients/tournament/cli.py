@@ -31,6 +31,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ from kutnahora.clients.bots import BOTS
 from kutnahora.clients.sdk import ConnectError
 from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
 from kutnahora.clients.tournament import hosting, merge, results, stats
+from kutnahora.clients.tournament.gateway_limits import GatewayLimits
 from kutnahora.clients.tournament.merge import parse_shard
 from kutnahora.clients.tournament.results import GameRecord, ResultsError
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
@@ -184,6 +186,53 @@ def build_parser() -> argparse.ArgumentParser:
         default=default.build_seconds,
         help="CPU seconds for a build (default %(default)s)",
     )
+    gateway = GatewayLimits()
+    hosted.add_argument(
+        "--gateway-connections",
+        type=int,
+        default=gateway.connections,
+        help="connections one seat's bot may hold to its seat gateway (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--gateway-calls",
+        type=int,
+        default=gateway.calls,
+        help="calls one bot may have in flight through its gateways, all its seats together "
+        "(default %(default)s)",
+    )
+    hosted.add_argument(
+        "--gateway-bytes",
+        type=int,
+        default=gateway.bytes_in_flight >> 20,
+        help="MiB of requests and answers the gateways may hold for one bot at once (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--gateway-message",
+        type=int,
+        default=gateway.message_bytes >> 10,
+        help="largest message in KiB a bot may send, never more than the server accepts "
+        "(default %(default)s)",
+    )
+    hosted.add_argument(
+        "--gateway-rate",
+        type=float,
+        default=gateway.rate,
+        help="calls and Play messages per second one bot may make; an accepted decision and a turn are "
+        "not counted (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--gateway-burst",
+        type=int,
+        default=gateway.burst,
+        help="calls one bot may make at once above --gateway-rate (default %(default)s)",
+    )
+    hosted.add_argument(
+        "--gateway-cpu",
+        type=float,
+        default=gateway.cpu_share,
+        help="share of one core of the runner one bot's calls may use; past it they wait "
+        "(default %(default)s)",
+    )
     hosted.add_argument(
         "--sandbox-runtime",
         type=Path,
@@ -281,6 +330,7 @@ class Tournament:
                 self.schedule = [g for g in self.schedule if g.index % count == part]
         except ValueError as error:
             raise UsageError(str(error)) from None
+        self.runner: Runner | None = None
         self.sandbox: Sandbox | None = None
         if self.entries and args.sandbox == "bwrap":
             self.sandbox = Sandbox(
@@ -383,12 +433,15 @@ class Tournament:
     async def prepare_submissions(self, work: Path) -> None:
         """Copy and build every submission once; each one that cannot play is said, naming it. The
         project's .proto files are copied beside them first, for the builds that generate code."""
+        logs = self.build_logs(work)
+        if self.sandbox is not None:  # a tmpfs of the run's own, so that the bots see no host path
+            work = self.sandbox.stage(work)
         self.protos = copy_protos(work / ".protos")  # no submission name starts with a dot
         if self.sandbox is not None:
             self.sandbox.protos = self.protos
         for entry in self.entries:
             self.progress_console.print(f"Preparing submission {entry.name}...")
-            spec = await hosting.prepare(entry, work, self.sandbox, self.build_logs(work), self.protos)
+            spec = await hosting.prepare(entry, work, self.sandbox, logs, self.protos)
             self.specs[entry.name] = spec
             if spec.broken is not None:
                 self.progress_console.print(f"[red]{spec.broken}[/red]; its seats will be lost.")
@@ -405,6 +458,8 @@ class Tournament:
             socket = self.args.server_socket
             if self.sandbox is not None:
                 self.progress_console.print(f"Sandbox: bubblewrap; {self.sandbox.describe()}.")
+            if self.entries:
+                self.progress_console.print(f"Seat gateways: {self._runner_config().gateway.describe()}.")
             try:
                 if not self.args.server:
                     extra = ["--components", self.args.components] if self.args.components else []
@@ -416,7 +471,8 @@ class Tournament:
                     self.progress_console.print(f"Started a local server at {self.server}.")
                 if self.entries:
                     await self.prepare_submissions(work)
-                return await self._run_games(todo, socket, work / "gateways")
+                staged = self.sandbox.staged if self.sandbox is not None else None
+                return await self._run_games(todo, socket, (staged or work) / ".gateways")
             finally:
                 if local is not None:
                     await local.stop()
@@ -429,6 +485,7 @@ class Tournament:
         config.gateways = gateways
         config.protos = self.protos
         runner = Runner(config, self.server)
+        self.runner = runner
         await runner.check_server()
         started = time.monotonic()
         if todo:
@@ -455,6 +512,16 @@ class Tournament:
             ca_cert=args.ca_cert,
             quota_token=args.server_token or None,
             bot_logs=logs,
+            gateway=replace(
+                GatewayLimits(),
+                connections=args.gateway_connections,
+                calls=args.gateway_calls,
+                bytes_in_flight=args.gateway_bytes << 20,
+                message_bytes=args.gateway_message << 10,
+                rate=args.gateway_rate,
+                burst=args.gateway_burst,
+                cpu_share=args.gateway_cpu,
+            ),
         )
 
     async def _play(self, runner: Runner, todo: list[ScheduledGame]) -> None:
@@ -494,6 +561,7 @@ class Tournament:
             self.server,
             self.records.values(),
             [s.to_json() for s in table],
+            self.runner.hosting() if self.runner is not None else None,
         )
 
     def _report(self, elapsed: float, played: int) -> int:

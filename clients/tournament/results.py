@@ -137,8 +137,10 @@ def save(
     server: str,
     records: Iterable[GameRecord],
     standings: list[dict[str, Any]],
+    hosting: dict[str, Any] | None = None,
 ) -> None:
-    """Write the results file atomically (:func:`kutnahora.clients.files.write_json`)."""
+    """Write the results file atomically (:func:`kutnahora.clients.files.write_json`); ``hosting``: what
+    each hosted submission cost the runner (:class:`kutnahora.clients.tournament.gateway_limits.Usage`)."""
     data = {
         "format": FORMAT,
         "config": config,
@@ -146,6 +148,8 @@ def save(
         "games": [r.to_json() for r in sorted(records, key=lambda r: r.index)],
         "standings": standings,
     }
+    if hosting:
+        data["hosting"] = hosting
     write_json(path, data)
 
 

