@@ -224,6 +224,33 @@ class Quotas:
         parse=int,
         metavar="N",
     )
+    caller_reads: float = setting(
+        100.0,
+        "--caller-reads",
+        "CALLER_READS",
+        "reads (GetGame, GetObservation, ListGames, GetComponents, GetReplay, GetServerInfo) per second one "
+        "caller may make on average (0: no limit)",
+        doc="an exempt address's calls that prove a seat or a game token count as that seat's or game's",
+        parse=float,
+        metavar="PER_SECOND",
+    )
+    caller_read_burst: int = setting(
+        200,
+        "--caller-read-burst",
+        "CALLER_READ_BURST",
+        "reads one caller may make at once above --caller-reads",
+        parse=int,
+        metavar="N",
+    )
+    caller_streams: int = setting(
+        64,
+        "--caller-streams",
+        "CALLER_STREAMS",
+        "most Play and WatchGame streams one caller may hold open at once, per replica (0: no limit)",
+        doc="an exempt address's streams that prove a seat or a game token count as that seat's or game's",
+        parse=int,
+        metavar="N",
+    )
     exempt: tuple[str, ...] = setting(
         callers.DEFAULT_EXEMPT,
         "--quota-exempt",

@@ -78,6 +78,9 @@ class GameHub:
             (config.admin_token, quotas.token),
             metrics.refused,
             trusted_proxies=quotas.trusted_proxies,
+            reads=quotas.caller_reads,
+            read_burst=quotas.caller_read_burst,
+            streams=quotas.caller_streams,
         )
         self.games: dict[str, LiveGame] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()

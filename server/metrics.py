@@ -34,6 +34,8 @@ LIMITS = (
     "max_players",
     "caller_games",
     "caller_rate",
+    "caller_reads",
+    "caller_streams",
     "overloaded",
     "probe_rate",
     "probe_streams",

@@ -245,6 +245,37 @@ class KutnaHoraService:
             context.peer(), _token(context), forwarded_values(context.invocation_metadata())
         )
 
+    async def _read_game(
+        self, context: grpc.aio.ServicerContext[Any, Any], rpc: str, game_id: str
+    ) -> LiveGame:
+        """Count a read of one game against its caller's read rate (:mod:`.quotas`), then the game. A
+        caller counted by the seat or game it proves is counted once the game is found."""
+        quotas, caller = self.hub.quotas, self._caller(context)
+        if not quotas.counts_by_credential(caller):
+            await quotas.check_read(caller, rpc)
+            return await self._game(game_id)
+        game = await self._game(game_id)
+        await quotas.check_read(self._credited(caller, context, game), rpc)
+        return game
+
+    def _credited(
+        self, caller: Caller, context: grpc.aio.ServicerContext[Any, Any], game: LiveGame
+    ) -> Caller:
+        """Who a call of ``game`` counts as: the seat or game its token proves, for a caller whose address
+        tells nobody apart (:func:`kutnahora.plumbing.callers.credited`)."""
+        return self.hub.quotas.credited(
+            caller, _token(context), game.game_id, game.game_token_hash, [s.token_hash for s in game.seats]
+        )
+
+    async def _open_caller_stream(
+        self, context: grpc.aio.ServicerContext[Any, Any], rpc: str, game: LiveGame
+    ) -> Caller:
+        """Take one of the caller's open streams (:meth:`.quotas.CallerQuotas.open_stream`) for a Play or
+        WatchGame stream of ``game``; the caller that holds it, to give it back when the stream ends."""
+        caller = self._credited(self._caller(context), context, game)
+        await self.hub.quotas.open_stream(caller, rpc)
+        return caller
+
     def check_overload(self, rpc: str) -> None:
         """RESOURCE_EXHAUSTED (OVERLOADED) while the event loop is overloaded (:mod:`.overload`): new
         games and joins wait, the games under way go on."""
@@ -399,6 +430,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.ListGamesResponse:
         """List games."""
+        await self.hub.quotas.check_read(self._caller(context), "ListGames")
         try:
             status = presenter.status_from_wire(request.status)
         except wire.Malformed:
@@ -416,13 +448,14 @@ class KutnaHoraService:
         self, request: game_service_pb2.GetGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.GetGameResponse:
         """One game's summary."""
-        game = await self._game(request.game_id)
+        game = await self._read_game(context, "GetGame", request.game_id)
         return game_service_pb2.GetGameResponse(game=presenter.summary(game))
 
     async def GetComponents(
         self, request: game_service_pb2.GetComponentsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> bytes:
         """The component set (serialised once at start)."""
+        await self.hub.quotas.check_read(self._caller(context), "GetComponents")
         return self.components
 
     async def ResignSeat(
@@ -466,7 +499,7 @@ class KutnaHoraService:
         self, request: play_service_pb2.GetObservationRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> bytes:
         """The current observation for a seat or a spectator."""
-        game = await self._game(request.game_id)
+        game = await self._read_game(context, "GetObservation", request.game_id)
         viewer = await self._viewer(game, request.HasField("seat"), request.seat, context)
         return presenter.feed(game).get_observation_response(viewer)
 
@@ -501,6 +534,7 @@ class KutnaHoraService:
                 f"the server already serves {self.config.limits.max_watchers} watch streams, its limit",
                 "max_watchers",
             )
+        holder = await self._open_caller_stream(context, "WatchGame", game)
         wake = game.subscribe()
         self._streams.add(wake)
         feed = presenter.feed(game)
@@ -515,6 +549,7 @@ class KutnaHoraService:
             feed.remove_watcher(viewer)
             game.unsubscribe(wake)
             self._streams.discard(wake)
+            await self.hub.quotas.close_stream(holder)
 
     async def _watch(
         self,
@@ -579,6 +614,7 @@ class KutnaHoraService:
                 f"the server already serves {self.config.limits.max_players} play streams, its limit",
                 "max_players",
             )
+        holder = await self._open_caller_stream(context, "Play", game)
         stream = _PlayStream(self, game, start.seat, start.acknowledge, context)
         self.players += 1
         self.metrics.play_streams.inc()
@@ -589,6 +625,7 @@ class KutnaHoraService:
             self._streams.discard(stream.wake)
             self.players -= 1
             self.metrics.play_streams.dec()
+            await self.hub.quotas.close_stream(holder)
 
     # --- ReplayService -------------------------------------------------------------------------------
 
@@ -596,7 +633,7 @@ class KutnaHoraService:
         self, request: replay_service_pb2.GetReplayRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> replay_service_pb2.GetReplayResponse:
         """The full log of an ended game."""
-        game = await self._game(request.game_id)
+        game = await self._read_game(context, "GetReplay", request.game_id)
         if not game.ended:
             raise precondition(
                 f"game {game.game_id} is {game.status}; its replay (with its seed) is served once it "
@@ -616,6 +653,7 @@ class KutnaHoraService:
         self, request: admin_service_pb2.GetServerInfoRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> admin_service_pb2.GetServerInfoResponse:
         """The server's version, limits and load."""
+        await self.hub.quotas.check_read(self._caller(context), "GetServerInfo")
         limits = self.config.limits
         uptime_ms = int((time.time() - self.hub.started_at) * 1000)
         response = admin_service_pb2.GetServerInfoResponse(
