@@ -47,7 +47,6 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from kutnahora.plumbing import auth
-from kutnahora.plumbing.errors import ServiceError, exhausted
 
 DEFAULT_EXEMPT = ("loopback",)
 """The callers no limit counts unless the operator says otherwise: the service's own host."""
@@ -283,23 +282,3 @@ class RateLimiter:
             return (min(cost, self.burst) - bucket.tokens) / self.rate
         bucket.tokens -= cost
         return 0.0
-
-
-def rate_refusal(
-    limiter: RateLimiter, caller: Caller, quota: str, sentence: Callable[[str, float], str]
-) -> ServiceError | None:
-    """Count one call of ``caller`` against ``limiter`` (an exempt caller is not counted): None when its
-    bucket held one; else, taking nothing, the refusal to raise: RESOURCE_EXHAUSTED, reason ``caller_rate``
-    (``RATE_LIMITED``), ``sentence(caller key, seconds to wait)`` as its message, a RetryInfo of those
-    seconds, and ``quota`` and the caller's key in its ErrorInfo."""
-    if caller.exempt:
-        return None
-    wait = limiter.take(caller.key)
-    if wait <= 0:
-        return None
-    return exhausted(
-        sentence(caller.key, wait),
-        "caller_rate",
-        retry_after=wait,
-        metadata={"quota": quota, "caller": caller.key},
-    )

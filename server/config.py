@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kutnahora.engine.components import ComponentSet
-from kutnahora.plumbing import callers, keepalive
+from kutnahora.plumbing import callers, keepalive, quota_store
 from kutnahora.server import collector
 from kutnahora.server.settings import setting
 
@@ -273,6 +273,24 @@ class Quotas:
         parse=callers.parse_networks,
         show=callers.show_networks,
         metavar="LIST",
+    )
+    store: str = setting(
+        quota_store.MEMORY,
+        "--quota-store",
+        "QUOTA_STORE",
+        "where the per-caller counts live: memory (each replica counts for itself, so a caller spread over N "
+        "replicas gets N times its allowance) or a redis:// URL every replica shares",
+        doc="while Redis cannot be reached each replica counts in its memory; see docs/operations.md#quotas",
+        parse=quota_store.parse_url,
+        show=quota_store.show_url,
+        metavar="memory|URL",
+    )
+    store_prefix: str = setting(
+        "kutnahora",
+        "--quota-store-prefix",
+        "QUOTA_STORE_PREFIX",
+        "what the keys of --quota-store start with, so that several deployments may share one Redis",
+        metavar="TEXT",
     )
     token: str = setting(
         "",

@@ -11,10 +11,12 @@ they are given and need no new games). A call carrying the admin token or the qu
 ``loopback`` by default). Behind a proxy every caller has the proxy's address: exempt it only if it
 does its own limiting, else raise the quotas (docs/operations.md#quotas).
 
-The count of unfinished games is kept per replica in memory, for the games this replica created: it
-starts empty when the server starts (the games it recovers count against nobody), and each game frees
-its creator's place when it ends (finished, or abandoned: by request, idle or never filled within
-``--waiting-timeout``). The read rate and the open streams count a call from an exempt address, or
+The counts live where ``--quota-store`` says (:mod:`kutnahora.plumbing.quota_store`): this replica's
+memory by default, or a Redis every replica shares, so that a caller's allowance is the same however many
+replicas it reaches. A replica ties each game it creates to its creator's place, which the game frees
+when it ends (finished, or abandoned: by request, idle or never filled within ``--waiting-timeout``); the
+games a replica recovers after a restart count against nobody (in Redis, the places of a replica that
+died end with their lease). The read rate and the open streams count a call from an exempt address, or
 from the Unix socket, that proves a seat or a game as that seat's or game's
 (:func:`kutnahora.plumbing.callers.credited`): the tournament runner's seat gateways reach the server
 from its own host, and each hosted bot's calls carry its seat token.
@@ -32,17 +34,9 @@ from collections.abc import Callable, Iterable, Sequence
 from prometheus_client import Counter
 
 from kutnahora.plumbing import auth
-from kutnahora.plumbing.callers import (
-    Caller,
-    Callers,
-    Network,
-    RateLimiter,
-    by_credential,
-    credited,
-    rate_refusal,
-)
+from kutnahora.plumbing.callers import Caller, Callers, Network, by_credential, credited
 from kutnahora.plumbing.errors import ServiceError, exhausted
-from kutnahora.plumbing.holds import Holds
+from kutnahora.plumbing.quota_store import Buckets, Places, QuotaStore, rate_refusal
 
 MAX_CALLERS = 10_000
 """Most callers whose CreateGame/JoinGame rate is remembered at once."""
@@ -70,7 +64,8 @@ def credential(
 
 
 class CallerQuotas:
-    """The per-caller quotas of one server: who a caller is, its rate, and the games it holds."""
+    """The per-caller quotas of one server: who a caller is, its rates, the games it holds and its open
+    streams, counted in ``store`` (this replica's memory by default)."""
 
     def __init__(
         self,
@@ -86,18 +81,20 @@ class CallerQuotas:
         reads: float = 0.0,
         read_burst: int = 1,
         streams: int = 0,
+        store: QuotaStore | None = None,
     ) -> None:
         self.max_games = max_games
         self.rate = rate
         self.reads = reads
         self.max_streams = streams
-        self._limiter = RateLimiter(rate, burst, clock, max_keys=max_callers)
-        self._reads = RateLimiter(reads, read_burst, clock, max_keys=max_callers)
-        self._streams: Holds[str] = Holds(streams)
+        self.store = store if store is not None else QuotaStore()
+        self._limiter = Buckets(self.store, "caller_rate", rate, burst, clock, max_keys=max_callers)
+        self._reads = Buckets(self.store, "caller_reads", reads, read_burst, clock, max_keys=max_callers)
+        self._games = Places(self.store, "caller_games", max_games)
+        self._streams = Places(self.store, "caller_streams", streams)
         self._callers = Callers(exempt, tokens, trusted_proxies)
         self._refused = refused
-        self._held: dict[str, int] = {}  # caller key -> unfinished games it created here (only those > 0)
-        self._creators: dict[str, str] = {}  # game id -> its creator's key, while the game is unfinished
+        self._creators: dict[str, str] = {}  # game id -> its creator's place, while the game is unfinished
 
     # --- who calls ------------------------------------------------------------------------------------
 
@@ -129,7 +126,7 @@ class CallerQuotas:
     async def check_read(self, caller: Caller, rpc: str) -> None:
         """Count one read (``rpc``); RESOURCE_EXHAUSTED (RATE_LIMITED, with the delay until the caller's
         bucket holds a read again) when the caller has none left."""
-        refusal = rate_refusal(
+        refusal = await rate_refusal(
             self._reads,
             caller,
             "caller_reads",
@@ -142,37 +139,40 @@ class CallerQuotas:
             self._refused.labels(limit="caller_reads").inc()
             raise refusal
 
-    async def open_stream(self, caller: Caller, rpc: str) -> None:
-        """Take one of the caller's open streams for a Play or WatchGame stream (``rpc``), given back by
-        :meth:`close_stream`; RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) when it holds its limit already."""
+    async def open_stream(self, caller: Caller, rpc: str) -> str | None:
+        """Take one of the caller's open streams for a Play or WatchGame stream (``rpc``): what to give
+        :meth:`close_stream` when the stream ends (None for an exempt caller); RESOURCE_EXHAUSTED
+        (QUOTA_EXCEEDED) when it holds its limit already."""
         if caller.exempt:
-            return
-        if not self._streams.take(caller.key):
+            return None
+        place = await self._streams.take(caller.key)
+        if place is None:
             self._refused.labels(limit="caller_streams").inc()
             limit = self.max_streams
             raise exhausted(
-                f"{rpc} refused: {caller.key} already holds {limit} open Play and WatchGame streams on this "
-                "server, as many as one caller may; close one, then try again",
+                f"{rpc} refused: {caller.key} already holds {limit} open Play and WatchGame streams, as "
+                "many as one caller may; close one, then try again",
                 "caller_streams",
                 retry_after=STREAMS_RETRY_SECONDS,
                 metadata={"quota": "caller_streams", "limit": str(limit), "caller": caller.key},
             )
+        return place
 
-    async def close_stream(self, caller: Caller) -> None:
+    async def close_stream(self, place: str | None) -> None:
         """Give back the open stream :meth:`open_stream` took."""
-        if not caller.exempt:
-            self._streams.give(caller.key)
+        if place is not None:
+            self._streams.give(place)
 
     def streams(self, key: str) -> int:
-        """The streams the caller ``key`` holds open on this server."""
+        """The streams the caller ``key`` holds open through this replica."""
         return self._streams.held(key)
 
     # --- the rate of CreateGame and JoinGame ----------------------------------------------------------
 
-    def check_rate(self, caller: Caller, rpc: str) -> None:
+    async def check_rate(self, caller: Caller, rpc: str) -> None:
         """Count one CreateGame or JoinGame call (``rpc``); RESOURCE_EXHAUSTED (RATE_LIMITED, with the
         delay until the caller's bucket holds a call again) when the caller has none left."""
-        refusal = rate_refusal(
+        refusal = await rate_refusal(
             self._limiter,
             caller,
             "caller_rate",
@@ -188,51 +188,49 @@ class CallerQuotas:
     # --- the unfinished games a caller created --------------------------------------------------------
 
     def held(self, key: str) -> int:
-        """The unfinished games the caller ``key`` created here."""
-        return self._held.get(key, 0)
+        """The unfinished games the caller ``key`` created through this replica."""
+        return self._games.held(key)
+
+    async def held_everywhere(self, key: str) -> int:
+        """The unfinished games the caller ``key`` created through every replica that shares the store."""
+        return await self._games.count(key)
 
     def callers(self) -> tuple[int, int]:
         """How many callers the tables remember: those holding games, and those whose rate is kept."""
-        return len(self._held), len(self._limiter)
+        return len(self._games), len(self._limiter)
 
-    def reserve(self, caller: Caller) -> None:
-        """Take a place for a game the caller is creating (give it back with :meth:`unreserve`, or tie it
-        to the game with :meth:`bind`); RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) when it holds its quota."""
+    async def reserve(self, caller: Caller) -> str | None:
+        """Take a place for a game the caller is creating: what to give :meth:`unreserve`, or :meth:`bind`
+        to the game (None for an exempt caller); RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) when it holds its
+        quota."""
         if caller.exempt:
-            return
-        held = self._held.get(caller.key, 0)
-        if self.max_games > 0 and held >= self.max_games:
+            return None
+        place = await self._games.take(caller.key)
+        if place is None:
             self._refused.labels(limit="caller_games").inc()
             raise _games_refusal(caller.key, self.max_games)
-        self._held[caller.key] = held + 1
+        return place
 
-    def unreserve(self, caller: Caller) -> None:
+    def unreserve(self, place: str | None) -> None:
         """Give back a place :meth:`reserve` took, for a game that was not created."""
-        if not caller.exempt:
-            self._drop(caller.key)
+        if place is not None:
+            self._games.give(place)
 
-    def bind(self, caller: Caller, game_id: str) -> None:
+    def bind(self, place: str | None, game_id: str) -> None:
         """Tie a reserved place to the game created with it: the game gives it back when it ends."""
-        if not caller.exempt:
-            self._creators[game_id] = caller.key
+        if place is not None:
+            self._creators[game_id] = place
 
     def release(self, game_id: str) -> None:
         """A game ended: its creator's place is free again (nothing when no caller holds it)."""
-        key = self._creators.pop(game_id, None)
-        if key is not None:
-            self._drop(key)
-
-    def _drop(self, key: str) -> None:
-        held = self._held.get(key, 0) - 1
-        if held > 0:
-            self._held[key] = held
-        else:
-            self._held.pop(key, None)
+        place = self._creators.pop(game_id, None)
+        if place is not None:
+            self._games.give(place)
 
 
 def _games_refusal(key: str, limit: int) -> ServiceError:
     return exhausted(
-        f"{key} already holds {limit} unfinished games it created on this server, as many as one caller "
+        f"{key} already holds {limit} unfinished games it created, as many as one caller "
         "may; finish or abandon some (a game nobody joins is abandoned after --waiting-timeout), then "
         "try again",
         "caller_games",

@@ -269,12 +269,11 @@ class KutnaHoraService:
 
     async def _open_caller_stream(
         self, context: grpc.aio.ServicerContext[Any, Any], rpc: str, game: LiveGame
-    ) -> Caller:
+    ) -> str | None:
         """Take one of the caller's open streams (:meth:`.quotas.CallerQuotas.open_stream`) for a Play or
-        WatchGame stream of ``game``; the caller that holds it, to give it back when the stream ends."""
+        WatchGame stream of ``game``: what to give back when the stream ends."""
         caller = self._credited(self._caller(context), context, game)
-        await self.hub.quotas.open_stream(caller, rpc)
-        return caller
+        return await self.hub.quotas.open_stream(caller, rpc)
 
     def check_overload(self, rpc: str) -> None:
         """RESOURCE_EXHAUSTED (OVERLOADED) while the event loop is overloaded (:mod:`.overload`): new
@@ -368,7 +367,7 @@ class KutnaHoraService:
     ) -> game_service_pb2.CreateGameResponse:
         """Create a game."""
         caller = self._caller(context)
-        self.hub.quotas.check_rate(caller, "CreateGame")
+        await self.hub.quotas.check_rate(caller, "CreateGame")
         if not request.HasField("options"):
             raise invalid("options must be set (at least options.players)")
         try:
@@ -407,7 +406,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.JoinGameResponse:
         """Join a seat."""
-        self.hub.quotas.check_rate(self._caller(context), "JoinGame")
+        await self.hub.quotas.check_rate(self._caller(context), "JoinGame")
         _check_name("name", request.name)
         game = await self._game(request.game_id)
 

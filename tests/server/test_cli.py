@@ -265,6 +265,8 @@ OTHER_VALUES: dict[str, tuple[str, object]] = {
     "--caller-reads": ("12.5", 12.5),
     "--caller-read-burst": ("30", 30),
     "--caller-streams": ("9", 9),
+    "--quota-store": ("redis://127.0.0.1:6379/2", "redis://127.0.0.1:6379/2"),
+    "--quota-store-prefix": ("games-eu", "games-eu"),
     "--quota-exempt": ("unix,10.0.0.0/8", ("unix", "10.0.0.0/8")),
     "--quota-token": ("quota-secret", "quota-secret"),
     "--trusted-proxies": ("10.0.0.5,fd00::/8", tuple(ip_network(n) for n in ("10.0.0.5/32", "fd00::/8"))),
