@@ -225,17 +225,18 @@ class Quotas:
         metavar="N",
     )
     caller_reads: float = setting(
-        100.0,
+        50.0,
         "--caller-reads",
         "CALLER_READS",
         "reads (GetGame, GetObservation, ListGames, GetComponents, GetReplay, GetServerInfo) per second one "
         "caller may make on average (0: no limit)",
-        doc="an exempt address's calls that prove a seat or a game token count as that seat's or game's",
+        doc="an exempt address's reads of a game count as the seat or game their token proves, else as the "
+        "game's anonymous reads",
         parse=float,
         metavar="PER_SECOND",
     )
     caller_read_burst: int = setting(
-        200,
+        100,
         "--caller-read-burst",
         "CALLER_READ_BURST",
         "reads one caller may make at once above --caller-reads",

@@ -115,11 +115,19 @@ class CallerQuotas:
         game_id: str,
         game_token_hash: str,
         seat_hashes: Sequence[str],
+        reading: bool = False,
     ) -> Caller:
-        """The caller that reads and streams count a call of game ``game_id`` carrying ``token`` as."""
+        """The caller that reads (``reading``) and streams count a call of game ``game_id`` carrying
+        ``token`` as. A read that proves nothing counts as ``anonymous:GAME``: the reads of one game that
+        nobody proves share one allowance, so a hosted bot that leaves its token out still reads its game
+        only so often (a stream that proves nothing stays its address's: a web front end beside the server
+        has a watch stream for each visitor)."""
         if not by_credential(caller):
             return caller
-        return credited(caller, credential(game_id, token, game_token_hash, seat_hashes))
+        found = credential(game_id, token, game_token_hash, seat_hashes)
+        if found is None and reading:
+            found = f"anonymous:{game_id}"
+        return credited(caller, found)
 
     # --- reads and open streams -----------------------------------------------------------------------
 
@@ -138,6 +146,14 @@ class CallerQuotas:
         if refusal is not None:
             self._refused.labels(limit="caller_reads").inc()
             raise refusal
+
+    async def check_server_read(self, caller: Caller, rpc: str) -> None:
+        """Count one read of no game (ListGames, GetComponents, GetServerInfo) as :meth:`check_read` does,
+        except from a caller counted by credential, which such a read has none of: the seat gateways
+        pass GetComponents and GetServerInfo on, and one bot's flood of them must not spend the
+        allowance of every bot behind the same address (they are answered from bytes built once)."""
+        if not by_credential(caller):
+            await self.check_read(caller, rpc)
 
     async def open_stream(self, caller: Caller, rpc: str) -> str | None:
         """Take one of the caller's open streams for a Play or WatchGame stream (``rpc``): what to give

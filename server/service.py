@@ -255,16 +255,21 @@ class KutnaHoraService:
             await quotas.check_read(caller, rpc)
             return await self._game(game_id)
         game = await self._game(game_id)
-        await quotas.check_read(self._credited(caller, context, game), rpc)
+        await quotas.check_read(self._credited(caller, context, game, reading=True), rpc)
         return game
 
     def _credited(
-        self, caller: Caller, context: grpc.aio.ServicerContext[Any, Any], game: LiveGame
+        self,
+        caller: Caller,
+        context: grpc.aio.ServicerContext[Any, Any],
+        game: LiveGame,
+        reading: bool = False,
     ) -> Caller:
         """Who a call of ``game`` counts as: the seat or game its token proves, for a caller whose address
-        tells nobody apart (:func:`kutnahora.plumbing.callers.credited`)."""
+        tells nobody apart (:meth:`.quotas.CallerQuotas.credited`)."""
+        hashes = [seat.token_hash for seat in game.seats]
         return self.hub.quotas.credited(
-            caller, _token(context), game.game_id, game.game_token_hash, [s.token_hash for s in game.seats]
+            caller, _token(context), game.game_id, game.game_token_hash, hashes, reading
         )
 
     async def _open_caller_stream(
@@ -429,7 +434,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.ListGamesResponse:
         """List games."""
-        await self.hub.quotas.check_read(self._caller(context), "ListGames")
+        await self.hub.quotas.check_server_read(self._caller(context), "ListGames")
         try:
             status = presenter.status_from_wire(request.status)
         except wire.Malformed:
@@ -454,7 +459,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.GetComponentsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> bytes:
         """The component set (serialised once at start)."""
-        await self.hub.quotas.check_read(self._caller(context), "GetComponents")
+        await self.hub.quotas.check_server_read(self._caller(context), "GetComponents")
         return self.components
 
     async def ResignSeat(
@@ -652,7 +657,7 @@ class KutnaHoraService:
         self, request: admin_service_pb2.GetServerInfoRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> admin_service_pb2.GetServerInfoResponse:
         """The server's version, limits and load."""
-        await self.hub.quotas.check_read(self._caller(context), "GetServerInfo")
+        await self.hub.quotas.check_server_read(self._caller(context), "GetServerInfo")
         limits = self.config.limits
         uptime_ms = int((time.time() - self.hub.started_at) * 1000)
         response = admin_service_pb2.GetServerInfoResponse(

@@ -79,6 +79,7 @@ async def test_a_caller_flooding_reads_is_refused_while_another_reads_on(
 async def test_loopback_reads_are_counted_by_the_seat_their_token_proves(start_server: StartServer) -> None:
     _, client = await start_server(quotas=Quotas(caller_reads=1.0, caller_read_burst=5))
     game_id, tokens, game_token = await client.new_game()
+    other_game, other_tokens, _ = await client.new_game(seed=2)
     flood = await reads_refused(client, game_id, 20, tokens[0], seat=0)
     assert flood[:5] == ["OK"] * 5 and flood.count("RATE_LIMITED") >= 14, flood
     with pytest.raises(grpc.aio.AioRpcError) as caught:
@@ -89,9 +90,19 @@ async def test_loopback_reads_are_counted_by_the_seat_their_token_proves(start_s
     # the other seat, on the same address, has its own allowance; so has the game's token
     assert await reads_refused(client, game_id, 5, tokens[1], seat=1) == ["OK"] * 5
     assert await reads_refused(client, game_id, 5, game_token) == ["OK"] * 5
-    # a call that proves nothing from the exempt loopback is not counted, as before
-    assert await reads_refused(client, game_id, 30) == ["OK"] * 30
-    assert await reads_refused(client, game_id, 10, "not-a-token") == ["OK"] * 10
+    # reads that prove nothing share one allowance per game: a bot leaving its token out gains nothing
+    anonymous = await reads_refused(client, game_id, 20, "not-a-token")
+    assert anonymous[:5] == ["OK"] * 5 and anonymous.count("RATE_LIMITED") >= 14, anonymous
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await client.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))
+    assert refusal(caught.value)[0].metadata["caller"] == f"anonymous:{game_id}"
+    # ... and every other game, and every seat of it, reads on
+    assert await reads_refused(client, other_game, 5) == ["OK"] * 5
+    assert await reads_refused(client, other_game, 5, other_tokens[0], seat=0) == ["OK"] * 5
+    # reads of no game (answered from bytes built once) are not counted from the exempt address
+    for _ in range(20):
+        await client.games.GetComponents(game_service_pb2.GetComponentsRequest())
+        await client.games.ListGames(game_service_pb2.ListGamesRequest())
 
 
 async def open_watch(
@@ -150,7 +161,7 @@ async def test_loopback_streams_are_counted_by_the_seat_their_token_proves(start
         "caller": f"seat:{game_id}/0",
     }
     others = [await open_watch(client, game_id, 1, tokens[1])]
-    others += [await open_watch(client, game_id) for _ in range(3)]  # exempt: it proves nothing
+    others += [await open_watch(client, game_id) for _ in range(3)]  # its address's: exempt
     assert server.hub.quotas.streams(f"seat:{game_id}/0") == 1  # type: ignore[attr-defined]
     for call in [first, *others]:
         call.cancel()
