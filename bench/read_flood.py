@@ -1,14 +1,15 @@
 """What a flood of reads from seats on the server's own host costs an unrelated game, with and without the
 per-caller read limit.
 
-A hosted bot reaches the server through the tournament runner's seat gateway, from the server's own host,
-which the per-caller quotas exempt; each of its calls carries its seat token, so the server counts its
-reads as its seat's (``seat:GAME/SEAT``), and the reads that leave the token out as its game's anonymous
-reads (``anonymous:GAME``). This benchmark starts a game server (memory store, no clock) and, for each
-setting, plays ``--games`` whole games of two greedy bots (``kutnahora-bot greedy --create --fill``, one
-process each game) while ``--flooders`` processes each seat a game of their own and call ``GetGame`` and
-``GetObservation`` of it from ``--tasks`` concurrent tasks without pause, half with the seat token and
-half without. It prints, per setting, the greedy games' median seconds, the reads answered and refused
+A hosted bot reaches the server through the tournament runner's seat gateway, over the server's Unix
+socket (``kutnahora-tournament --socket``), where every caller has the same address; each of its calls
+carries its seat token, so the server counts its reads as its seat's (``seat:GAME/SEAT``), and the reads
+that leave the token out as its game's anonymous reads (``anonymous:GAME``). This benchmark starts a game
+server (memory store, no clock, a Unix socket) and, for each setting, plays ``--games`` whole games of two
+greedy bots over TCP (``kutnahora-bot greedy --create --fill``, one process each game) while
+``--flooders`` processes each seat a game of their own and call ``GetGame`` and ``GetObservation`` of it
+over the socket from ``--tasks`` concurrent tasks without pause, half with the seat token and half
+without. It prints, per setting, the greedy games' median seconds, the reads answered and refused
 per second, and the server's CPU seconds:
 
     python -m kutnahora.bench.read_flood --games 3 --flooders 4 --tasks 15
@@ -125,6 +126,8 @@ def measure(
         "off",
         "--quota-store",
         args.quota_store,
+        "--unix-socket",
+        str(folder / "server.sock"),
         *flags,
     ]
     slug = "".join(c if c.isalnum() else "-" for c in name)
@@ -139,7 +142,8 @@ def measure(
             flooders = [
                 subprocess.Popen(
                     [
-                        *(sys.executable, "-m", "kutnahora.bench.read_flood", "--flood", target),
+                        *(sys.executable, "-m", "kutnahora.bench.read_flood"),
+                        *("--flood", f"unix:{folder / 'server.sock'}"),
                         *("--tasks", str(args.tasks), "--flood-seconds", str(seconds)),
                     ],
                     stdout=subprocess.PIPE,

@@ -118,14 +118,15 @@ class CallerQuotas:
         reading: bool = False,
     ) -> Caller:
         """The caller that reads (``reading``) and streams count a call of game ``game_id`` carrying
-        ``token`` as. A read that proves nothing counts as ``anonymous:GAME``: the reads of one game that
-        nobody proves share one allowance, so a hosted bot that leaves its token out still reads its game
-        only so often (a stream that proves nothing stays its address's: a web front end beside the server
-        has a watch stream for each visitor)."""
+        ``token`` as. A call that proves nothing from an exempt address stays exempt (the server's own
+        host: a web front end, the runner, benchmarks); a read that proves nothing from the Unix socket
+        (not exempt by default) counts as ``anonymous:GAME``, so that the reads of one game that nobody
+        proves share one allowance, and a bot behind a seat gateway on the socket that leaves its token out
+        still reads its game only so often, without spending the other bots' allowance."""
         if not by_credential(caller):
             return caller
         found = credential(game_id, token, game_token_hash, seat_hashes)
-        if found is None and reading:
+        if found is None and reading and not caller.exempt:
             found = f"anonymous:{game_id}"
         return credited(caller, found)
 

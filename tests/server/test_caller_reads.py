@@ -79,7 +79,6 @@ async def test_a_caller_flooding_reads_is_refused_while_another_reads_on(
 async def test_loopback_reads_are_counted_by_the_seat_their_token_proves(start_server: StartServer) -> None:
     _, client = await start_server(quotas=Quotas(caller_reads=1.0, caller_read_burst=5))
     game_id, tokens, game_token = await client.new_game()
-    other_game, other_tokens, _ = await client.new_game(seed=2)
     flood = await reads_refused(client, game_id, 20, tokens[0], seat=0)
     assert flood[:5] == ["OK"] * 5 and flood.count("RATE_LIMITED") >= 14, flood
     with pytest.raises(grpc.aio.AioRpcError) as caught:
@@ -90,19 +89,35 @@ async def test_loopback_reads_are_counted_by_the_seat_their_token_proves(start_s
     # the other seat, on the same address, has its own allowance; so has the game's token
     assert await reads_refused(client, game_id, 5, tokens[1], seat=1) == ["OK"] * 5
     assert await reads_refused(client, game_id, 5, game_token) == ["OK"] * 5
-    # reads that prove nothing share one allowance per game: a bot leaving its token out gains nothing
-    anonymous = await reads_refused(client, game_id, 20, "not-a-token")
-    assert anonymous[:5] == ["OK"] * 5 and anonymous.count("RATE_LIMITED") >= 14, anonymous
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await client.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))
-    assert refusal(caught.value)[0].metadata["caller"] == f"anonymous:{game_id}"
-    # ... and every other game, and every seat of it, reads on
-    assert await reads_refused(client, other_game, 5) == ["OK"] * 5
-    assert await reads_refused(client, other_game, 5, other_tokens[0], seat=0) == ["OK"] * 5
-    # reads of no game (answered from bytes built once) are not counted from the exempt address
-    for _ in range(20):
-        await client.games.GetComponents(game_service_pb2.GetComponentsRequest())
-        await client.games.ListGames(game_service_pb2.ListGamesRequest())
+    # a call that proves nothing from the exempt loopback is the host's own (a web front end): not counted
+    assert await reads_refused(client, game_id, 30) == ["OK"] * 30
+    assert await reads_refused(client, game_id, 10, "not-a-token") == ["OK"] * 10
+
+
+async def test_socket_reads_that_prove_nothing_share_their_game_s_allowance(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    """Behind the Unix socket (the seat gateways' way to the server), a bot that leaves its token out
+    spends only its own game's anonymous allowance, and no other game's nor any seat's."""
+    quotas = Quotas(caller_reads=1.0, caller_read_burst=5)
+    _, owner = await start_server(quotas=quotas, unix_socket=str(tmp_path / "server.sock"))
+    bots = await socket_client(tmp_path)
+    try:
+        game_id, tokens, _ = await owner.new_game()
+        other_game, other_tokens, _ = await owner.new_game(seed=2)
+        anonymous = await reads_refused(bots, game_id, 20, "not-a-token")
+        assert anonymous[:5] == ["OK"] * 5 and anonymous.count("RATE_LIMITED") >= 14, anonymous
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await bots.games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))
+        assert refusal(caught.value)[0].metadata["caller"] == f"anonymous:{game_id}"
+        assert await reads_refused(bots, game_id, 5, tokens[0], seat=0) == ["OK"] * 5
+        assert await reads_refused(bots, other_game, 5) == ["OK"] * 5
+        assert await reads_refused(bots, other_game, 5, other_tokens[1], seat=1) == ["OK"] * 5
+        # reads of no game (answered from bytes built once) are not counted: they prove nothing
+        for _ in range(20):
+            await bots.games.GetComponents(game_service_pb2.GetComponentsRequest())
+    finally:
+        await bots.channel.close()
 
 
 async def open_watch(
