@@ -40,6 +40,7 @@ from kutnahora.plumbing.keepalive import (
     server_pings,
 )
 from kutnahora.plumbing.probes import ProbeGuard
+from kutnahora.plumbing.quota_store import MEMORY, QuotaStore
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.plumbing.signals import Signals
 from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
@@ -68,6 +69,11 @@ class ArenaConfig:
     """Calls one caller may make at once above ``caller_rate``."""
     caller_streams: int = 100
     """Seek and StreamEvents streams one caller may hold open at once, per replica; 0: no limit."""
+    quota_store: str = MEMORY
+    """Where the per-caller counts live: ``memory`` (each replica its own) or a ``redis://`` URL every
+    replica shares (:mod:`kutnahora.plumbing.quota_store`)."""
+    quota_store_prefix: str = "kutnahora"
+    """What the keys of ``quota_store`` start with (then ``:arena``)."""
     quota_exempt: tuple[str, ...] = DEFAULT_EXEMPT
     """The callers the per-caller limits do not count (:func:`kutnahora.plumbing.callers.parse_exempt`); a
     call carrying the admin token is never counted."""
@@ -135,6 +141,12 @@ class Arena:
                 tokens=(config.admin_token,),
                 log=log,
                 trusted_proxies=config.trusted_proxies,
+                store=QuotaStore(
+                    config.quota_store,
+                    f"{config.quota_store_prefix}:arena",
+                    log=log,
+                    on_error=self.metrics.quota_store_errors.inc,
+                ),
             ),
             status_interval=config.status_seconds,
             log=log,
@@ -186,6 +198,7 @@ class Arena:
         await self.lobby.close()
         await self.servers.close()
         await self.store.close()
+        await self.servicer.quotas.store.close()
         if self.signals is not None:
             await self.signals.stop()
         if self._metrics_server is not None:

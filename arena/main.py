@@ -38,6 +38,7 @@ from kutnahora.plumbing.keepalive import (
     DEFAULT_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
 )
+from kutnahora.plumbing.quota_store import MEMORY, parse_url
 
 ENV_PREFIX = "KUTNAHORA_ARENA_"
 
@@ -114,6 +115,21 @@ def build_parser() -> argparse.ArgumentParser:
         100,
         int,
         "Seek and StreamEvents streams one caller may hold open at once, per replica (0: no limit)",
+    )
+    add(
+        "--quota-store",
+        "QUOTA_STORE",
+        MEMORY,
+        str,
+        "where the per-caller counts live: memory (each replica counts for itself) or a redis:// URL every "
+        "replica shares (while it cannot be reached, each replica counts in its memory)",
+    )
+    add(
+        "--quota-store-prefix",
+        "QUOTA_STORE_PREFIX",
+        "kutnahora",
+        str,
+        "what the keys of --quota-store start with, so that several deployments may share one Redis",
     )
     add(
         "--quota-exempt",
@@ -240,6 +256,10 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
     except ValueError as error:
         raise SystemExit(f"kutnahora-arena: --quota-exempt: {error}") from None
     try:
+        store = parse_url(args.quota_store)
+    except ValueError as error:
+        raise SystemExit(f"kutnahora-arena: --quota-store: {error}") from None
+    try:
         proxies = parse_networks(args.trusted_proxies)
     except ValueError as error:
         raise SystemExit(f"kutnahora-arena: --trusted-proxies: {error}") from None
@@ -282,6 +302,8 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         caller_rate=args.caller_rate,
         caller_burst=args.caller_burst,
         caller_streams=args.caller_streams,
+        quota_store=store,
+        quota_store_prefix=args.quota_store_prefix,
         quota_exempt=exempt,
         trusted_proxies=proxies,
         house_bots=house,

@@ -52,6 +52,12 @@ class ArenaMetrics:
             ["reason"],
             registry=self.registry,
         )
+        self.quota_store_errors = Counter(
+            "kutnahora_arena_quota_store_errors_total",
+            "Times the shared quota store (--quota-store) failed or did not answer in time, so that the "
+            "per-caller limits counted in this replica's memory.",
+            registry=self.registry,
+        )
         self.event_streams = Gauge(
             "kutnahora_arena_event_streams",
             "StreamEvents streams open on this replica.",

@@ -18,8 +18,11 @@ limit is logged at info, then at most one a minute, and at most 100 lines a minu
 together (:class:`~kutnahora.plumbing.logs.RefusalLines`, the web front end's rule too; each line says how
 many it left out).
 
-Everything is per replica, in memory: the rate buckets of at most :data:`MAX_CALLERS` callers (the one
-heard from least recently is forgotten first), the open streams of the callers that hold some.
+The counts live where ``--quota-store`` says (:mod:`kutnahora.plumbing.quota_store`): each replica's
+memory by default (the rate buckets of at most :data:`MAX_CALLERS` callers, the one heard from least
+recently forgotten first; the open streams of the callers that hold some), so that a caller spread over N
+replicas gets N times its allowance; or a Redis every replica shares, so that its allowance is the same
+however many replicas it reaches (each replica counting in its memory while Redis cannot be reached).
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from kutnahora.plumbing.callers import Caller, Callers, Network, RateLimiter, rate_refusal
+from kutnahora.plumbing.callers import Caller, Callers, Network
 from kutnahora.plumbing.errors import ServiceError, exhausted
-from kutnahora.plumbing.holds import Holds
 from kutnahora.plumbing.logs import RefusalLines
+from kutnahora.plumbing.quota_store import Buckets, Places, QuotaStore, rate_refusal
 
 MAX_CALLERS = 10_000
 """Most callers whose registration and call rates are remembered at once."""
@@ -61,14 +64,20 @@ class ArenaQuotas:
         clock: Callable[[], float] = time.monotonic,
         max_callers: int = MAX_CALLERS,
         trusted_proxies: tuple[Network, ...] = (),
+        store: QuotaStore | None = None,
     ) -> None:
         self.register_rate = register_rate  # per minute
         self.caller_rate = caller_rate  # per second
         self.caller_streams = caller_streams
-        self._registrations = RateLimiter(register_rate / 60, register_burst, clock, max_keys=max_callers)
-        self._calls = RateLimiter(caller_rate, caller_burst, clock, max_keys=max_callers)
+        self.store = store if store is not None else QuotaStore()
+        self._registrations = Buckets(
+            self.store, "register_rate", register_rate / 60, register_burst, clock, max_keys=max_callers
+        )
+        self._calls = Buckets(
+            self.store, "caller_rate", caller_rate, caller_burst, clock, max_keys=max_callers
+        )
         self._callers = Callers(exempt, tokens, trusted_proxies)
-        self._streams: Holds[str] = Holds(caller_streams)  # by caller key
+        self._streams = Places(self.store, "caller_streams", caller_streams)
         self._lines = RefusalLines(LOG_INTERVAL, clock=clock)
         self._log = log
 
@@ -77,10 +86,10 @@ class ArenaQuotas:
         ``x-forwarded-for`` values ``forwarded``."""
         return self._callers.caller(peer, token, forwarded)
 
-    def count_registration(self, caller: Caller) -> None:
+    async def count_registration(self, caller: Caller) -> None:
         """Count one RegisterBot call; RESOURCE_EXHAUSTED (RATE_LIMITED, with the delay until the caller's
         bucket holds one again) when the caller has none left."""
-        refusal = rate_refusal(
+        refusal = await rate_refusal(
             self._registrations,
             caller,
             "register_rate",
@@ -92,10 +101,10 @@ class ArenaQuotas:
         if refusal is not None:
             raise self._logged(refusal, caller, "RegisterBot")
 
-    def count_call(self, caller: Caller, rpc: str) -> None:
+    async def count_call(self, caller: Caller, rpc: str) -> None:
         """Count one call of ``rpc`` (any but RegisterBot); RESOURCE_EXHAUSTED (RATE_LIMITED, with the
         delay until the caller's bucket holds a call again) when the caller has none left."""
-        refusal = rate_refusal(
+        refusal = await rate_refusal(
             self._calls,
             caller,
             "caller_rate",
@@ -107,31 +116,33 @@ class ArenaQuotas:
         if refusal is not None:
             raise self._logged(refusal, caller, rpc)
 
-    def open_stream(self, caller: Caller, rpc: str) -> None:
+    async def open_stream(self, caller: Caller, rpc: str) -> str | None:
         """Count the opening of a Seek or StreamEvents stream as a call (:meth:`count_call`) and take one
-        of the caller's open streams, given back by :meth:`close_stream`; RESOURCE_EXHAUSTED
-        (QUOTA_EXCEEDED) when the caller holds ``caller_streams`` already."""
-        self.count_call(caller, rpc)
+        of the caller's open streams: what to give :meth:`close_stream` when the stream ends (None for an
+        exempt caller); RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) when the caller holds ``caller_streams``
+        already."""
+        await self.count_call(caller, rpc)
         if caller.exempt:
-            return
-        if not self._streams.take(caller.key):
+            return None
+        place = await self._streams.take(caller.key)
+        if place is None:
             raise self._logged(self._streams_refusal(caller.key, rpc), caller, rpc)
+        return place
 
-    def close_stream(self, caller: Caller) -> None:
+    def close_stream(self, place: str | None) -> None:
         """Give back the open stream :meth:`open_stream` took."""
-        if caller.exempt:
-            return
-        self._streams.give(caller.key)
+        if place is not None:
+            self._streams.give(place)
 
     def streams(self, key: str) -> int:
-        """The streams the caller ``key`` holds open on this replica."""
+        """The streams the caller ``key`` holds open through this replica."""
         return self._streams.held(key)
 
     def _streams_refusal(self, key: str, rpc: str) -> ServiceError:
         limit = self.caller_streams
         return exhausted(
-            f"{rpc} refused: {key} already holds {limit} open Seek and StreamEvents streams on this arena, "
-            "as many as one caller may; close one, then try again",
+            f"{rpc} refused: {key} already holds {limit} open Seek and StreamEvents streams, as many as one "
+            "caller may; close one, then try again",
             "caller_streams",
             retry_after=STREAMS_RETRY_SECONDS,
             metadata={"quota": "caller_streams", "limit": str(limit), "caller": key},

@@ -191,17 +191,17 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     async def _open_stream(
         self, context: Context, rpc: str, what: str, caller: Caller, work: Callable[[], Awaitable[T]]
-    ) -> T:
-        """Open a stream: count it against its caller's calls and open streams, then run ``work``; the
-        stream's end gives the caller's stream back (``quotas.close_stream``), as this does when opening
-        fails."""
+    ) -> tuple[T, str | None]:
+        """Open a stream: count it against its caller's calls and open streams, then run ``work``; its
+        answer and the caller's stream, which the stream's end gives back (``quotas.close_stream``), as
+        this does when opening fails."""
 
-        async def opened() -> T:
-            self.quotas.open_stream(caller, rpc)
+        async def opened() -> tuple[T, str | None]:
+            place = await self.quotas.open_stream(caller, rpc)
             try:
-                return await work()
+                return await work(), place
             except BaseException:
-                self.quotas.close_stream(caller)
+                self.quotas.close_stream(place)
                 raise
 
         return await self._guard(context, what, opened)
@@ -223,7 +223,9 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         async def work() -> pb.RegisterBotResponse:
             if self.registration == "admin" and not self._is_admin(context):
                 raise denied("this arena registers bots only with its admin token")
-            self.quotas.count_registration(self._caller(context))  # every attempt, before anything is read
+            await self.quotas.count_registration(
+                self._caller(context)
+            )  # every attempt, before anything is read
             problem = name_problem(request.name)
             if problem is not None:
                 raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, problem, "name_invalid")
@@ -239,7 +241,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     async def RotateKey(self, request: pb.RotateKeyRequest, context: Context) -> pb.RotateKeyResponse:
         async def work() -> pb.RotateKeyResponse:
-            self.quotas.count_call(self._caller(context), "RotateKey")
+            await self.quotas.count_call(self._caller(context), "RotateKey")
             account = await self._account(context)
             key = auth.new_token()
             await self.store.set_key(account.account_id, auth.token_hash(key))
@@ -250,7 +252,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     async def RevokeKey(self, request: pb.RevokeKeyRequest, context: Context) -> pb.RevokeKeyResponse:
         async def work() -> pb.RevokeKeyResponse:
-            self.quotas.count_call(self._caller(context), "RevokeKey")
+            await self.quotas.count_call(self._caller(context), "RevokeKey")
             if self._is_admin(context):
                 if not request.name:
                     raise invalid("with the admin token, name the bot whose key is revoked")
@@ -279,7 +281,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             return await self.lobby.open_ticket(account, pool)
 
         caller = self._caller(context)
-        ticket = await self._open_stream(context, "Seek", "seek", caller, open_ticket)
+        ticket, place = await self._open_stream(context, "Seek", "seek", caller, open_ticket)
         try:
             while True:
                 waiting = pb.SeekWaiting(
@@ -312,7 +314,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                     return
         finally:
             self.lobby.withdraw(ticket)
-            self.quotas.close_stream(caller)
+            self.quotas.close_stream(place)
 
     # --- events ----------------------------------------------------------------------------------------
 
@@ -330,7 +332,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             return account, queue, playing
 
         caller = self._caller(context)
-        account, queue, playing = await self._open_stream(
+        (account, queue, playing), place = await self._open_stream(
             context, "StreamEvents", "event stream", caller, open_stream
         )
         try:
@@ -354,13 +356,13 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                 yield event_message(event)
         finally:
             self.lobby.unwatch(account.account_id, queue)
-            self.quotas.close_stream(caller)
+            self.quotas.close_stream(place)
 
     # --- reading ---------------------------------------------------------------------------------------
 
     async def ListPools(self, request: pb.ListPoolsRequest, context: Context) -> pb.ListPoolsResponse:
         async def work() -> pb.ListPoolsResponse:
-            self.quotas.count_call(self._caller(context), "ListPools")
+            await self.quotas.count_call(self._caller(context), "ListPools")
             response = pb.ListPoolsResponse()
             for pool in sorted(self.lobby.pools.values(), key=lambda p: p.name):
                 wire = response.pools.add(name=pool.name, players=pool.players)
@@ -376,7 +378,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self, request: pb.GetLeaderboardRequest, context: Context
     ) -> pb.GetLeaderboardResponse:
         async def work() -> pb.GetLeaderboardResponse:
-            self.quotas.count_call(self._caller(context), "GetLeaderboard")
+            await self.quotas.count_call(self._caller(context), "GetLeaderboard")
             pool = self._pool(request.pool)
             if request.page < 0 or request.page_size < 0:
                 raise invalid("page and page_size must not be negative")
@@ -398,7 +400,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self, request: pb.GetBotProfileRequest, context: Context
     ) -> pb.GetBotProfileResponse:
         async def work() -> pb.GetBotProfileResponse:
-            self.quotas.count_call(self._caller(context), "GetBotProfile")
+            await self.quotas.count_call(self._caller(context), "GetBotProfile")
             account = await self.store.account_by_name(request.name)
             if account is None:
                 raise ServiceError(

@@ -20,6 +20,12 @@ Who a caller is (:meth:`Callers.caller`):
   address it was reached from, so the entries to the left of that one are the caller's own words and are
   never believed; without trusted proxies the header is ignored, as anyone can send one.
 
+Where the address cannot tell callers apart, a credential can (:func:`credited`): a call from an exempt
+address or from the Unix socket that proves a seat (its seat token) or a game (the game's token) counts as
+that seat or game, ``seat:GAME/SEAT`` or ``game:GAME``, like any caller that is not exempt. The tournament
+runner's seat gateways reach the server from its own host, where every hosted bot would otherwise be the
+one exempt caller: each bot's calls carry its seat token, so each bot has its own limits.
+
 Behind a proxy that does not forward addresses every caller has the proxy's address: exempt it only if it
 does its own limiting, else raise the limits (docs/operations.md#quotas).
 
@@ -41,7 +47,6 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from kutnahora.plumbing import auth
-from kutnahora.plumbing.errors import ServiceError, exhausted
 
 DEFAULT_EXEMPT = ("loopback",)
 """The callers no limit counts unless the operator says otherwise: the service's own host."""
@@ -189,7 +194,7 @@ class Callers:
         """The caller of a call from ``peer`` carrying ``token`` (or none); ``forwarded``, the call's
         ``x-forwarded-for`` values, is believed only from a trusted proxy."""
         if token and any(auth.matches(token, stored) for stored in self._token_hashes):
-            return Caller("token", True)
+            return Caller(TOKEN_CALLER, True)
         address = peer_address(peer)
         if address is not None and any(address in network for network in self.trusted_proxies):
             named = forwarded_address(forwarded, self.trusted_proxies)
@@ -203,6 +208,24 @@ class Callers:
             address in network for network in self._networks
         )
         return Caller(address_key(address), exempt)
+
+
+TOKEN_CALLER = "token"
+"""The key of every call carrying an exempting token: it is never counted, whatever it proves."""
+
+
+def by_credential(caller: Caller) -> bool:
+    """Whether the limits count ``caller``'s calls by the credential they prove (:func:`credited`): an
+    exempt address, or the Unix socket's callers, whose address tells nobody apart."""
+    return caller.key != TOKEN_CALLER and (caller.exempt or caller.key == "unix")
+
+
+def credited(caller: Caller, credential: str | None) -> Caller:
+    """The caller a limit counts a call as: the proven ``credential`` (``seat:GAME/SEAT``, ``game:GAME``;
+    None when the call proves none) for a caller counted :func:`by_credential`, else ``caller`` itself."""
+    if credential is None or not by_credential(caller):
+        return caller
+    return Caller(credential, False)
 
 
 class _Bucket:
@@ -259,23 +282,3 @@ class RateLimiter:
             return (min(cost, self.burst) - bucket.tokens) / self.rate
         bucket.tokens -= cost
         return 0.0
-
-
-def rate_refusal(
-    limiter: RateLimiter, caller: Caller, quota: str, sentence: Callable[[str, float], str]
-) -> ServiceError | None:
-    """Count one call of ``caller`` against ``limiter`` (an exempt caller is not counted): None when its
-    bucket held one; else, taking nothing, the refusal to raise: RESOURCE_EXHAUSTED, reason ``caller_rate``
-    (``RATE_LIMITED``), ``sentence(caller key, seconds to wait)`` as its message, a RetryInfo of those
-    seconds, and ``quota`` and the caller's key in its ErrorInfo."""
-    if caller.exempt:
-        return None
-    wait = limiter.take(caller.key)
-    if wait <= 0:
-        return None
-    return exhausted(
-        sentence(caller.key, wait),
-        "caller_rate",
-        retry_after=wait,
-        metadata={"quota": quota, "caller": caller.key},
-    )

@@ -114,6 +114,7 @@ class GameServer:
         await self.grpc_server.stop(grace)
         await self.replication.close()
         await self.hub.store.close()
+        await self.hub.quotas.store.close()
         await self.metrics.signals.stop()
         if self.metrics_endpoint is not None:
             self.metrics_endpoint.close()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kutnahora.engine.components import ComponentSet
-from kutnahora.plumbing import callers, keepalive
+from kutnahora.plumbing import callers, keepalive, quota_store
 from kutnahora.server import collector
 from kutnahora.server.settings import setting
 
@@ -280,6 +280,34 @@ class Quotas:
         parse=int,
         metavar="N",
     )
+    caller_reads: float = setting(
+        50.0,
+        "--caller-reads",
+        "CALLER_READS",
+        "reads (GetGame, GetObservation, ListGames, GetComponents, GetReplay, GetServerInfo) per second one "
+        "caller may make on average (0: no limit)",
+        doc="an exempt address's reads of a game count as the seat or game their token proves, else as the "
+        "game's anonymous reads",
+        parse=float,
+        metavar="PER_SECOND",
+    )
+    caller_read_burst: int = setting(
+        100,
+        "--caller-read-burst",
+        "CALLER_READ_BURST",
+        "reads one caller may make at once above --caller-reads",
+        parse=int,
+        metavar="N",
+    )
+    caller_streams: int = setting(
+        64,
+        "--caller-streams",
+        "CALLER_STREAMS",
+        "most Play and WatchGame streams one caller may hold open at once, per replica (0: no limit)",
+        doc="an exempt address's streams that prove a seat or a game token count as that seat's or game's",
+        parse=int,
+        metavar="N",
+    )
     exempt: tuple[str, ...] = setting(
         callers.DEFAULT_EXEMPT,
         "--quota-exempt",
@@ -302,6 +330,24 @@ class Quotas:
         parse=callers.parse_networks,
         show=callers.show_networks,
         metavar="LIST",
+    )
+    store: str = setting(
+        quota_store.MEMORY,
+        "--quota-store",
+        "QUOTA_STORE",
+        "where the per-caller counts live: memory (each replica counts for itself, so a caller spread over N "
+        "replicas gets N times its allowance) or a redis:// URL every replica shares",
+        doc="while Redis cannot be reached each replica counts in its memory; see docs/operations.md#quotas",
+        parse=quota_store.parse_url,
+        show=quota_store.show_url,
+        metavar="memory|URL",
+    )
+    store_prefix: str = setting(
+        "kutnahora",
+        "--quota-store-prefix",
+        "QUOTA_STORE_PREFIX",
+        "what the keys of --quota-store start with, so that several deployments may share one Redis",
+        metavar="TEXT",
     )
     token: str = setting(
         "",

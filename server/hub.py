@@ -23,6 +23,7 @@ from kutnahora.engine.components import ComponentSet
 from kutnahora.plumbing import auth
 from kutnahora.plumbing.callers import Caller
 from kutnahora.plumbing.errors import ServiceError, clip, exhausted, invalid, not_found
+from kutnahora.plumbing.quota_store import QuotaStore
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.game import (
     GameServices,
@@ -78,6 +79,15 @@ class GameHub:
             (config.admin_token, quotas.token),
             metrics.refused,
             trusted_proxies=quotas.trusted_proxies,
+            reads=quotas.caller_reads,
+            read_burst=quotas.caller_read_burst,
+            streams=quotas.caller_streams,
+            store=QuotaStore(
+                quotas.store,
+                f"{quotas.store_prefix}:server",
+                log=log,
+                on_error=metrics.quota_store_errors.inc,
+            ),
         )
         self.games: dict[str, LiveGame] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
@@ -195,8 +205,7 @@ class GameHub:
             state = engine.new_game(options, seed, self.services.components)
         except (engine.SetupError, ValueError, IndexError) as error:
             raise invalid(f"the game cannot be set up with these options: {error}") from None
-        if caller is not None:
-            self.quotas.reserve(caller)
+        place = await self.quotas.reserve(caller) if caller is not None else None
         self._creating += 1
         created = False
         try:
@@ -239,11 +248,10 @@ class GameHub:
             created = True
         finally:
             self._creating -= 1
-            if caller is not None:
-                if created:
-                    self.quotas.bind(caller, game_id)
-                else:
-                    self.quotas.unreserve(caller)
+            if created:
+                self.quotas.bind(place, game_id)
+            else:
+                self.quotas.unreserve(place)
         self._add(game)
         game.start()
         self.metrics.games_created.inc()

@@ -34,6 +34,8 @@ LIMITS = (
     "max_players",
     "caller_games",
     "caller_rate",
+    "caller_reads",
+    "caller_streams",
     "overloaded",
     "probe_rate",
     "probe_streams",
@@ -149,6 +151,12 @@ class Metrics:
         )
         for limit in LIMITS:
             self.refused.labels(limit=limit)
+        self.quota_store_errors = Counter(
+            "kutnahora_quota_store_errors_total",
+            "Times the shared quota store (--quota-store) failed or did not answer in time, so that the "
+            "per-caller quotas counted in this replica's memory.",
+            registry=r,
+        )
         # The event loop's lag and the collector's pauses, sampled once the server starts.
         self.signals = Signals(r)
         for status in GAME_STATUSES:

@@ -257,6 +257,41 @@ class KutnaHoraService:
             context.peer(), _token(context), forwarded_values(context.invocation_metadata())
         )
 
+    async def _read_game(
+        self, context: grpc.aio.ServicerContext[Any, Any], rpc: str, game_id: str
+    ) -> LiveGame:
+        """Count a read of one game against its caller's read rate (:mod:`.quotas`), then the game. A
+        caller counted by the seat or game it proves is counted once the game is found."""
+        quotas, caller = self.hub.quotas, self._caller(context)
+        if not quotas.counts_by_credential(caller):
+            await quotas.check_read(caller, rpc)
+            return await self._game(game_id)
+        game = await self._game(game_id)
+        await quotas.check_read(self._credited(caller, context, game, reading=True), rpc)
+        return game
+
+    def _credited(
+        self,
+        caller: Caller,
+        context: grpc.aio.ServicerContext[Any, Any],
+        game: LiveGame,
+        reading: bool = False,
+    ) -> Caller:
+        """Who a call of ``game`` counts as: the seat or game its token proves, for a caller whose address
+        tells nobody apart (:meth:`.quotas.CallerQuotas.credited`)."""
+        hashes = [seat.token_hash for seat in game.seats]
+        return self.hub.quotas.credited(
+            caller, _token(context), game.game_id, game.game_token_hash, hashes, reading
+        )
+
+    async def _open_caller_stream(
+        self, context: grpc.aio.ServicerContext[Any, Any], rpc: str, game: LiveGame
+    ) -> str | None:
+        """Take one of the caller's open streams (:meth:`.quotas.CallerQuotas.open_stream`) for a Play or
+        WatchGame stream of ``game``: what to give back when the stream ends."""
+        caller = self._credited(self._caller(context), context, game)
+        return await self.hub.quotas.open_stream(caller, rpc)
+
     def check_overload(self, rpc: str) -> None:
         """RESOURCE_EXHAUSTED (OVERLOADED) while the server is overloaded (:mod:`.overload`): new games
         and joins wait, the games under way go on."""
@@ -347,7 +382,7 @@ class KutnaHoraService:
     ) -> game_service_pb2.CreateGameResponse:
         """Create a game."""
         caller = self._caller(context)
-        self.hub.quotas.check_rate(caller, "CreateGame")
+        await self.hub.quotas.check_rate(caller, "CreateGame")
         if not request.HasField("options"):
             raise invalid("options must be set (at least options.players)")
         try:
@@ -386,7 +421,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.JoinGameResponse:
         """Join a seat."""
-        self.hub.quotas.check_rate(self._caller(context), "JoinGame")
+        await self.hub.quotas.check_rate(self._caller(context), "JoinGame")
         _check_name("name", request.name)
         game = await self._game(request.game_id)
 
@@ -409,6 +444,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.ListGamesResponse:
         """List games."""
+        await self.hub.quotas.check_server_read(self._caller(context), "ListGames")
         try:
             status = reading.status_from_wire(request.status)
         except wire.Malformed:
@@ -426,7 +462,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.GetGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> game_service_pb2.GetGameResponse:
         """One game's summary."""
-        game = await self._game(request.game_id)
+        game = await self._read_game(context, "GetGame", request.game_id)
         seat = auth.matching_seat(_token(context), [s.token_hash for s in game.seats])
         if seat is not None:
             self._seat_call(game, seat, "GetGame")
@@ -436,6 +472,7 @@ class KutnaHoraService:
         self, request: game_service_pb2.GetComponentsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> bytes:
         """The component set (serialised once at start)."""
+        await self.hub.quotas.check_server_read(self._caller(context), "GetComponents")
         return self.components
 
     async def ResignSeat(
@@ -503,7 +540,7 @@ class KutnaHoraService:
         self, request: play_service_pb2.GetObservationRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> bytes:
         """The current observation for a seat or a spectator."""
-        game = await self._game(request.game_id)
+        game = await self._read_game(context, "GetObservation", request.game_id)
         viewer = await self._viewer(game, request.HasField("seat"), request.seat, context, "GetObservation")
         return feed_of(game).get_observation_response(viewer)
 
@@ -542,6 +579,7 @@ class KutnaHoraService:
                 f"the server already serves {self.config.limits.max_watchers} watch streams, its limit",
                 "max_watchers",
             )
+        holder = await self._open_caller_stream(context, "WatchGame", game)
         wake = game.subscribe()
         self._streams.add(wake)
         feed = feed_of(game)
@@ -556,6 +594,7 @@ class KutnaHoraService:
             feed.remove_watcher(viewer)
             game.unsubscribe(wake)
             self._streams.discard(wake)
+            await self.hub.quotas.close_stream(holder)
 
     async def _watch(
         self,
@@ -622,12 +661,14 @@ class KutnaHoraService:
                 f"the server already serves {self.config.limits.max_players} play streams, its limit",
                 "max_players",
             )
+        holder = await self._open_caller_stream(context, "Play", game)
         stream = _PlayStream(self, game, start.seat, start.acknowledge, context)
         try:
             self.seats.open_stream(game.game_id, start.seat, stream)
         except ServiceError:
             game.unsubscribe(stream.wake)
             self.metrics.refused.labels(limit="seat_streams").inc()
+            await self.hub.quotas.close_stream(holder)
             raise
         self.players += 1
         self.metrics.play_streams.inc()
@@ -639,6 +680,7 @@ class KutnaHoraService:
             self._streams.discard(stream.wake)
             self.players -= 1
             self.metrics.play_streams.dec()
+            await self.hub.quotas.close_stream(holder)
 
     # --- ReplayService -------------------------------------------------------------------------------
 
@@ -646,7 +688,7 @@ class KutnaHoraService:
         self, request: replay_service_pb2.GetReplayRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> replay_service_pb2.GetReplayResponse:
         """The full log of an ended game."""
-        game = await self._game(request.game_id)
+        game = await self._read_game(context, "GetReplay", request.game_id)
         if not game.ended:
             raise precondition(
                 f"game {game.game_id} is {game.status}; its replay (with its seed) is served once it "
@@ -666,6 +708,7 @@ class KutnaHoraService:
         self, request: admin_service_pb2.GetServerInfoRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> admin_service_pb2.GetServerInfoResponse:
         """The server's version, limits and load."""
+        await self.hub.quotas.check_server_read(self._caller(context), "GetServerInfo")
         limits = self.config.limits
         uptime_ms = int((time.time() - self.hub.started_at) * 1000)
         response = admin_service_pb2.GetServerInfoResponse(

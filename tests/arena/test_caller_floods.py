@@ -12,7 +12,7 @@ caller is the Unix socket's, ``unix``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -200,8 +200,8 @@ async def test_a_caller_holding_its_cap_of_streams_opens_another_only_after_clos
         for rpc in ("StreamEvents", "Seek"):
             error = await refused(attacker, rpc, bearer(key))
             assert error.details() == (
-                f"{rpc} refused: {ATTACKER} already holds 2 open Seek and StreamEvents streams on this "
-                "arena, as many as one caller may; close one, then try again"
+                f"{rpc} refused: {ATTACKER} already holds 2 open Seek and StreamEvents streams, as many as "
+                "one caller may; close one, then try again"
             )
             info, delay = refusal(error)
             assert info.reason == "QUOTA_EXCEEDED" and delay == 10
@@ -351,26 +351,26 @@ def logged_quotas(caller_burst: int) -> tuple[ArenaQuotas, list[dict[str, Any]],
     return quotas, lines, now
 
 
-def test_each_caller_is_logged_once_a_minute_per_limit() -> None:
+async def test_each_caller_is_logged_once_a_minute_per_limit() -> None:
     """A flood of refusals makes one log line per caller and limit a minute, which says how many it left
     out; the key is never in it."""
     quotas, lines, now = logged_quotas(caller_burst=2)
     one, two = quotas.caller("ipv4:203.0.113.5:1", "a-bot-key"), quotas.caller("ipv6:[2001:db8::1]:1", None)
 
-    def flood(action: Callable[[], None], times: int) -> int:
+    async def flood(action: Callable[[], Awaitable[object]], times: int) -> int:
         refused = 0
         for _ in range(times):
             try:
-                action()
+                await action()
             except ServiceError:
                 refused += 1
         return refused
 
-    assert flood(lambda: quotas.open_stream(one, "Seek"), 1) == 0
-    assert flood(lambda: quotas.open_stream(one, "StreamEvents"), 1) == 1  # past the streams: one each
-    assert flood(lambda: quotas.count_call(one, "GetBotProfile"), 50) == 50  # the two calls were spent
-    assert flood(lambda: quotas.count_call(two, "ListPools"), 3) == 1
-    assert flood(lambda: quotas.count_registration(one), 5) == 4
+    seeking = await quotas.open_stream(one, "Seek")
+    assert await flood(lambda: quotas.open_stream(one, "StreamEvents"), 1) == 1  # past the streams
+    assert await flood(lambda: quotas.count_call(one, "GetBotProfile"), 50) == 50  # the calls were spent
+    assert await flood(lambda: quotas.count_call(two, "ListPools"), 3) == 1
+    assert await flood(lambda: quotas.count_registration(one), 5) == 4
     assert [(line["caller"], line["quota"], line["rpc"]) for line in lines] == [
         ("ipv4:203.0.113.5", "caller_streams", "StreamEvents"),
         ("ipv4:203.0.113.5", "caller_rate", "GetBotProfile"),
@@ -383,14 +383,15 @@ def test_each_caller_is_logged_once_a_minute_per_limit() -> None:
         "try again in 1.00 s"
     )
     now[0] += LOG_INTERVAL  # the bucket is full again (two calls), and a line may be written
-    assert flood(lambda: quotas.count_call(one, "RotateKey"), 3) == 1
+    assert await flood(lambda: quotas.count_call(one, "RotateKey"), 3) == 1
     assert (lines[-1]["caller"], lines[-1]["rpc"], lines[-1]["left_out"]) == (
         "ipv4:203.0.113.5",
         "RotateKey",
         49,
     )
     assert len(lines) == 5 and not any("a-bot-key" in str(line) for line in lines)
-    quotas.close_stream(one)
+    assert quotas.streams("ipv4:203.0.113.5") == 1
+    quotas.close_stream(seeking)
     assert quotas.streams("ipv4:203.0.113.5") == 0
 
 
@@ -455,7 +456,7 @@ async def test_a_bot_refused_by_the_callers_rate_waits_its_delay_and_plays_on(
     assert refusals(arena, "caller_rate") > 0  # they were refused, and played on
 
 
-def test_a_crowd_of_callers_refused_at_once_writes_a_bounded_number_of_lines() -> None:
+async def test_a_crowd_of_callers_refused_at_once_writes_a_bounded_number_of_lines() -> None:
     """Refusals from 500 addresses in one minute (a botnet, or a crowd behind many /64s) write at most 100
     lines; the first line of the next minute says how many lines were left out."""
     quotas, lines, now = logged_quotas(caller_burst=1)
@@ -464,7 +465,7 @@ def test_a_crowd_of_callers_refused_at_once_writes_a_bounded_number_of_lines() -
         caller = quotas.caller(f"ipv4:198.51.{n // 256}.{n % 256}:1", None)
         for _ in range(3):
             try:
-                quotas.count_call(caller, "GetLeaderboard")
+                await quotas.count_call(caller, "GetLeaderboard")
             except ServiceError:
                 refused += 1
     assert refused == 1000  # every caller's second and third call
@@ -472,5 +473,5 @@ def test_a_crowd_of_callers_refused_at_once_writes_a_bounded_number_of_lines() -
     now[0] += LOG_INTERVAL
     with pytest.raises(ServiceError):
         for _ in range(2):
-            quotas.count_call(quotas.caller("ipv4:203.0.113.9:1", None), "GetLeaderboard")
+            await quotas.count_call(quotas.caller("ipv4:203.0.113.9:1", None), "GetLeaderboard")
     assert len(lines) == 101 and lines[-1]["lines_left_out"] == 400  # the other 400 callers' first lines

@@ -203,23 +203,21 @@ def refused_counter() -> Counter:
     return Counter("refused_total", "refusals", ["limit"], registry=CollectorRegistry())
 
 
-def test_a_crowd_of_callers_cannot_grow_the_tables() -> None:
+async def test_a_crowd_of_callers_cannot_grow_the_tables() -> None:
     counter = refused_counter()
     quotas = CallerQuotas(2, 1.0, 3, (), (), counter, max_callers=1000)
     for n in range(20_000):
         caller = quotas.caller(f"ipv4:10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}:1", None)
-        quotas.check_rate(caller, "CreateGame")
-        quotas.reserve(caller)
-        quotas.unreserve(caller)  # refused later (say the store failed): nothing is held
+        await quotas.check_rate(caller, "CreateGame")
+        # refused later (say the store failed): nothing is held
+        quotas.unreserve(await quotas.reserve(caller))
     assert quotas.callers() == (0, 1000)
     # A caller holding games is remembered while it holds them, and forgotten once they end.
     caller = quotas.caller("ipv4:192.0.2.1:1", None)
-    quotas.reserve(caller)
-    quotas.bind(caller, "g1")
-    quotas.reserve(caller)
-    quotas.bind(caller, "g2")
+    quotas.bind(await quotas.reserve(caller), "g1")
+    quotas.bind(await quotas.reserve(caller), "g2")
     with pytest.raises(Exception, match="already holds 2"):
-        quotas.reserve(caller)
+        await quotas.reserve(caller)
     quotas.release("g1")
     quotas.release("g1")  # twice: nothing more is given back
     assert quotas.held(caller.key) == 1
