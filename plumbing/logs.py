@@ -133,7 +133,9 @@ class NamedPrintLoggerFactory:
         return NamedPrintLogger(self.file, str(args[0]) if args else None)
 
 
-def name_the_logger(logger: Any, method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def name_the_logger(
+    logger: Any, method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
     """Add the logger's name as ``logger`` (``kutnahora.server``, ``kutnahora.arena``), as a line another
     library logs through :mod:`logging` carries its logger's name."""
     name = getattr(logger, "name", None)
