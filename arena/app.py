@@ -228,4 +228,4 @@ async def create_arena(address: str, config: ArenaConfig) -> tuple[Arena, int]:
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"could not bind {address}: the port may be taken")
-    return Arena(server, port, config, logs.get_logger()), port
+    return Arena(server, port, config, logs.get_logger("kutnahora.arena")), port

@@ -322,7 +322,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
 
 async def serve(host: str, port: int, config: ArenaConfig) -> None:
     """Run an arena until SIGTERM or SIGINT, then stop it gracefully."""
-    log = logs.get_logger()
+    log = logs.get_logger("kutnahora.arena")
     try:
         arena, bound = await create_arena(f"{host}:{port}", config)
     except (OSError, RuntimeError) as error:

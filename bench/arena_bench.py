@@ -106,7 +106,8 @@ async def over_grpc(
 ) -> tuple[list[float], set[str]]:
     """Waits from opening a Seek to its SeekMatched, and the games matched, of ``bots`` real gRPC clients of
     a real arena process placing games on a real game server, for ``seconds``."""
-    from kutnahora.clients.sdk import ArenaClient, Client, ClientError
+    from kutnahora.clients.arena_client import ArenaClient
+    from kutnahora.clients.sdk import Client, ClientError
 
     folder = Path(tempfile.mkdtemp(prefix="kutnahora-arena-bench-"))
     server, server_address = start_serving(

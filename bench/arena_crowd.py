@@ -68,8 +68,9 @@ def load() -> str:
 
 async def run_bots(spec: dict[str, Any]) -> dict[str, Any]:
     """Play the bots of ``spec`` until its deadline; what they measured."""
+    from kutnahora.clients.arena_client import ArenaClient
     from kutnahora.clients.bots import make_bot
-    from kutnahora.clients.sdk import ArenaClient, Bot, Client, ClientError
+    from kutnahora.clients.sdk import Bot, Client, ClientError
     from kutnahora.v1.game_pb2 import Observation
 
     think = float(spec.get("think_ms", 0)) / 1000
@@ -273,7 +274,7 @@ def games_by_kind(db: str, seen: set[str], told: set[str], last_seeks: dict[str,
 def conduct(args: argparse.Namespace) -> int:
     import psycopg
 
-    from kutnahora.clients.sdk import ArenaClient
+    from kutnahora.clients.arena_client import ArenaClient
 
     pools = [p.strip() for p in args.pools.split(",") if p.strip()]
     schema = f"kh_crowd_{uuid.uuid4().hex[:8]}"

@@ -22,7 +22,7 @@ def sqlite_hub(folder: Path, name: str = "games.db") -> GameHub:
     """A hub over the SQLite file ``folder / name`` (open its store before use)."""
     config = ServerConfig.in_memory(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
     store = SqliteStore(str(folder / name))
-    return GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
+    return GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger("kutnahora.server"))
 
 
 async def joined_game(hub: GameHub, players: int, seed: int) -> LiveGame:

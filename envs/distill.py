@@ -53,373 +53,40 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import random
-import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from kutnahora.clients.bots import is_bot, mcts, mcts_budget, neural
+from kutnahora.clients.bots import is_bot, neural
 from kutnahora.clients.files import write_json
 from kutnahora.clients.stopping import INTERRUPTED
-from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
-from kutnahora.envs.training import (
-    SeatPlayer,
-    add_run_arguments,
-    build_model,
-    draw_curve,
-    evaluate,
-    git_commit,
-    initial_model,
-    match,
-    occupied,
-    parse_weights,
-    records_until,
-    save_network,
-    to_numpy,
-)
+from kutnahora.engine import GameState, Option, observe
+from kutnahora.envs.matches import SeatPlayer, evaluate, match
+from kutnahora.envs.models import build_model, initial_model, save_network, to_numpy
+from kutnahora.envs.run_folder import add_run_arguments, draw_curve, git_commit, occupied, records_until
+from kutnahora.envs.searched_games import Searcher, Task, generate, learner_plays, plan
+from kutnahora.envs.shards import Samples, read_shard, shard_games, shard_path, shard_size
+from kutnahora.envs.training import parse_weights
 from kutnahora.learned import network
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
-from kutnahora.learned.outcome import returns
-from kutnahora.learned.state_encoding import StateEncoder
 
 # --------------------------------------------------------------------------------------------------------
 # Searches
-
-
-@dataclass(frozen=True)
-class Searcher:
-    """A search that decides a seat's move: ``mcts`` (the search bot) or ``neural`` (PUCT guided by the
-    network), with a budget of iterations or milliseconds per decision."""
-
-    kind: str
-    iterations: int | None
-    budget_ms: float | None
-
-    @classmethod
-    def parse(cls, text: str) -> Searcher:
-        """``mcts:200``, ``neural:100``, ``mcts:500ms``; ``ValueError`` says what is wrong."""
-        kind, sep, budget = text.partition(":")
-        if kind not in ("mcts", "neural") or not sep:
-            raise ValueError(f"a searcher is mcts:BUDGET or neural:BUDGET (such as mcts:200), not {text!r}")
-        iterations, budget_ms = mcts_budget(budget)
-        return cls(kind, iterations, budget_ms)
-
-    def __str__(self) -> str:
-        return f"{self.kind}:{self.iterations if self.iterations is not None else f'{self.budget_ms:g}ms'}"
-
-    def visits(
-        self,
-        state: GameState,
-        seat: int,
-        rng: random.Random,
-        evaluator: neural.Evaluator | None,
-    ) -> tuple[dict[Option, int], Option, float]:
-        """The root's visit count of each legal option of ``seat``'s pending decision, searched from its
-        observation alone, the option the search chooses (the most visited), and the search's value of
-        the position for ``seat`` on the returns' scale ([−1, 1]; the search bot's mean reward r in [0, 1]
-        is read as 2r − 1)."""
-        view = observe(state, seat)
-        if self.kind == "mcts":
-            found = mcts.search(view, rng, iterations=self.iterations, budget_ms=self.budget_ms)
-            return found.visits, found.option, 2.0 * found.value - 1.0
-        if evaluator is None:
-            raise ValueError("a neural searcher needs the network")
-        result = neural.search(view, evaluator, rng, simulations=self.iterations, budget_ms=self.budget_ms)
-        return result.visits, result.option, result.value
 
 
 # --------------------------------------------------------------------------------------------------------
 # Samples and shards
 
 
-@dataclass
-class Samples:
-    """Samples as arrays: the observation vectors in sparse rows (``indptr``, ``indices``, ``values``),
-    the legal-action masks, the target policies, the returns, the searches' values of the positions
-    (:meth:`Searcher.visits`) and the seats that decided."""
-
-    indptr: npt.NDArray[np.int64]
-    indices: npt.NDArray[np.int16]
-    values: npt.NDArray[np.float32]
-    masks: npt.NDArray[np.bool_]
-    targets: npt.NDArray[np.float32]
-    returns: npt.NDArray[np.float32]
-    seats: npt.NDArray[np.int8]
-    searched: npt.NDArray[np.float32]
-
-    def __len__(self) -> int:
-        return len(self.returns)
-
-    @classmethod
-    def from_rows(
-        cls,
-        vectors: Sequence[npt.NDArray[np.float32]],
-        masks: Sequence[npt.NDArray[np.bool_]],
-        targets: Sequence[npt.NDArray[np.float32]],
-        outcome: Sequence[float],
-        seats: Sequence[int],
-        actions: int,
-        searched: Sequence[float] | None = None,
-    ) -> Samples:
-        """Samples from dense rows (``searched`` defaults to the returns)."""
-        nonzero = [np.flatnonzero(v) for v in vectors]
-        indptr = np.zeros(len(vectors) + 1, dtype=np.int64)
-        indptr[1:] = np.cumsum([len(n) for n in nonzero])
-        return cls(
-            indptr,
-            np.concatenate([*nonzero, np.zeros(0, np.int64)]).astype(np.int16),
-            np.concatenate(
-                [*(v[n] for v, n in zip(vectors, nonzero, strict=True)), np.zeros(0, np.float32)]
-            ).astype(np.float32),
-            np.stack(masks) if masks else np.zeros((0, actions), bool),
-            np.stack(targets) if targets else np.zeros((0, actions), np.float32),
-            np.asarray(outcome, dtype=np.float32),
-            np.asarray(seats, dtype=np.int8),
-            np.asarray(outcome if searched is None else searched, dtype=np.float32),
-        )
-
-    @classmethod
-    def join(cls, parts: Sequence[Samples], actions: int) -> Samples:
-        """One set of samples from several, in order."""
-        if not parts:
-            return cls.from_rows([], [], [], [], [], actions)
-        offsets = np.cumsum([0, *(len(p.values) for p in parts[:-1])])
-        return cls(
-            np.concatenate(
-                [np.zeros(1, np.int64), *(p.indptr[1:] + o for p, o in zip(parts, offsets, strict=True))]
-            ),
-            np.concatenate([p.indices for p in parts]),
-            np.concatenate([p.values for p in parts]),
-            np.concatenate([p.masks for p in parts]),
-            np.concatenate([p.targets for p in parts]),
-            np.concatenate([p.returns for p in parts]),
-            np.concatenate([p.seats for p in parts]),
-            np.concatenate([p.searched for p in parts]),
-        )
-
-    def tail(self, count: int) -> Samples:
-        """The last ``count`` samples."""
-        first = max(0, len(self) - count)
-        start = int(self.indptr[first])
-        return Samples(
-            self.indptr[first:] - start,
-            self.indices[start:],
-            self.values[start:],
-            self.masks[first:],
-            self.targets[first:],
-            self.returns[first:],
-            self.seats[first:],
-            self.searched[first:],
-        )
-
-    def vectors(self, rows: npt.NDArray[np.int64], size: int) -> npt.NDArray[np.float32]:
-        """The observation vectors of ``rows``, dense (rows × size)."""
-        out = np.zeros((len(rows), size), dtype=np.float32)
-        for i, row in enumerate(rows):
-            start, end = self.indptr[row], self.indptr[row + 1]
-            out[i, self.indices[start:end]] = self.values[start:end]
-        return out
-
-
-def shard_path(data: Path, game: int) -> Path:
-    """The shard of game number ``game``."""
-    return data / f"game-{game:07d}.npz"
-
-
-def shard_games(data: Path) -> list[int]:
-    """The numbers of the games that have a shard, in order."""
-    return sorted(int(p.stem.split("-")[1]) for p in data.glob("game-*.npz"))
-
-
-def write_shard(data: Path, game: int, samples: Samples, meta: dict[str, Any]) -> Path:
-    """Write one game's samples atomically (a crash leaves the shard whole or absent, never half)."""
-    path = shard_path(data, game)
-    partial = path.with_suffix(".npz.part")
-    data.mkdir(parents=True, exist_ok=True)
-    with partial.open("wb") as out:
-        np.savez_compressed(
-            out,
-            indptr=samples.indptr,
-            indices=samples.indices,
-            values=samples.values,
-            masks=samples.masks,
-            targets=samples.targets,
-            returns=samples.returns,
-            seats=samples.seats,
-            searched=samples.searched,
-            meta=np.array(json.dumps({"game": game, **meta}, sort_keys=True)),
-        )
-    partial.replace(path)
-    return path
-
-
-def read_shard(path: Path) -> Samples:
-    """One game's samples, as written (a shard written before searches' values were kept reads its
-    returns in their place)."""
-    with np.load(path, allow_pickle=False) as archive:
-        return Samples(
-            archive["indptr"],
-            archive["indices"],
-            archive["values"],
-            archive["masks"],
-            archive["targets"],
-            archive["returns"],
-            archive["seats"],
-            archive["searched"] if "searched" in archive.files else archive["returns"],
-        )
-
-
-def shard_size(path: Path) -> int:
-    """How many samples a shard holds (reads only its returns)."""
-    with np.load(path, allow_pickle=False) as archive:
-        return len(archive["returns"])
-
-
 # --------------------------------------------------------------------------------------------------------
 # Self-play with searches
-
-
-def play_searched_game(
-    searcher: Searcher,
-    players: int,
-    seed: int,
-    explore_moves: int,
-    evaluator: neural.Evaluator | None = None,
-    layout: ObservationLayout | None = None,
-    learner: network.PolicyValueNet | None = None,
-) -> tuple[Samples, GameState]:
-    """One self-play game in which every seat's decisions are searched by ``searcher``: its samples and
-    the final state. The moves played are the searches' (sampled from the visits for the first
-    ``explore_moves``, then the most visited), or with a ``learner`` network, after the first
-    ``explore_moves``, that network's favourite: the positions the network's own play reaches, labelled by
-    the search."""
-    layout = layout or ObservationLayout()
-    space = ActionSpace(layout.components)
-    encoder = StateEncoder(layout, normalized=True)  # one per game: it rewrites only what changed
-    state = new_game(GameOptions(players=players), seed)
-    moves = random.Random(f"{seed}:moves")
-    vectors: list[npt.NDArray[np.float32]] = []
-    masks: list[npt.NDArray[np.bool_]] = []
-    targets: list[npt.NDArray[np.float32]] = []
-    seats: list[int] = []
-    searched: list[float] = []
-    while state.pending is not None:
-        options = state.pending.options
-        if len(options) == 1:
-            apply(state, options[0])
-            continue
-        seat = state.pending.seat
-        visits, best, value = searcher.visits(
-            state, seat, random.Random(f"{seed}:{state.version}"), evaluator
-        )
-        counts = np.array([visits.get(o, 0) for o in options], dtype=np.float64)
-        if counts.sum() == 0:  # a search with no visit at the root (a budget too small): its choice
-            counts[options.index(best)] = 1.0
-        ids = space.ids(options)
-        target = np.zeros(space.size, dtype=np.float32)
-        target[ids] = counts / counts.sum()
-        mask = np.zeros(space.size, dtype=bool)
-        mask[ids] = True
-        vectors.append(encoder.encode(state, seat))
-        masks.append(mask)
-        targets.append(target)
-        seats.append(seat)
-        searched.append(value)
-        explore = len(seats) <= explore_moves
-        if explore:
-            best = moves.choices(options, weights=counts.tolist())[0]
-        elif learner is not None:
-            logits, _ = learner.forward(vectors[-1])
-            best = options[int(np.argmax(logits[0, ids]))]
-        apply(state, best)
-    outcome = returns(state)
-    samples = Samples.from_rows(
-        vectors, masks, targets, [outcome[s] for s in seats], seats, space.size, searched
-    )
-    return samples, state
-
-
-@dataclass(frozen=True)
-class Task:
-    """One game to play and write: its number, player count and seed, how to search, and where."""
-
-    game: int
-    players: int
-    seed: int
-    searcher: str
-    explore_moves: int
-    data: str
-    weights: str | None
-    """The network of a ``neural`` searcher or a learner (a weights file that does not change once
-    written)."""
-    learner: bool = False
-    """Whether the network (``weights``) plays the moves, the searcher only labelling them."""
-
-
-def plan(seed: int, game: int, players: dict[str, float]) -> tuple[int, int]:
-    """Game number ``game``'s player count and seed: from the run's seed and the number alone."""
-    rng = random.Random(f"distill:{seed}:{game}")
-    names = list(players)
-    return int(rng.choices(names, [players[n] for n in names])[0]), rng.getrandbits(62)
-
-
-def learner_plays(seed: int, game: int, share: float) -> bool:
-    """Whether the network plays game number ``game``'s moves (``share`` of the games), from the run's
-    seed and the number alone."""
-    return share > 0 and random.Random(f"distill:{seed}:{game}:learner").random() < share
-
-
-@cache
-def _evaluator(weights: str) -> neural.Evaluator:
-    return neural.Evaluator(network.load(Path(weights)), ObservationLayout())
-
-
-def play_task(task: Task) -> tuple[int, int]:
-    """Play one game and write its shard: (game number, samples)."""
-    searcher = Searcher.parse(task.searcher)
-    evaluator = _evaluator(task.weights) if task.weights else None
-    samples, _ = play_searched_game(
-        searcher,
-        task.players,
-        task.seed,
-        task.explore_moves,
-        evaluator if searcher.kind == "neural" else None,
-        learner=evaluator.net if task.learner and evaluator is not None else None,
-    )
-    meta = {"players": task.players, "seed": task.seed, "searcher": task.searcher, "learner": task.learner}
-    write_shard(Path(task.data), task.game, samples, meta)
-    return task.game, len(samples)
-
-
-def _quiet_worker() -> None:
-    """A worker leaves Ctrl-C to the parent, which stops the pool (the games under way are dropped)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def generate(tasks: Sequence[Task], workers: int, done: Callable[[int, int], None]) -> None:
-    """Play the tasks whose game has no shard yet, in ``workers`` processes (in this one for one);
-    ``done(game, samples)`` after each."""
-    todo = [t for t in tasks if not shard_path(Path(t.data), t.game).exists()]
-    if workers <= 1 or len(todo) <= 1:
-        for task in todo:
-            done(*play_task(task))
-        return
-    # spawn, not fork: the parent holds PyTorch's threads, which a forked child must not inherit.
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(todo)), initializer=_quiet_worker) as pool:
-        for game, count in pool.imap_unordered(play_task, todo):
-            done(game, count)
 
 
 def held_out(game: int, every: int) -> bool:

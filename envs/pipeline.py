@@ -240,7 +240,7 @@ def recover_unrecorded(record: dict[str, Any], folder: Path) -> list[str]:
 
 def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | None:
     """The run's record: a new one, or the saved one to resume (``None``: refused, said on stderr)."""
-    from kutnahora.envs.training import occupied
+    from kutnahora.envs.run_folder import occupied
 
     folder: Path = args.run
     if args.resume:

@@ -1,6 +1,7 @@
 """``kutnahora-train``'s command line: PPO (``run``, :mod:`kutnahora.envs.training`), expert iteration
 (``distill``, :mod:`kutnahora.envs.distill`), both from scratch in one command (``pipeline``,
-:mod:`kutnahora.envs.pipeline`) and ``export``; ``python -m kutnahora.envs.train`` is the same command.
+:mod:`kutnahora.envs.pipeline`) and ``export`` (:mod:`kutnahora.envs.export`); ``python -m
+kutnahora.envs.train`` is the same command.
 
 It sits above the three stages, which never import it: each stage's module declares its own options
 (``add_parser``) and runs them (``command``). Ctrl-C and SIGTERM stop every command alike, with a sentence
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
-from kutnahora.envs import distill, pipeline, training
+from kutnahora.envs import distill, export, pipeline, training
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,12 +34,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     training.add_parser(commands, stamp)
     distill.add_parser(commands, stamp)
     pipeline.add_parser(commands, stamp)
-    training.add_export_parser(commands)
+    export.add_export_parser(commands)
     args = parser.parse_args(argv)
     words = sys.argv[1:] if argv is None else list(argv)
     command = "kutnahora-train " + shlex.join(words)
     if args.command == "export":
-        return training.export_command(args, command)
+        return export.export_command(args, command)
     with terminate_as_interrupt():
         try:
             if args.command == "distill":

@@ -40,15 +40,12 @@ Needs the ``train`` extra.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import random
-import shutil
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,18 +55,15 @@ import numpy as np
 import numpy.typing as npt
 
 from kutnahora.clients.files import write_json
-from kutnahora.clients.tournament.stats import wilson
-from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
+from kutnahora.engine import GameOptions, GameState, apply, new_game
+from kutnahora.envs.matches import NetPlayer, SeatPlayer, bot_player, evaluate
+from kutnahora.envs.models import build_model, initial_model, save_network, to_numpy
+from kutnahora.envs.run_folder import add_run_arguments, draw_curve, git_commit, occupied, records_until
 from kutnahora.learned import network
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
 from kutnahora.learned.outcome import returns
 from kutnahora.learned.state_encoding import StateEncoder
-
-WEIGHTS = network.WEIGHTS
-
-SeatPlayer = Callable[[GameState, int], Option]
-"""A player of a seat in process: the option it takes in a state where it owes the decision."""
 
 
 def parse_weights(text: str, what: str) -> dict[str, float]:
@@ -92,217 +86,7 @@ def parse_weights(text: str, what: str) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------------------------
-# The network in PyTorch
-
-
-def build_model(inputs: int, hidden: Sequence[int], actions: int) -> Any:
-    """The PyTorch twin of :class:`kutnahora.learned.network.PolicyValueNet`."""
-    import torch
-    from torch import nn
-
-    class Model(nn.Module):  # type: ignore[misc,unused-ignore]  # nn.Module is Any without torch
-        def __init__(self) -> None:
-            super().__init__()
-            widths = [inputs, *hidden]
-            self.trunk = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(widths))
-            self.policy = nn.Linear(widths[-1], actions)
-            self.value = nn.Linear(widths[-1], 1)
-            nn.init.orthogonal_(self.policy.weight, 0.01)
-            nn.init.zeros_(self.policy.bias)
-            nn.init.orthogonal_(self.value.weight, 1.0)
-            nn.init.zeros_(self.value.bias)
-
-        def forward(self, x: Any) -> tuple[Any, Any]:
-            layers: list[Any] = list(self.trunk)
-            first, rest = layers[0], layers[1:]
-            # Only the columns of the first layer at inputs that are non-zero somewhere in the batch: an
-            # observation has about 170 non-zero entries of 3,886, so this is most of the work saved, in
-            # the forward pass and the backward one alike (the other columns' gradients are zero anyway).
-            used = x.abs().sum(0).nonzero().squeeze(1)
-            x = torch.relu(x.index_select(1, used) @ first.weight.index_select(1, used).T + first.bias)
-            for layer in rest:
-                x = torch.relu(layer(x))
-            return self.policy(x), torch.tanh(self.value(x)).squeeze(-1)
-
-    return Model()
-
-
-def to_numpy(model: Any, meta: dict[str, Any]) -> network.PolicyValueNet:
-    """The model's weights as a NumPy network (weights transposed to (inputs, outputs))."""
-
-    def layer(linear: Any) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        return (
-            linear.weight.detach().cpu().numpy().T.astype(np.float32),
-            linear.bias.detach().cpu().numpy().astype(np.float32),
-        )
-
-    return network.PolicyValueNet(
-        [layer(lin) for lin in model.trunk], layer(model.policy), layer(model.value), dict(meta)
-    )
-
-
-def load_numpy(model: Any, net: network.PolicyValueNet) -> None:
-    """Set the model's weights from a NumPy network of the same shape (the inverse of :func:`to_numpy`)."""
-    import torch
-
-    def fill(linear: Any, layer: tuple[network.Floats, network.Floats]) -> None:
-        weight, bias = layer
-        if tuple(linear.weight.shape) != (weight.shape[1], weight.shape[0]):
-            raise ValueError(
-                f"a layer of shape {tuple(weight.shape)} does not fit the model's "
-                f"{tuple(linear.weight.shape[::-1])}"
-            )
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(np.ascontiguousarray(weight.T, dtype=np.float32)))
-            linear.bias.copy_(torch.from_numpy(np.asarray(bias, dtype=np.float32)))
-
-    if len(model.trunk) != len(net.trunk):
-        raise ValueError(f"the network has {len(net.trunk)} trunk layers, the model {len(model.trunk)}")
-    for linear, layer in zip(model.trunk, net.trunk, strict=True):
-        fill(linear, layer)
-    fill(model.policy, net.policy)
-    fill(model.value, net.value)
-
-
-def initial_model(init: str, hidden: list[int], inputs: int, actions: int) -> tuple[Any, list[int]]:
-    """The model to start from: a weights file, a run folder's checkpoint, or ``scratch`` (``hidden``);
-    with its trunk's widths. ``ValueError`` says what is wrong."""
-    import torch
-
-    if init == "scratch":
-        return build_model(inputs, hidden, actions), hidden
-    path = Path(init)
-    if path.is_dir():
-        if not (path / "checkpoint.pt").exists() or not (path / "config.json").exists():
-            raise ValueError(f"--init {init}: a run folder needs its checkpoint.pt and config.json")
-        widths = [int(h) for h in json.loads((path / "config.json").read_text())["hidden"]]
-        model = build_model(inputs, widths, actions)
-        model.load_state_dict(torch.load(path / "checkpoint.pt", weights_only=False)["model"])
-        return model, widths
-    net = network.load(path)
-    if net.inputs != inputs or net.actions != actions:
-        raise ValueError(
-            f"--init {init}: the network reads {net.inputs} inputs and gives {net.actions} actions; this "
-            f"version's observations have {inputs} entries and {actions} actions"
-        )
-    widths = [int(w.shape[1]) for w, _ in net.trunk]
-    model = build_model(inputs, widths, actions)
-    load_numpy(model, net)
-    return model, widths
-
-
-def save_network(net: network.PolicyValueNet, folder: Path, name: str) -> None:
-    """Write a run's network as ``weights/NAME.npz`` and as ``latest.npz`` (replaced atomically: the
-    export and a bot reading it never see half a file)."""
-    network.save(net, folder / "weights" / f"{name}.npz")
-    shutil.copyfile(folder / "weights" / f"{name}.npz", folder / "latest.npz.part")
-    os.replace(folder / "latest.npz.part", folder / "latest.npz")
-
-
-# --------------------------------------------------------------------------------------------------------
 # Seat players in process (opponents, evaluation)
-
-
-class NetPlayer:
-    """A NumPy network playing a seat: the most likely legal option, or one drawn from the policy."""
-
-    def __init__(
-        self, net: network.PolicyValueNet, encoder: StateEncoder, space: ActionSpace, sample: bool, seed: int
-    ) -> None:
-        self.net, self.encoder, self.space, self.sample = net, encoder, space, sample
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, state: GameState, seat: int) -> Option:
-        assert state.pending is not None
-        options = state.pending.options
-        ids = self.space.ids(options)
-        probs, _ = self.net.policy_value(self.encoder.encode(state, seat), ids)
-        index = int(self.rng.choice(len(ids), p=probs / probs.sum())) if self.sample else int(probs.argmax())
-        return options[index]
-
-
-def bot_player(name: str, seed: int) -> SeatPlayer:
-    """A built-in bot (``random``, ``greedy``, ``mcts:N``) as a seat player, fed the engine's observation
-    where it reads one (the search bot) and the wire observation otherwise."""
-    if name.startswith("mcts"):
-        from kutnahora.clients.bots import make_bot
-        from kutnahora.clients.bots.mcts import MctsBot
-
-        bot = make_bot(name, seed)
-        assert isinstance(bot, MctsBot)
-        return lambda state, seat: bot.decide(observe(state, seat))
-    from kutnahora.envs.opponents import make_opponent, started_once
-
-    return started_once(make_opponent(name, seed))
-
-
-def play_game(players: Sequence[SeatPlayer], seed: int) -> list[float]:
-    """One game with one player per seat; each seat's return."""
-    state = new_game(GameOptions(players=len(players)), seed)
-    while state.pending is not None:
-        options = state.pending.options
-        seat = state.pending.seat
-        apply(state, options[0] if len(options) == 1 else players[seat](state, seat))
-    return returns(state)
-
-
-def evaluate(
-    net: network.PolicyValueNet,
-    opponent: str,
-    players: int,
-    games: int,
-    sample: bool,
-    seed: int,
-) -> dict[str, Any]:
-    """The network's policy at one seat (rotating over the seats) against ``opponent`` at every other
-    seat (see :func:`match`)."""
-    layout = ObservationLayout()
-    space = ActionSpace(layout.components)
-    encoder = StateEncoder(layout, normalized=True)
-    policy = "sampled" if sample else "deterministic"
-    return match(
-        lambda game: NetPlayer(net, encoder, space, sample, seed + game),
-        policy,
-        opponent,
-        players,
-        games,
-        seed,
-    )
-
-
-def match(
-    player: Callable[[int], SeatPlayer],
-    policy: str,
-    opponent: str,
-    players: int,
-    games: int,
-    seed: int,
-) -> dict[str, Any]:
-    """``player(game)`` at one seat (rotating over the seats) against ``opponent`` at every other seat:
-    wins (a sole first place), ties and losses, the mean return, and the win rate's Wilson interval."""
-    wins = ties = 0
-    total = 0.0
-    for game in range(games):
-        seat = game % players
-        seats: list[SeatPlayer] = [bot_player(opponent, seed * 1000 + game * 10 + s) for s in range(players)]
-        seats[seat] = player(game)
-        result = play_game(seats, seed + game)
-        returns_of_seat = result[seat]
-        total += returns_of_seat
-        wins += returns_of_seat == 1.0
-        ties += returns_of_seat < 1.0 and returns_of_seat == max(result)
-    low, high = wilson(wins, games)
-    return {
-        "opponent": opponent,
-        "players": players,
-        "policy": policy,
-        "games": games,
-        "wins": wins,
-        "ties": ties,
-        "win_rate": wins / games,
-        "wilson95": [round(low, 4), round(high, 4)],
-        "mean_return": round(total / games, 4),
-    }
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -543,98 +327,6 @@ def ppo_update(
 # The run: checkpoints, evaluations, the curve
 
 
-def git_commit() -> str:
-    """The commit of the source tree this module is in (``unknown`` outside a checkout)."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
-        return out.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
-def draw_curve(
-    history: list[dict[str, Any]],
-    evaluations: list[dict[str, Any]],
-    path: Path,
-    series: str = "returns",
-    ylabel: str = "mean return of training games\n(average of the last five iterations)",
-    label: str = "against {}",
-    limits: tuple[float, float] | None = (-1.05, 1.05),
-    xlabel: str = "training samples (decisions of the learning seats)",
-) -> None:
-    """The learning curve: above, each iteration's ``series`` (by default the mean training return by
-    opponent kind; a mapping per history entry), below, the evaluation win rates, by samples."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
-    kinds = sorted({k for h in history for k in h[series]})
-    for kind in kinds:
-        xs = [h["samples"] for h in history if kind in h[series]]
-        ys = [h[series][kind] for h in history if kind in h[series]]
-        ys = [float(np.mean(ys[max(0, i - 4) : i + 1])) for i in range(len(ys))]  # the last five
-        top.plot(xs, ys, label=label.format(kind))
-    top.set_ylabel(ylabel)
-    if limits is not None:
-        top.set_ylim(*limits)
-    top.axhline(0, color="grey", lw=0.5)
-    if kinds:
-        top.legend(loc="lower right", fontsize=8)
-    keys = sorted({(e["opponent"], e["players"], e["policy"]) for e in evaluations})
-    for opponent, players, policy in keys:
-        points = [
-            e
-            for e in evaluations
-            if (e["opponent"], e["players"], e["policy"]) == (opponent, players, policy)
-        ]
-        bottom.plot(
-            [e["samples"] for e in points],
-            [e["win_rate"] for e in points],
-            "o-" if policy == "deterministic" else "x--",
-            label=f"{policy} vs {opponent}, {players} players",
-        )
-    bottom.set_ylabel("evaluation win rate")
-    bottom.set_xlabel(xlabel)
-    bottom.set_ylim(0, 1)
-    if keys:
-        bottom.legend(loc="lower right", fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-
-
-def occupied(folder: Path) -> bool:
-    """Whether a new run may not start in ``folder`` because it holds files already; says so on stderr
-    (a run is never started over another's files: ``--resume`` goes on with them)."""
-    if folder.exists() and any(folder.iterdir()):
-        print(
-            f"kutnahora-train: {folder} is not empty; give a new --run folder, or --resume to go on",
-            file=sys.stderr,
-        )
-        return True
-    return False
-
-
-def records_until(folder: Path, iteration: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """A run folder's ``history.json`` and ``evaluations.json`` as far as ``iteration``, its checkpoint's.
-
-    A checkpoint writes them before ``checkpoint.pt``, so a stop or a crash in between leaves them ahead of
-    it, never behind: what they hold past the checkpoint's iteration is dropped, to be made again."""
-    lists = []
-    for name in ("history.json", "evaluations.json"):
-        entries = json.loads((folder / name).read_text()) if (folder / name).exists() else []
-        lists.append([entry for entry in entries if entry["iteration"] <= iteration])
-    return lists[0], lists[1]
-
-
 RESUMABLE = (
     "samples",
     "players",
@@ -869,64 +561,6 @@ def run(args: argparse.Namespace, command: str) -> int:
     return 0
 
 
-def export_command(args: argparse.Namespace, command: str) -> int:
-    """Copy a run's network (its latest, or ``--iteration``) into the weights file, with its record (the
-    commands that trained and exported it, the run folder named relative to the folder holding it)."""
-    folder: Path = args.run
-    source = (
-        folder / "latest.npz"
-        if args.iteration is None
-        else folder / "weights" / f"iter-{args.iteration:05d}.npz"
-    )
-    if not source.exists():
-        print(f"kutnahora-train: {source} does not exist", file=sys.stderr)
-        return 2
-    net = network.load(source)
-    config = json.loads((folder / "config.json").read_text()) if (folder / "config.json").exists() else {}
-    target: Path = args.to
-    network.save(net, target, np.float16)
-    parent = str(folder.resolve().parent) + os.sep
-
-    def relative(text: str) -> str:
-        """A command as recorded: the run folder named from the folder that holds it (the rest of an
-        absolute path says where one machine kept its runs, nothing about the network)."""
-        return text.replace(parent, "")
-
-    record = {
-        "source": source.name,
-        "iteration": net.meta.get("iteration"),
-        "samples": net.meta.get("samples"),
-        "hidden": net.meta.get("hidden"),
-        "trained_by": [relative(c) for c in config.get("commands", [])],
-        "trained_at_commit": config.get("commit"),
-        "training_seed": config.get("seed"),
-        "exported_by": relative(command),
-        "exported_at_commit": git_commit(),
-        "exported": datetime.now(UTC).isoformat(timespec="seconds"),
-        "bytes": target.stat().st_size,
-    }
-    write_json(target.with_suffix(".json"), record)
-    print(
-        f"{source} → {target} ({record['bytes']:,} bytes; iteration {record['iteration']}, "
-        f"{record['samples']:,} samples)"
-    )
-    return 0
-
-
-def add_run_arguments(
-    parser: argparse.ArgumentParser, name: str, source: str, resumable: Sequence[str]
-) -> None:
-    """``--run`` (default ``kutnahora-runs/NAME``) and ``--resume`` (from ``source``, with the run's options
-    except the ``resumable`` ones given again), as every training command takes them."""
-    parser.add_argument("--run", type=Path, default=Path("kutnahora-runs") / name, help="run folder")
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help=f"go on from {source}, with its options, except those given again of "
-        + ", ".join("--" + k.replace("_", "-") for k in resumable),
-    )
-
-
 def add_parser(commands: Any, stamp: str) -> None:
     """``kutnahora-train run``: its options (the command line is :mod:`kutnahora.envs.train`)."""
     train = commands.add_parser(
@@ -975,20 +609,6 @@ def add_parser(commands: Any, stamp: str) -> None:
     train.add_argument(
         "--smoke", action="store_true", help="the pipeline end to end in seconds (tiny batches, not learning)"
     )
-
-
-def add_export_parser(commands: Any) -> None:
-    """``kutnahora-train export``: its options."""
-    exporter = commands.add_parser(
-        "export",
-        help="copy a run's network into the bot's weights file",
-        description="Copy a run's latest network (or --iteration's) to the weights file, as float16, with a "
-        "JSON record beside it of the commit and commands that made it.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    exporter.add_argument("run", type=Path, help="run folder")
-    exporter.add_argument("--iteration", type=int, help="an exported iteration instead of the latest")
-    exporter.add_argument("--to", type=Path, default=WEIGHTS, help="the weights file to write")
 
 
 def command(args: argparse.Namespace, text: str, words: Sequence[str]) -> int:

@@ -18,7 +18,7 @@ A **weights file** is a NumPy ``.npz`` archive: ``trunk.0.weight``, ``trunk.0.bi
 ``value.bias``, in ``float16`` or ``float32`` (computed in ``float32`` either way), and ``meta``, a JSON
 text with the observation and action sizes. :func:`save` writes one, :func:`load` reads one. Nothing here
 imports a deep-learning library, so a bot that plays with the network needs NumPy only; training
-(:mod:`kutnahora.envs.training`) writes these files from its PyTorch model.
+(:mod:`kutnahora.envs.training`, :mod:`kutnahora.envs.export`) writes these files from its PyTorch model.
 """
 
 from __future__ import annotations

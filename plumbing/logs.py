@@ -115,6 +115,35 @@ class RefusalLines:
         return {name: count for name, count in counts.items() if count}
 
 
+class NamedPrintLogger(structlog.PrintLogger):
+    """structlog's line printer, holding the name it was asked for (``structlog.get_logger(name)``)."""
+
+    def __init__(self, file: TextIO, name: str | None) -> None:
+        super().__init__(file)
+        self.name = name
+
+
+class NamedPrintLoggerFactory:
+    """Makes a :class:`NamedPrintLogger` on ``file`` for each name asked for."""
+
+    def __init__(self, file: TextIO) -> None:
+        self.file = file
+
+    def __call__(self, *args: Any) -> NamedPrintLogger:
+        return NamedPrintLogger(self.file, str(args[0]) if args else None)
+
+
+def name_the_logger(
+    logger: Any, method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """Add the logger's name as ``logger`` (``kutnahora.server``, ``kutnahora.arena``), as a line another
+    library logs through :mod:`logging` carries its logger's name."""
+    name = getattr(logger, "name", None)
+    if name:
+        event_dict.setdefault("logger", name)
+    return event_dict
+
+
 def configure(log_format: str = "json", level: str = "info", stream: TextIO | None = None) -> None:
     """Configure structlog for the process: ``json`` (default) or ``console`` lines, at ``level``."""
     if log_format not in ("json", "console"):
@@ -136,9 +165,9 @@ def configure(log_format: str = "json", level: str = "info", stream: TextIO | No
         structlog.processors.format_exc_info,
     ]
     structlog.configure(
-        processors=[*shared, renderer],
+        processors=[name_the_logger, *shared, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        logger_factory=NamedPrintLoggerFactory(stream or sys.stderr),
         cache_logger_on_first_use=False,
     )
     _route_standard_logging(
@@ -173,6 +202,7 @@ def reset() -> None:
         _handler = None
 
 
-def get_logger() -> Any:
-    """The server's logger."""
-    return structlog.get_logger("kutnahora.server")
+def get_logger(service: str) -> Any:
+    """The logger of a service (``kutnahora.server``, ``kutnahora.arena``): each of its lines names it as
+    ``logger``, as a line another library logs through :mod:`logging` names that library's logger."""
+    return structlog.get_logger(service)

@@ -166,7 +166,7 @@ async def create_server(
     Call :meth:`GameServer.start` to serve and :meth:`GameServer.stop` to stop.
     """
     config = config or ServerConfig()
-    log = logs.get_logger()
+    log = logs.get_logger("kutnahora.server")
     metrics = Metrics()
     components = config.components or default_components()
     store = make_store(config, metrics)

@@ -114,7 +114,7 @@ def port_in_use(host: str, port: int) -> bool:
 
 async def serve(config: ServerConfig) -> None:
     """Run a server until SIGTERM or SIGINT, then stop it gracefully."""
-    log = logs.get_logger()
+    log = logs.get_logger("kutnahora.server")
     host, port = config.host, config.port
     address = f"{host}:{port}"
     if port_in_use(host, port):

@@ -25,6 +25,7 @@ TYPED = [
     "kutnahora/server",
     "kutnahora/clients",
     "kutnahora/bench",
+    "kutnahora/learned",
     "kutnahora/envs",
     "kutnahora/web",
     "kutnahora/arena",
@@ -58,6 +59,9 @@ def test_the_wheel_installs_one_top_level_package(wheel: Path) -> None:
     for package in TYPED:
         assert f"{package}/py.typed" in names, f"{package} has no py.typed marker"
     assert "kutnahora/engine/data/components.json" in names
+    # The learned bots' networks ship with what plays them, below the environments.
+    weights = {"neural.npz", "neural.json", "guide.npz", "guide.json"}
+    assert {f"kutnahora/learned/weights/{name}" for name in weights} <= set(names)
     protos = {name for name in names if name.startswith("kutnahora/v1/") and name.endswith(".proto")}
     assert {"kutnahora/v1/game.proto", "kutnahora/v1/play_service.proto"} <= protos
     assert "kutnahora/v1/game_pb2.pyi" in names

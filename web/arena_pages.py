@@ -1,11 +1,11 @@
 """The arena's pages: a leaderboard per pool, and each bot's page with its rating over time.
 
 They read a ``kutnahora-arena`` through its public ``ArenaService`` (the SDK's
-:class:`~kutnahora.clients.sdk.ArenaClient`), named by ``$KUTNAHORA_WEB_ARENA`` (``host:port``); without it
-the pages say that no arena is configured. The site's menu links the leaderboards when it is set, and each
-leaderboard links the other pools'. The rating chart is drawn on the server as inline SVG, so the
-pages need no script. A bot's games link to their replays on this site (``/games/ID``), which shows them
-when the arena places games on the game server this site talks to.
+:class:`~kutnahora.clients.arena_client.ArenaClient`), named by ``$KUTNAHORA_WEB_ARENA``
+(``host:port``); without it the pages say that no arena is configured. The site's menu links the
+leaderboards when it is set, and each leaderboard links the other pools'. The rating chart is drawn on
+the server as inline SVG, so the pages need no script. A bot's games link to their replays on this site
+(``/games/ID``), which shows them when the arena places games on the game server this site talks to.
 
 ========================================  ==============================================================
 ``GET /arena[?pool=P&page=N]``            a pool's leaderboard (the first pool by default)
@@ -26,7 +26,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from kutnahora.clients.sdk import ArenaClient, ClientError
+from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import ClientError
 from kutnahora.v1 import arena_service_pb2
 
 ENV_ARENA = "KUTNAHORA_WEB_ARENA"

@@ -15,11 +15,12 @@ import contextlib
 import logging
 import multiprocessing
 import os
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 from kutnahora.clients.bots import BOTS, MctsBot, make_bot
-from kutnahora.clients.sdk import Bot, Choice, Client, ClientError, GameInfo, GameOutcome, SeatCredentials
+from kutnahora.clients.bots.paced import PacedBot
+from kutnahora.clients.sdk import Bot, Choice, Client, ClientError, SeatCredentials
 from kutnahora.clients.stopping import exit_with_parent
 from kutnahora.v1.game_pb2 import Observation
 
@@ -58,28 +59,6 @@ class SearchInProcess(MctsBot):
         budget = self.budget_ms or SEARCH_BUDGET_MS
         data = observation.SerializeToString()
         return await loop.run_in_executor(self.pool, _search, self.search_seed, budget, data)
-
-
-class PacedBot(Bot):
-    """A bot that waits ``delay`` seconds before each decision, so that a person can watch it."""
-
-    def __init__(self, inner: Bot, delay: float) -> None:
-        self.inner = inner
-        self.delay = delay
-        self.name = inner.name
-
-    def start(self, game: GameInfo) -> None:
-        self.inner.start(game)
-
-    async def choose(self, observation: Observation) -> Choice:
-        await asyncio.sleep(self.delay)
-        choice = self.inner.choose(observation)
-        if isinstance(choice, Awaitable):
-            return await choice
-        return choice
-
-    def finish(self, outcome: GameOutcome) -> None:
-        self.inner.finish(outcome)
 
 
 class BotPlayers:

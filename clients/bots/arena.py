@@ -24,15 +24,8 @@ from typing import Any
 import grpc
 from rich.console import Console
 
-from kutnahora.clients.sdk import (
-    ArenaClient,
-    Bot,
-    Client,
-    ClientError,
-    ConnectError,
-    GameOutcome,
-    refusal_wait,
-)
+from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import Bot, Client, ClientError, ConnectError, GameOutcome, refusal_wait
 from kutnahora.v1 import arena_service_pb2, game_pb2
 
 ENV_ARENA_KEY = "KUTNAHORA_ARENA_KEY"

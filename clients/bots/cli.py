@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import inspect
 import os
 import sys
 from collections.abc import Sequence
@@ -33,6 +32,7 @@ from rich.console import Console
 from kutnahora.clients.bots import BOTS, make_bot, neural_bot, neural_mcts_bot
 from kutnahora.clients.bots.arena import ENV_ARENA_KEY, play_rated, read_key, register
 from kutnahora.clients.bots.mcts import DEFAULT_ITERATIONS, ROLLOUTS, MctsBot
+from kutnahora.clients.bots.paced import PacedBot
 from kutnahora.clients.sdk import (
     ENV_CA_CERT,
     ENV_GAME_ID,
@@ -41,42 +41,17 @@ from kutnahora.clients.sdk import (
     ENV_TLS,
     ENV_TOKEN,
     Bot,
-    Choice,
     Client,
     ClientError,
     ConnectError,
-    GameInfo,
     GameOutcome,
     SeatCredentials,
     status_name,
 )
 from kutnahora.v1 import game_pb2
-from kutnahora.v1.game_pb2 import Observation
 
 ENV_ARENA = "KUTNAHORA_ARENA"
 ENV_ARENA_ADMIN_TOKEN = "KUTNAHORA_ARENA_ADMIN_TOKEN"
-
-
-class SlowBot(Bot):
-    """Wraps a bot and waits before each decision, so that people can watch a game unfold."""
-
-    def __init__(self, inner: Bot, delay: float) -> None:
-        self.inner = inner
-        self.delay = delay
-        self.name = inner.name
-
-    def start(self, game: GameInfo) -> None:
-        self.inner.start(game)
-
-    async def choose(self, observation: Observation) -> Choice:
-        await asyncio.sleep(self.delay)
-        choice = self.inner.choose(observation)
-        if inspect.isawaitable(choice):
-            return await choice
-        return choice
-
-    def finish(self, outcome: GameOutcome) -> None:
-        self.inner.finish(outcome)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -235,7 +210,7 @@ async def run_arena(args: argparse.Namespace, console: Console) -> int:
 
     def make() -> Bot:
         bot = build_bot(args, args.bot_seed)
-        return SlowBot(bot, args.delay) if args.delay > 0 else bot
+        return PacedBot(bot, args.delay) if args.delay > 0 else bot
 
     outcomes = await play_rated(args.arena, key, pools, args.games, make, console, quiet=args.quiet)
     return 0 if all(o.status == game_pb2.GAME_STATUS_FINISHED for o in outcomes) else 1
@@ -311,7 +286,7 @@ async def _play_one(client: Client, args: argparse.Namespace, seat: SeatCredenti
     seed = None if args.bot_seed is None else args.bot_seed + seat.seat
     bot = build_bot(args, seed)
     if args.delay > 0:
-        bot = SlowBot(bot, args.delay)
+        bot = PacedBot(bot, args.delay)
     return await client.play(bot, seat)
 
 

@@ -323,6 +323,20 @@ def _iterate(
         visited.total += reward[seat]
 
 
+async def choose_by(
+    observation: WireObservation, decide: Callable[[Observation], Option], *, in_thread: bool = True
+) -> Choice:
+    """A search bot's answer to a seat's wire observation: its one option when it has one (nothing to
+    search), or else the option ``decide`` chooses for the observation read back into the engine's, in a
+    worker thread when ``in_thread`` (a search would hold the event loop for its whole budget)."""
+    options = observation.pending.options
+    if len(options) == 1:
+        return options[0]
+    view = engine_observation(observation)
+    option = await asyncio.to_thread(decide, view) if in_thread else decide(view)
+    return option_text(option)
+
+
 class MctsBot(Bot):
     """Chooses by information-set Monte Carlo tree search with a budget per decision.
 
@@ -377,9 +391,4 @@ class MctsBot(Bot):
         return self.last.option
 
     async def choose(self, observation: WireObservation) -> Choice:
-        options = observation.pending.options
-        if len(options) == 1:
-            return options[0]
-        view = engine_observation(observation)
-        option = await asyncio.to_thread(self.decide, view)
-        return option_text(option)
+        return await choose_by(observation, self.decide)

@@ -32,7 +32,6 @@ NumPy is all it needs: nothing here imports a deep-learning library.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import time
@@ -45,14 +44,13 @@ import numpy as np
 from kutnahora.clients.bots import mcts
 from kutnahora.clients.bots.mcts import tree_options
 from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
-from kutnahora.engine import GameState, Observation, Option, apply, default_components, option_text, resample
+from kutnahora.engine import GameState, Observation, Option, apply, default_components, resample
 from kutnahora.learned import network
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
 from kutnahora.learned.outcome import returns
 from kutnahora.learned.state_encoding import StateEncoder
 from kutnahora.v1.game_pb2 import Observation as WireObservation
-from kutnahora.wire import engine_observation
 
 EXPLORATION = 1.5
 """PUCT's exploration constant (values are returns in [−1, 1])."""
@@ -377,9 +375,4 @@ class NeuralBot(Bot):
         return self.last.option
 
     async def choose(self, observation: WireObservation) -> Choice:
-        options = observation.pending.options
-        if len(options) == 1:
-            return options[0]
-        view = engine_observation(observation)
-        option = await asyncio.to_thread(self.decide, view) if self.searches else self.decide(view)
-        return option_text(option)
+        return await mcts.choose_by(observation, self.decide, in_thread=self.searches)

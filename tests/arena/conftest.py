@@ -9,9 +9,6 @@ tests of the per-caller limits have two callers (loopback and ``unix``).
 from __future__ import annotations
 
 import contextlib
-import os
-import re
-import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,60 +20,17 @@ import pytest
 from kutnahora.arena.app import Arena, ArenaConfig, create_arena
 from kutnahora.arena.main import build_parser, config_from_args
 from kutnahora.arena.matchmaker import Window
-from kutnahora.clients.sdk import ArenaClient
+from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.v1 import arena_service_pb2_grpc
-from tests.clients.helpers import ROOT, python_module
+from tests.clients.helpers import SERVER_FLAGS, start_process, stop_process
 
 StartArena = Callable[..., Awaitable[Arena]]
-
-
-def start_process(
-    module: str, *args: str, pattern: str = r"listening on grpcs?://(\S+)"
-) -> tuple[subprocess.Popen[str], str]:
-    """Start ``python -m module args`` and return it with the address it prints."""
-    process = subprocess.Popen(
-        python_module(module, *args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=ROOT,
-        env=dict(os.environ),
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    match = re.search(pattern, line)
-    if match is None:
-        process.kill()
-        pytest.fail(f"{module} did not start: {line!r}")
-    return process, match.group(1)
-
-
-def stop_process(process: subprocess.Popen[str]) -> None:
-    """Terminate a process started by :func:`start_process` and wait for it."""
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 @pytest.fixture(scope="session")
 def game_server() -> Iterator[str]:
     """The address of a ``kutnahora-server`` process (memory store, its default clock)."""
-    process, address = start_process(
-        "kutnahora.server.main",
-        "--port",
-        "0",
-        "--db",
-        ":memory:",
-        "--metrics-port",
-        "off",
-        "--log-level",
-        "warning",
-        "--max-games",
-        "500",
-    )
+    process, address = start_process("kutnahora.server.main", *SERVER_FLAGS, "--max-games", "500")
     try:
         yield address
     finally:

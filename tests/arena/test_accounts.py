@@ -11,7 +11,8 @@ import grpc
 import pytest
 
 from kutnahora.arena.app import Arena, create_arena
-from kutnahora.clients.sdk import ArenaClient, ClientError
+from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import ClientError
 from kutnahora.plumbing import auth
 from tests.arena.conftest import arena_config
 from tests.clients.helpers import run_module

@@ -12,7 +12,8 @@ import pytest
 
 from kutnahora.arena.app import Arena
 from kutnahora.arena.ratings import rate
-from kutnahora.clients.sdk import ArenaClient, ClientError
+from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import ClientError
 from kutnahora.v1 import arena_service_pb2 as pb
 
 

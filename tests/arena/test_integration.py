@@ -16,11 +16,11 @@ from pathlib import Path
 from openskill.models import PlackettLuce
 from rich.console import Console
 
+from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.bots.arena import play_rated
-from kutnahora.clients.sdk import ArenaClient, GameOutcome
-from tests.arena.conftest import start_process, stop_process
-from tests.clients.helpers import ROOT, python_module
+from kutnahora.clients.sdk import GameOutcome
+from tests.clients.helpers import ROOT, python_module, start_process, stop_process
 
 ARENA_FLAGS = ("--port", "0", "--metrics-port", "0", "--window", "5", "--widen", "5", "--open-after", "1")
 ARENA_FLAGS += ("--tick", "0.05", "--log-level", "warning", "--house-bots", "random")

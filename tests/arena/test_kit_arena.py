@@ -22,14 +22,12 @@ import grpc
 import pytest
 from rich.console import Console
 
-from kutnahora.arena.app import Arena, create_arena
+from kutnahora.arena.app import Arena
+from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.bots.arena import play_rated
-from kutnahora.clients.bots.random_bot import RandomBot
-from kutnahora.clients.sdk import ArenaClient, Bot, ClientError
-from kutnahora.v1 import arena_service_pb2 as pb
-from tests.arena.conftest import arena_config, start_process, stop_process
-from tests.arena.test_server_loss import SERVER_FLAGS, SlowBot
+from kutnahora.clients.sdk import Bot, ClientError
+from tests.arena.lost_server import a_bot_outlives_its_server
 from tests.clients.kit_builds import build_kit
 
 # The flags differ only in spelling: Go's flag package takes -flag (and --flag too).
@@ -202,70 +200,8 @@ async def test_the_kit_leaves_a_game_the_arena_abandons_and_plays_a_rated_one(
     the kit leaves that game at once (before its own Play stream would give up), does not count it, and
     plays its one rated game on the second server."""
     kit = await asyncio.to_thread(build_kit, compiled)
-    doomed, doomed_address = start_process("kutnahora.server.main", *SERVER_FLAGS)
-    steady, steady_address = start_process("kutnahora.server.main", *SERVER_FLAGS)
-    arena = None
-    process: asyncio.subprocess.Process | None = None
-    try:
-        # The two servers are equally loaded, so the first game goes to the first one named: the doomed one.
-        config = arena_config(tmp_path / "lost.db", doomed_address, lost_after_seconds=1.0)
-        config.servers = [doomed_address, steady_address]
-        arena, port = await create_arena("127.0.0.1:0", config)
-        await arena.start()
-        address = f"127.0.0.1:{port}"
-        async with await ArenaClient.connect(address) as client:
-            kit_key = await client.register_bot(f"{compiled}-kit")
-            python_key = await client.register_bot("py-bot")
-        key_file = tmp_path / "kit.key"
-        key_file.write_text(kit_key + "\n")
-        # --retry-for 60: left to itself, the kit would retry the dead server for a minute.
-        process = await asyncio.create_subprocess_exec(
-            *kit.command,
-            *("--arena", address, "--key-file", str(key_file), "--pool", "2", "--games", "1"),
-            *("--retry-for", "60"),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        under_way = asyncio.Event()
-        heard: list[pb.StreamEventsResponse] = []
-        made: list[Bot] = []
-
-        def make() -> Bot:
-            # The Python opponent thinks a little in its first game: it is under way when the server dies.
-            made.append(SlowBot(under_way) if not made else RandomBot(2))
-            return made[-1]
-
-        opponent = asyncio.ensure_future(
-            play_rated(
-                address, python_key, ["2"], 1, make, Console(quiet=True), quiet=True, on_event=heard.append
-            )
-        )
-        await asyncio.wait_for(under_way.wait(), 90)
-        doomed.kill()  # mid-game, without a word
-        doomed.wait(10)
-        outcomes = await asyncio.wait_for(opponent, 120)
-        stdout, stderr = await asyncio.wait_for(process.communicate(), 60)
-        output = stdout.decode()
-        assert process.returncode == 0, output + stderr.decode()
-        assert len(outcomes) == 1
-        kinds = [m.WhichOneof("event") for m in heard]
-        assert kinds == ["started", "abandoned", "started", "finished"], kinds
-        lost, rated = heard[0].started, heard[2].started
-        assert lost.server_address == doomed_address and rated.server_address == steady_address
-        lines = output.splitlines()
-        told = [line for line in lines if f"{lost.game_id} abandoned, not rated" in line]
-        assert len(told) == 1, output
-        assert "given up" not in output, "the kit left the lost game when the arena said so, not on its own"
-        counted = [line for line in lines if line.startswith("pool 2 game")]
-        assert len(counted) == 1 and counted[0].startswith(f"pool 2 game 1/1: {rated.game_id} seat "), output
-        assert lines.index(told[0]) < lines.index(counted[0])
-        assert any(line.startswith(f"pool 2: {rated.game_id} rated, place ") for line in lines), output
-    finally:
-        if process is not None and process.returncode is None:
-            process.kill()
-            await process.wait()
-        if arena is not None:
-            await arena.stop(0)
-        for server in (doomed, steady):
-            if server.poll() is None:
-                stop_process(server)
+    # --retry-for 60: left to itself, the kit would retry the dead server for a minute.
+    async with a_bot_outlives_its_server(
+        tmp_path, f"{compiled}-kit", kit.command, options=("--retry-for", "60"), under_way_within=90
+    ):
+        pass  # the scenario checks what every bot must do there; a kit's output says nothing more

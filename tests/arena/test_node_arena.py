@@ -15,13 +15,11 @@ import pytest
 from rich.console import Console
 
 from kutnahora.arena.app import Arena, create_arena
+from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.bots.arena import play_rated
-from kutnahora.clients.bots.random_bot import RandomBot
-from kutnahora.clients.sdk import ArenaClient, Bot
-from kutnahora.v1 import arena_service_pb2 as pb
-from tests.arena.conftest import arena_config, start_process, stop_process
-from tests.arena.test_server_loss import SERVER_FLAGS, SlowBot
+from tests.arena.conftest import arena_config
+from tests.arena.lost_server import a_bot_outlives_its_server
 from tests.clients.helpers import ROOT
 
 NODE_DIR = ROOT / "clients" / "node"
@@ -69,90 +67,19 @@ async def test_the_node_bot_leaves_a_game_the_arena_abandons_and_plays_a_rated_o
     stream, the bot leaves that game at once, does not count it, and plays its one rated game on the second
     server."""
     assert NODE is not None
-    doomed, doomed_address = start_process("kutnahora.server.main", *SERVER_FLAGS)
-    steady, steady_address = start_process("kutnahora.server.main", *SERVER_FLAGS)
-    arena = None
-    node: asyncio.subprocess.Process | None = None
-    try:
-        # The two servers are equally loaded, so the first game goes to the first one named: the doomed one.
-        config = arena_config(tmp_path / "lost.db", doomed_address, lost_after_seconds=1.0)
-        config.servers = [doomed_address, steady_address]
-        arena, port = await create_arena("127.0.0.1:0", config)
-        await arena.start()
-        address = f"127.0.0.1:{port}"
-        async with await ArenaClient.connect(address) as client:
-            node_key = await client.register_bot("node-bot")
-            python_key = await client.register_bot("py-bot")
-        key_file = tmp_path / "node.key"
-        key_file.write_text(node_key + "\n")
-        command = [
-            NODE,
-            "bot.js",
-            "--arena",
-            address,
-            "--key-file",
-            str(key_file),
-            "--pool",
-            "2",
-            "--games",
-            "1",
-        ]
-        node = await asyncio.create_subprocess_exec(
-            *command, cwd=NODE_DIR, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-        )
-        under_way = asyncio.Event()
-        heard: list[pb.StreamEventsResponse] = []
-        made: list[Bot] = []
-
-        def make() -> Bot:
-            # The Python opponent thinks a little in its first game: it is under way when the server dies.
-            made.append(SlowBot(under_way) if not made else RandomBot(2))
-            return made[-1]
-
-        opponent = asyncio.ensure_future(
-            play_rated(
-                address, python_key, ["2"], 1, make, Console(quiet=True), quiet=True, on_event=heard.append
-            )
-        )
-        await asyncio.wait_for(under_way.wait(), 60)
-        doomed.kill()  # mid-game, without a word
-        doomed.wait(10)
-        outcomes = await asyncio.wait_for(opponent, 120)
-        stdout, stderr = await asyncio.wait_for(node.communicate(), 120)
-        output = stdout.decode()
-        assert node.returncode == 0, output + stderr.decode()
-        assert len(outcomes) == 1
-
-        kinds = [m.WhichOneof("event") for m in heard]
-        assert kinds == ["started", "abandoned", "started", "finished"], kinds
-        lost, rated = heard[0].started, heard[2].started
-        assert lost.server_address == doomed_address and rated.server_address == steady_address
-        lines = output.splitlines()
-        told = [line for line in lines if f"{lost.game_id} abandoned, not rated" in line]
-        assert len(told) == 1 and doomed_address in told[0], output
-        assert "given up" not in output, "the bot left the lost game when the arena said so, not on its own"
-        # The lost game does not count: the one game counted is the rated one, on the steady server.
-        counted = [line for line in lines if line.startswith("pool 2 game")]
-        assert len(counted) == 1 and counted[0].startswith(f"pool 2 game 1/1: {rated.game_id} seat "), output
-        assert lines.index(told[0]) < lines.index(counted[0])
+    async with a_bot_outlives_its_server(tmp_path, "node-bot", [NODE, "bot.js"], cwd=NODE_DIR) as game:
+        told = [line for line in game.lines if f"{game.lost.game_id} abandoned, not rated" in line]
+        assert game.doomed_address in told[0], "\n".join(game.lines)
         assert any(
-            line.startswith(f"pool 2: {rated.game_id} rated, place ")
+            line.startswith(f"pool 2: {game.rated.game_id} rated, place ")
             and "μ 25.00 → " in line
             and "σ " in line
-            for line in lines
-        ), output
-        async with await ArenaClient.connect(address) as client:
+            for line in game.lines
+        ), "\n".join(game.lines)
+        async with await ArenaClient.connect(game.arena_address) as client:
             profile = await client.bot_profile("node-bot")
         assert [g.status for g in profile.recent_games] == ["finished", "abandoned"]
         assert profile.ratings[0].games == 1
-    finally:
-        if node is not None and node.returncode is None:
-            node.kill()
-            await node.wait()
-        stop_process(doomed)
-        stop_process(steady)
-        if arena is not None:
-            await arena.stop(0)
 
 
 async def test_the_node_bot_seeks_and_follows_its_events_again_after_the_arena_restarts(

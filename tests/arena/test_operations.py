@@ -12,7 +12,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 
 from kutnahora.arena.app import create_arena
-from kutnahora.clients.sdk import ArenaClient, ClientError
+from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import ClientError
 from tests.arena.conftest import arena_config
 from tests.clients.helpers import ROOT, python_module
 

@@ -15,7 +15,8 @@ import pytest
 
 from kutnahora.arena.app import create_arena
 from kutnahora.arena.servers import GameServers
-from kutnahora.clients.sdk import ArenaClient, Client, ClientError
+from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import Client, ClientError
 from kutnahora.v1 import game_pb2
 from tests.arena.conftest import arena_config
 

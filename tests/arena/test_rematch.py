@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 
 from kutnahora.arena.app import Arena
-from kutnahora.clients.sdk import ArenaClient, Client, ClientError
+from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import Client, ClientError
 from tests.arena.test_replicas import start_replica
 from tests.store.pg import fresh_schema
 

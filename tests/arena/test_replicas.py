@@ -12,7 +12,8 @@ import urllib.request
 
 import pytest
 
-from kutnahora.clients.sdk import ArenaClient, ClientError
+from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import ClientError
 from tests.clients.helpers import ROOT, python_module
 from tests.store.pg import fresh_schema
 

@@ -13,8 +13,9 @@ import pytest
 from kutnahora.arena.app import Arena, create_arena
 from kutnahora.arena.house import parse_house_bots
 from kutnahora.arena.pools import parse_pools
+from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.bots import make_bot
-from kutnahora.clients.sdk import ArenaClient, Client, ClientError
+from kutnahora.clients.sdk import Client, ClientError
 from kutnahora.plumbing import auth
 from kutnahora.v1 import game_pb2
 from tests.arena.conftest import arena_config

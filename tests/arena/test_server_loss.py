@@ -13,30 +13,14 @@ from pathlib import Path
 from rich.console import Console
 
 from kutnahora.arena.app import create_arena
+from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.bots.arena import play_rated
 from kutnahora.clients.bots.random_bot import RandomBot
-from kutnahora.clients.sdk import ArenaClient, Bot, Choice
+from kutnahora.clients.sdk import Bot
 from kutnahora.v1 import arena_service_pb2 as pb
-from kutnahora.v1.game_pb2 import Observation
-from tests.arena.conftest import arena_config, start_process, stop_process
-
-SERVER_FLAGS = ("--port", "0", "--db", ":memory:", "--metrics-port", "off", "--log-level", "warning")
-
-
-class SlowBot(RandomBot):
-    """A random bot that thinks a little, and says when the game is well under way."""
-
-    def __init__(self, under_way: asyncio.Event) -> None:
-        super().__init__(1)
-        self.under_way = under_way
-        self.decisions = 0
-
-    async def choose(self, observation: Observation) -> Choice:  # type: ignore[override]
-        await asyncio.sleep(0.05)
-        self.decisions += 1
-        if self.decisions >= 4:
-            self.under_way.set()
-        return super().choose(observation)
+from tests.arena.conftest import arena_config
+from tests.arena.lost_server import SlowBot
+from tests.clients.helpers import SERVER_FLAGS, start_process, stop_process
 
 
 async def test_a_lost_game_server_is_told_to_the_bots_and_nothing_is_rated(tmp_path: Path) -> None:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Awaitable
+
+import pytest
+
 from kutnahora.clients.bots import BOTS, GreedyBot, RandomBot, make_bot
+from kutnahora.clients.bots.paced import PacedBot
+from kutnahora.clients.sdk import Bot, Choice
 from kutnahora.clients.tournament.results import GameRecord
 from kutnahora.clients.tournament.runner import BotSpec, Runner, RunnerConfig
 from kutnahora.clients.tournament.schedule import schedule
@@ -141,3 +148,30 @@ def test_greedy_prices_options_by_the_listed_cost() -> None:
             seen.add(pending.kind)
         engine.apply(state, rng.choice(engine.legal(state)))
     assert seen == set(scorers)
+
+
+class _Answering(Bot):
+    """A bot whose answer is the version it saw, given at once or awaited."""
+
+    name = "answering"
+
+    def __init__(self, awaited: bool) -> None:
+        self.awaited = awaited
+
+    def choose(self, observation: game_pb2.Observation) -> Choice | Awaitable[Choice]:
+        if not self.awaited:
+            return observation.version
+
+        async def later() -> Choice:
+            return observation.version
+
+        return later()
+
+
+@pytest.mark.parametrize("awaited", [False, True])
+async def test_a_paced_bot_waits_before_each_decision_then_answers_as_its_bot(awaited: bool) -> None:
+    paced = PacedBot(_Answering(awaited), 0.05)
+    assert paced.name == "answering"
+    started = time.monotonic()
+    assert await paced.choose(game_pb2.Observation(version=7)) == 7
+    assert time.monotonic() - started >= 0.05

@@ -12,17 +12,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.clients.helpers import ROOT
+from tests.clients.helpers import ROOT, TournamentRun, start_process, stop_process
 
 HOSTILE = ROOT / "tests" / "clients" / "hostile"
 LOG_KIB = 256
@@ -35,28 +33,9 @@ pytestmark = pytest.mark.skipif(
 
 
 @dataclass
-class Run:
-    code: int
-    output: str
-    results: dict[str, Any]
-    logs: Path
+class Run(TournamentRun):
     db: Path
     folder: Path
-
-    def games_of(self, bot: str) -> list[dict[str, Any]]:
-        return [g for g in self.results["games"] if bot in g["bots"]]
-
-    def failures_of(self, bot: str) -> list[dict[str, Any]]:
-        return [f for g in self.games_of(bot) for f in g["failures"] if f["bot"] == bot]
-
-    def log_of(self, bot: str) -> str:
-        texts = []
-        for game in self.games_of(bot):
-            for seat, name in enumerate(game["bots"]):
-                path = self.logs / f"{game['game_id']}-seat{seat}.log"
-                if name == bot and path.exists():
-                    texts.append(path.read_text(errors="replace"))
-        return "\n".join(texts)
 
 
 @pytest.fixture(scope="module")
@@ -69,19 +48,12 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     (submissions / "reader" / "targets.txt").write_text(
         f"{db}\n{submissions / 'good' / 'kutnahora-bot.toml'}\n/etc/shadow\n"
     )
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--db", str(db)),
-            *("--metrics-port", "off", "--unix-socket", str(socket), "--log-level", "warning"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
+    server, address = start_process(
+        "kutnahora.server.main",
+        *("--port", "0", "--db", str(db), "--metrics-port", "off", "--log-level", "warning"),
+        *("--unix-socket", str(socket)),
     )
     try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        address = line.split("grpc://")[1].split()[0]
         os.chmod(socket, 0o666)
         out = folder / "results.json"
         done = subprocess.run(
@@ -103,8 +75,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         results = json.loads(out.read_text())
         yield Run(done.returncode, done.stdout + done.stderr, results, folder / "results.logs", db, folder)
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(20)
+        stop_process(server)
 
 
 def test_the_tournament_completes_and_every_game_has_a_result(run: Run) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.arena.conftest import start_process, stop_process
+from tests.clients.helpers import start_process, stop_process
 from tests.clients.kit_builds import KITS, build_kit, debian_packages, readme_blocks, run_block
 
 SERVER = "localhost:50051"

@@ -18,19 +18,17 @@ import ast
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from kutnahora.clients.tournament.cgroups import detect
 from kutnahora.clients.tournament.sandbox import interpreter_paths
-from tests.clients.helpers import ROOT
+from tests.clients.helpers import ROOT, SERVER_FLAGS, TournamentRun, start_process, stop_process
 
 WALLS = ROOT / "tests" / "clients" / "walls"
 MEMORY_MIB = 256
@@ -54,27 +52,8 @@ pytestmark = [
 
 
 @dataclass
-class Run:
-    code: int
-    output: str
-    results: dict[str, Any]
-    logs: Path
+class Run(TournamentRun):
     games_on_server: int
-
-    def games_of(self, bot: str) -> list[dict[str, Any]]:
-        return [g for g in self.results["games"] if bot in g["bots"]]
-
-    def failures_of(self, bot: str) -> list[dict[str, Any]]:
-        return [f for g in self.games_of(bot) for f in g["failures"] if f["bot"] == bot]
-
-    def log_of(self, bot: str) -> str:
-        texts = []
-        for game in self.games_of(bot):
-            for seat, name in enumerate(game["bots"]):
-                path = self.logs / f"{game['game_id']}-seat{seat}.log"
-                if name == bot and path.exists():
-                    texts.append(path.read_text(errors="replace"))
-        return "\n".join(texts)
 
 
 def count_games(address: str) -> int:
@@ -104,18 +83,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         f"{ROOT}\n{ROOT / 'pyproject.toml'}\n{ROOT / 'tests'}\n{home}\n{home / '.bashrc'}\n/work\n{folder}\n"
     )
     socket = folder / "server.sock"
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "kutnahora.server.main", "--port", "0", "--db", ":memory:"),
-            *("--metrics-port", "off", "--unix-socket", str(socket), "--log-level", "warning"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    server, address = start_process("kutnahora.server.main", *SERVER_FLAGS, "--unix-socket", str(socket))
     try:
-        assert server.stdout is not None
-        address = server.stdout.readline().split("grpc://")[1].split()[0]
         out = folder / "results.json"
         done = subprocess.run(
             [
@@ -136,8 +105,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             done.returncode, done.stdout + done.stderr, results, folder / "results.logs", count_games(address)
         )
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(20)
+        stop_process(server)
 
 
 def test_every_game_ends_and_the_runner_exits_0(run: Run) -> None:

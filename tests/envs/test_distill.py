@@ -13,20 +13,10 @@ import numpy as np
 import pytest
 
 from kutnahora.engine import GameState, Option, observe
-from kutnahora.envs import distill
-from kutnahora.envs.distill import (
-    Replay,
-    Samples,
-    Searcher,
-    Task,
-    generate,
-    plan,
-    play_searched_game,
-    read_shard,
-    shard_games,
-    shard_path,
-    write_shard,
-)
+from kutnahora.envs import distill, searched_games
+from kutnahora.envs.distill import Replay
+from kutnahora.envs.searched_games import Searcher, Task, generate, learner_plays, plan, play_searched_game
+from kutnahora.envs.shards import Samples, read_shard, shard_games, shard_path, write_shard
 from kutnahora.learned import network
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
@@ -55,7 +45,7 @@ def test_every_searched_decision_is_a_sample_of_the_legal_actions(
         return found
 
     monkeypatch.setattr(Searcher, "visits", recording)
-    evaluator = distill._evaluator(str(network.WEIGHTS)) if searcher.startswith("neural") else None
+    evaluator = searched_games._evaluator(str(network.WEIGHTS)) if searcher.startswith("neural") else None
     samples, state = play_searched_game(Searcher.parse(searcher), 2, 5, 4, evaluator, LAYOUT)
     assert state.over
     assert len(samples) == len(asked) > 50  # one sample per decision with two or more options
@@ -148,7 +138,7 @@ def test_an_interrupted_generation_goes_on_without_losing_or_repeating_a_game(tm
 
 def test_the_loss_falls_on_a_fixed_dataset() -> None:
     torch = pytest.importorskip("torch")
-    from kutnahora.envs.training import build_model
+    from kutnahora.envs.models import build_model
 
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -188,7 +178,7 @@ def test_the_loss_falls_on_a_fixed_dataset() -> None:
 
 def test_the_shipped_network_is_where_training_starts() -> None:
     torch = pytest.importorskip("torch")
-    from kutnahora.envs.training import to_numpy
+    from kutnahora.envs.models import to_numpy
 
     model, hidden = distill.initial_model(str(network.WEIGHTS), [], LAYOUT.size, SPACE.size)
     shipped = network.load(network.WEIGHTS)
@@ -208,7 +198,7 @@ def test_the_shipped_network_is_where_training_starts() -> None:
 @pytest.mark.parametrize("share", [0.0, 0.5, 1.0])
 def test_the_value_learns_the_blend_of_returns_and_searches_values(share: float) -> None:
     torch = pytest.importorskip("torch")
-    from kutnahora.envs.training import build_model
+    from kutnahora.envs.models import build_model
 
     torch.manual_seed(0)
     rng = np.random.default_rng(3)
@@ -229,7 +219,7 @@ def test_the_value_learns_the_blend_of_returns_and_searches_values(share: float)
 
 def test_held_out_games_are_never_trained_on_and_are_measured(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
-    from kutnahora.envs.training import build_model, to_numpy
+    from kutnahora.envs.models import build_model, to_numpy
 
     rng = np.random.default_rng(4)
     inputs, actions = 12, 5
@@ -275,7 +265,7 @@ def test_a_learner_game_is_played_by_the_network_and_labelled_by_the_search(
     net = network.load(network.WEIGHTS)
     explore = 3
     played: list[tuple[tuple[Option, ...], Option]] = []
-    original = distill.apply
+    original = searched_games.apply
 
     def recording(state: GameState, option: Option) -> Any:
         assert state.pending is not None
@@ -283,7 +273,7 @@ def test_a_learner_game_is_played_by_the_network_and_labelled_by_the_search(
             played.append((state.pending.options, option))
         return original(state, option)
 
-    monkeypatch.setattr(distill, "apply", recording)
+    monkeypatch.setattr(searched_games, "apply", recording)
     samples, state = play_searched_game(Searcher.parse("mcts:2"), 2, 8, explore, None, LAYOUT, learner=net)
     assert state.over and len(samples) == len(played) > 50
     logits, _ = net.forward(samples.vectors(np.arange(len(samples)), LAYOUT.size))
@@ -292,6 +282,6 @@ def test_a_learner_game_is_played_by_the_network_and_labelled_by_the_search(
         ids = SPACE.ids(options)
         assert option == options[int(np.argmax(logits[row, ids]))]
         assert abs(float(samples.targets[row].sum()) - 1.0) < 1e-5  # the target is still the search's
-    assert distill.learner_plays(1, 5, 0.0) is False and distill.learner_plays(1, 5, 1.0) is True
-    share = sum(distill.learner_plays(1, g, 0.5) for g in range(400)) / 400
+    assert learner_plays(1, 5, 0.0) is False and learner_plays(1, 5, 1.0) is True
+    share = sum(learner_plays(1, g, 0.5) for g in range(400)) / 400
     assert 0.4 < share < 0.6

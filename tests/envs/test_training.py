@@ -12,10 +12,13 @@ import numpy as np
 import pytest
 
 from kutnahora.clients.files import write_json
-from kutnahora.envs import training
+from kutnahora.clients.tournament.stats import wilson
+from kutnahora.envs import models, run_folder
 from kutnahora.envs.train import main
-from kutnahora.envs.training import Buffer, parse_weights, wilson
+from kutnahora.envs.training import Buffer, parse_weights
 from kutnahora.learned import network
+from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.encoding import ObservationLayout
 from tests.stopping import terminate_when
 
 torch = pytest.importorskip("torch")
@@ -92,21 +95,21 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_resume_goes_on(tmp_path: Path) -
 def test_a_resume_drops_the_records_written_past_its_checkpoint(tmp_path: Path) -> None:
     """A checkpoint writes history.json and evaluations.json, then checkpoint.pt: stopped in between, the
     records hold an iteration the checkpoint does not, which a resume makes again and must not hold twice."""
-    assert training.records_until(tmp_path, 3) == ([], [])  # stopped before the first records
+    assert run_folder.records_until(tmp_path, 3) == ([], [])  # stopped before the first records
     write_json(tmp_path / "history.json", [{"iteration": i, "samples": 512 * i} for i in (1, 2, 3)])
     write_json(tmp_path / "evaluations.json", [{"iteration": i, "wins": i} for i in (2, 2, 3)])
-    history, evaluations = training.records_until(tmp_path, 2)
+    history, evaluations = run_folder.records_until(tmp_path, 2)
     assert [h["iteration"] for h in history] == [1, 2] and [e["iteration"] for e in evaluations] == [2, 2]
-    assert [h["iteration"] for h in training.records_until(tmp_path, 3)[0]] == [1, 2, 3]
+    assert [h["iteration"] for h in run_folder.records_until(tmp_path, 3)[0]] == [1, 2, 3]
 
 
 def test_the_numpy_network_computes_what_the_torch_model_computes(tmp_path: Path) -> None:
     torch.manual_seed(0)
-    model = training.build_model(300, [32, 16], 20)
+    model = models.build_model(300, [32, 16], 20)
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.add_(torch.randn_like(parameter) * 0.1)
-    net = training.to_numpy(model, {"hidden": [32, 16]})
+    net = models.to_numpy(model, {"hidden": [32, 16]})
     network.save(net, tmp_path / "n.npz", np.float32)
     loaded = network.load(tmp_path / "n.npz")
     rng = np.random.default_rng(1)
@@ -153,9 +156,9 @@ def test_a_run_starts_from_the_network_init_names_and_refuses_one_it_cannot_read
     its weights and takes its trunk's widths; a file that is no network is refused before any folder is
     made."""
     guide = network.load(network.GUIDE)
-    layout = training.ObservationLayout()
-    space = training.ActionSpace(layout.components)
-    model, widths = training.initial_model(str(network.GUIDE), [8], layout.size, space.size)
+    layout = ObservationLayout()
+    space = ActionSpace(layout.components)
+    model, widths = models.initial_model(str(network.GUIDE), [8], layout.size, space.size)
     assert widths == [int(w.shape[1]) for w, _ in guide.trunk]
     batch = np.random.default_rng(2).random((3, layout.size)).astype(np.float32)
     with torch.no_grad():

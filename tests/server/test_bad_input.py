@@ -222,8 +222,16 @@ def test_the_line_budget_says_how_many_lines_it_left_out() -> None:
     assert budget.take("refused") == 0
 
 
+def test_each_service_names_itself_in_its_lines(captured_logs: io.StringIO) -> None:
+    """The game server's lines and the arena's say whose they are, as a library's lines name its logger."""
+    logs.get_logger("kutnahora.arena").info("pool opened")
+    logs.get_logger("kutnahora.server").info("seat joined")
+    named = [(line["event"], line["logger"]) for line in log_lines(captured_logs)]
+    assert named == [("pool opened", "kutnahora.arena"), ("seat joined", "kutnahora.server")]
+
+
 def test_log_lines_cut_long_values(captured_logs: io.StringIO) -> None:
-    logs.get_logger().info("seat joined", name=HUGE)
+    logs.get_logger("kutnahora.server").info("seat joined", name=HUGE)
     (line,) = log_lines(captured_logs)
     assert line["name"].startswith("xxx") and len(line["name"]) < logs.FIELD_LIMIT + 40
     assert "100000 characters" in line["name"]

@@ -78,7 +78,9 @@ def test_every_engine_refusal_has_a_reason_and_a_new_one_is_not_an_option() -> N
 @pytest.fixture
 async def hub() -> GameHub:
     config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
-    return GameHub(config, MemoryStore(), Metrics(), engine.default_components(), logs.get_logger())
+    return GameHub(
+        config, MemoryStore(), Metrics(), engine.default_components(), logs.get_logger("kutnahora.server")
+    )
 
 
 async def test_submissions_are_refused_with_the_engines_reasons_and_nothing_is_stored(hub: GameHub) -> None:

@@ -53,7 +53,9 @@ async def played_to_its_end(hub: GameHub, seed: int) -> weakref.ref[LiveGame]:
 
 async def test_an_evicted_game_is_freed_without_the_cycle_collector(no_cycle_collector: None) -> None:
     config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0, ended_games_in_memory=1)
-    hub = GameHub(config, MemoryStore(), Metrics(), engine.default_components(), logs.get_logger())
+    hub = GameHub(
+        config, MemoryStore(), Metrics(), engine.default_components(), logs.get_logger("kutnahora.server")
+    )
     first = await played_to_its_end(hub, seed=3)
     assert first() is not None  # the one ended game kept loaded
     second = await played_to_its_end(hub, seed=4)

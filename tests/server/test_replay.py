@@ -35,7 +35,7 @@ class SharedMemoryStore(MemoryStore):
 
 def new_hub(store: MemoryStore) -> GameHub:
     config = ServerConfig(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
-    return GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
+    return GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger("kutnahora.server"))
 
 
 @pytest.fixture

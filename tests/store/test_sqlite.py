@@ -155,7 +155,7 @@ async def test_a_game_applies_the_decision_it_stored_even_when_its_submitter_is_
     commits = Commits()
     store = SqliteStore(tmp_path / "games.db", "FULL", on_commit=commits)
     config = ServerConfig.in_memory(clock=ClockConfig(enabled=False), idle_timeout_seconds=0)
-    hub = GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger())
+    hub = GameHub(config, store, Metrics(), engine.default_components(), logs.get_logger("kutnahora.server"))
     await store.open()
     try:
         game = await joined_game(hub, 2, seed=11)

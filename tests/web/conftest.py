@@ -151,9 +151,9 @@ class ArenaSite:
 async def _play_rated(address: str) -> None:
     from rich.console import Console
 
+    from kutnahora.clients.arena_client import ArenaClient
     from kutnahora.clients.bots import make_bot
     from kutnahora.clients.bots.arena import play_rated
-    from kutnahora.clients.sdk import ArenaClient
 
     async with await ArenaClient.connect(address) as arena:
         keys = {name: await arena.register_bot(name) for name in ("steady-greedy", "lucky-random")}
