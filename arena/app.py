@@ -171,6 +171,7 @@ class Arena:
             await self.store.open()
         except StoreError as error:
             raise StartupError(str(error)) from None
+        await self.servicer.quotas.store.check()
         if self.config.metrics_port is not None:
             try:
                 self._metrics_server, _ = start_http_server(

@@ -114,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
         "CALLER_STREAMS",
         100,
         int,
-        "Seek and StreamEvents streams one caller may hold open at once, per replica (0: no limit)",
+        "Seek and StreamEvents streams one caller may hold open at once, per replica unless --quota-store is "
+        "shared (0: no limit)",
     )
     add(
         "--quota-store",

@@ -101,6 +101,10 @@ RETRYABLE_CODES: Final = frozenset(
 # mutating calls (create, join, resign) are sent again with the same request_id, which the server answers
 # with the first answer instead of doing the change twice.
 TRANSIENT_CODES: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+QUOTA_KEY: Final = "kutnahora-quota-token"
+"""The metadata entry that carries a client's quota token beside a seat's token (the server's
+``kutnahora.plumbing.auth.QUOTA_KEY``)."""
+
 RETRY_FOR: Final = 30.0
 """Seconds during which :class:`Client` retries a mutating call after transient failures, by default."""
 RETRY_FIRST_DELAY: Final = 0.2
@@ -355,14 +359,16 @@ class Client:
         same request_id, so never applied twice) after UNAVAILABLE or DEADLINE_EXCEEDED, and, with
         ``retry_refused``, once the delay of a RESOURCE_EXHAUSTED refusal's RetryInfo has passed (a quota,
         a rate limit, an overloaded server); 0 never retries. ``quota_token`` is sent with CreateGame and
-        JoinGame (``authorization: Bearer``): the server's ``--quota-token``, which its per-caller quotas
-        do not count, for a service creating games for many people (the arena, the web front end)."""
+        JoinGame (``authorization: Bearer``), and with every other call in ``kutnahora-quota-token``
+        (beside the seat token a call may carry): the server's ``--quota-token``, which its per-caller
+        quotas do not count, for a service acting for many people (the arena, the web front end)"""
         self.address = address
         self.retry_for = retry_for
         self.retry_refused = retry_refused
         self._quota_metadata: tuple[tuple[str, str], ...] = (
             (("authorization", f"Bearer {quota_token}"),) if quota_token else ()
         )
+        self._quota_entry: tuple[tuple[str, str], ...] = ((QUOTA_KEY, quota_token),) if quota_token else ()
         options = channel_options()
         if tls or root_certificates is not None:
             if server_name:
@@ -546,10 +552,14 @@ class Client:
         )
         return SeatCredentials(game_id, response.seat, response.seat_token)
 
+    def seat_metadata(self, seat: SeatCredentials) -> tuple[tuple[str, str], ...]:
+        """The metadata of a seat's call: its seat token, and this client's quota token beside it."""
+        return (*seat.metadata(), *self._quota_entry)
+
     async def get_game(self, game_id: str) -> game_pb2.GameSummary:
         """One game's summary: options, seats, status, and its result once finished."""
         response = await self._call(
-            self._games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id)),
+            self._games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id), metadata=self._quota_entry),
             f"reading game {game_id}",
             game_service_pb2.GetGameResponse,
         )
@@ -579,7 +589,9 @@ class Client:
             status=cast(Any, status), label=label, page_size=page_size, page_token=page_token
         )
         response = await self._call(
-            self._games.ListGames(request), "listing games", game_service_pb2.ListGamesResponse
+            self._games.ListGames(request, metadata=self._quota_entry),
+            "listing games",
+            game_service_pb2.ListGamesResponse,
         )
         return list(response.games), response.next_page_token
 
@@ -588,7 +600,9 @@ class Client:
         response = self._components
         if response is None:
             response = await self._call(
-                self._games.GetComponents(game_service_pb2.GetComponentsRequest()),
+                self._games.GetComponents(
+                    game_service_pb2.GetComponentsRequest(), metadata=self._quota_entry
+                ),
                 "reading the component set",
                 game_service_pb2.GetComponentsResponse,
             )
@@ -606,7 +620,7 @@ class Client:
         """Resign a seat: the server's random policy plays it to the end."""
         request = game_service_pb2.ResignSeatRequest(game_id=seat.game_id, seat=seat.seat)
         response = await self._call_again(
-            lambda: self._games.ResignSeat(request, metadata=seat.metadata()),
+            lambda: self._games.ResignSeat(request, metadata=self.seat_metadata(seat)),
             request,
             f"resigning seat {seat.seat}",
             game_service_pb2.ResignSeatResponse,
@@ -628,7 +642,7 @@ class Client:
         """The replay of an ended game: options, seed, every decision, result and state hash."""
         request = replay_service_pb2.GetReplayRequest(game_id=game_id)
         return await self._call(
-            self._replays.GetReplay(request),
+            self._replays.GetReplay(request, metadata=self._quota_entry),
             f"reading the replay of {game_id}",
             replay_service_pb2.GetReplayResponse,
         )
@@ -637,7 +651,7 @@ class Client:
         """The server's version, limits and load."""
         request = admin_service_pb2.GetServerInfoRequest()
         return await self._call(
-            self._admin.GetServerInfo(request),
+            self._admin.GetServerInfo(request, metadata=self._quota_entry),
             "reading the server's info",
             admin_service_pb2.GetServerInfoResponse,
         )
@@ -649,10 +663,10 @@ class Client:
     ) -> play_service_pb2.GetObservationResponse:
         """The game now, as ``seat`` sees it, or as a spectator when ``seat`` is None."""
         request = play_service_pb2.GetObservationRequest(game_id=game_id)
-        metadata: tuple[tuple[str, str], ...] = ()
+        metadata = self._quota_entry
         if seat is not None:
             request.seat = seat.seat
-            metadata = seat.metadata()
+            metadata = self.seat_metadata(seat)
         return await self._call(
             self._play.GetObservation(request, metadata=metadata),
             f"reading game {game_id}",
@@ -670,7 +684,7 @@ class Client:
             answer=to_answer(choice, observation),
         )
         return await self._call(
-            self._play.SubmitDecision(request, metadata=seat.metadata()),
+            self._play.SubmitDecision(request, metadata=self.seat_metadata(seat)),
             "submitting the decision",
             play_service_pb2.SubmitDecisionResponse,
         )
@@ -693,10 +707,10 @@ class Client:
         delay = 0.1
         while True:
             request = play_service_pb2.WatchGameRequest(game_id=game_id, from_version=next_version)
-            metadata: tuple[tuple[str, str], ...] = ()
+            metadata = self._quota_entry
             if seat is not None:
                 request.seat = seat.seat
-                metadata = seat.metadata()
+                metadata = self.seat_metadata(seat)
             call = self._play.WatchGame(request, metadata=metadata)
             try:
                 async for message in call:
@@ -824,7 +838,7 @@ class _PlaySession:
                 delay = min(delay * 2, 2.0)
 
     async def _stream_once(self) -> GameOutcome:
-        call = self.client._play.Play(metadata=self.seat.metadata())
+        call = self.client._play.Play(metadata=self.client.seat_metadata(self.seat))
         try:
             start = play_service_pb2.PlayStart(
                 game_id=self.seat.game_id, seat=self.seat.seat, acknowledge=self.acknowledge

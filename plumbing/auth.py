@@ -18,6 +18,10 @@ from collections.abc import Iterable, Sequence
 
 METADATA_KEY = "authorization"
 SCHEME = "bearer "
+QUOTA_KEY = "kutnahora-quota-token"
+"""The metadata entry in which a service acting for many people (the web front end, the arena, a
+tournament runner) sends the server's quota token beside the ``authorization`` a call needs for itself (a
+visitor's seat token): its calls are then not counted by the per-caller quotas, whatever they prove."""
 
 
 def new_token() -> str:
@@ -64,4 +68,13 @@ def token_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None) -> s
         if text[: len(SCHEME)].lower() == SCHEME:
             return text[len(SCHEME) :].strip() or None
         return text.strip() or None
+    return None
+
+
+def quota_token_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
+    """The quota token of a call's metadata (:data:`QUOTA_KEY`), or None."""
+    for key, value in metadata or ():
+        if key.lower() == QUOTA_KEY:
+            text = value.decode() if isinstance(value, bytes) else value
+            return text.strip() or None
     return None

@@ -9,8 +9,9 @@ Who a caller is (:meth:`Callers.caller`):
   an IPv4 address mapped into IPv6 counts as that IPv4 address;
 - every caller of a Unix socket is one caller, ``unix``: gRPC says nothing about who is at the other
   end of a Unix socket;
-- a call carrying an exempting token (the service's admin token, the game server's ``--quota-token``) is
-  the caller ``token`` and is not counted at all, nor one from an exempt address (``--quota-exempt``:
+- a call carrying an exempting token (the service's admin token, the game server's ``--quota-token``),
+  in its ``authorization`` or beside another there in ``kutnahora-quota-token``, is the caller ``token``
+  and is not counted at all, nor one from an exempt address (``--quota-exempt``:
   ``loopback`` by default, the service's own host, where the tournament runner, the benchmarks and a
   service beside it run).
 
@@ -190,11 +191,15 @@ class Callers:
         ]
         self._token_hashes = [auth.token_hash(token) for token in tokens if token]
 
-    def caller(self, peer: str, token: str | None, forwarded: Iterable[str] = ()) -> Caller:
-        """The caller of a call from ``peer`` carrying ``token`` (or none); ``forwarded``, the call's
-        ``x-forwarded-for`` values, is believed only from a trusted proxy."""
-        if token and any(auth.matches(token, stored) for stored in self._token_hashes):
-            return Caller(TOKEN_CALLER, True)
+    def caller(
+        self, peer: str, token: str | None, forwarded: Iterable[str] = (), quota_token: str | None = None
+    ) -> Caller:
+        """The caller of a call from ``peer`` carrying ``token`` (or none) in its ``authorization`` and
+        ``quota_token`` in its ``kutnahora-quota-token`` (:data:`kutnahora.plumbing.auth.QUOTA_KEY`);
+        ``forwarded``, the call's ``x-forwarded-for`` values, is believed only from a trusted proxy."""
+        for offered in (token, quota_token):
+            if offered and any(auth.matches(offered, stored) for stored in self._token_hashes):
+                return Caller(TOKEN_CALLER, True)
         address = peer_address(peer)
         if address is not None and any(address in network for network in self.trusted_proxies):
             named = forwarded_address(forwarded, self.trusted_proxies)

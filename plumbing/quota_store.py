@@ -206,6 +206,21 @@ class QuotaStore:
                 retry_seconds=RETRY_SECONDS,
             )
 
+    async def check(self) -> bool:
+        """Ask the shared store once, as the service starts: whether it answered (logged at info); one that
+        does not is counted and logged as any failure, and the service starts all the same, counting in
+        memory until it answers."""
+        if self.redis is None:
+            return True
+        try:
+            await self.redis.ping()
+        except ERRORS as error:
+            self.failed(error, "starting")
+            return False
+        if self._log is not None:
+            self._log.info("quota store reachable", store=show_url(self.url))
+        return True
+
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` in the background, kept until it ends (:meth:`close` waits for it)."""
         task = asyncio.get_running_loop().create_task(work)

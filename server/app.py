@@ -99,6 +99,7 @@ class GameServer:
                 ) from None
         self.metrics.signals.start(self.service.sample)
         await self.grpc_server.start()
+        await self.hub.quotas.store.check()
         self.hub.start_recovery()
         for name in ("", *KutnaHoraService.service_names()):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -259,7 +259,8 @@ class Quotas:
         20,
         "--caller-games",
         "CALLER_GAMES",
-        "most unfinished games one caller may have created at once, per replica (0: no per-caller limit)",
+        "most unfinished games one caller may have created at once, per replica unless --quota-store is "
+        "shared (0: no per-caller limit)",
         doc="a caller is an IPv4 address, an IPv6 /64, or the Unix socket's callers together",
         parse=int,
         metavar="N",
@@ -303,7 +304,8 @@ class Quotas:
         64,
         "--caller-streams",
         "CALLER_STREAMS",
-        "most Play and WatchGame streams one caller may hold open at once, per replica (0: no limit)",
+        "most Play and WatchGame streams one caller may hold open at once, per replica unless --quota-store "
+        "is shared (0: no limit)",
         doc="an exempt address's streams that prove a seat or a game token count as that seat's or game's",
         parse=int,
         metavar="N",

@@ -98,10 +98,12 @@ class CallerQuotas:
 
     # --- who calls ------------------------------------------------------------------------------------
 
-    def caller(self, peer: str, token: str | None, forwarded: Iterable[str] = ()) -> Caller:
-        """The caller of a call from ``peer`` carrying ``token`` (or none) and, from a trusted proxy, the
-        ``x-forwarded-for`` values ``forwarded``."""
-        return self._callers.caller(peer, token, forwarded)
+    def caller(
+        self, peer: str, token: str | None, forwarded: Iterable[str] = (), quota_token: str | None = None
+    ) -> Caller:
+        """The caller of a call from ``peer`` carrying ``token`` (or none), ``quota_token`` beside it, and,
+        from a trusted proxy, the ``x-forwarded-for`` values ``forwarded``."""
+        return self._callers.caller(peer, token, forwarded, quota_token)
 
     def counts_by_credential(self, caller: Caller) -> bool:
         """Whether ``caller``'s reads and streams count as the seat or game they prove (an exempt address,

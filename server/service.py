@@ -253,8 +253,12 @@ class KutnaHoraService:
 
     def _caller(self, context: grpc.aio.ServicerContext[Any, Any]) -> Caller:
         """Who makes this call, as the per-caller quotas count it."""
+        metadata = context.invocation_metadata()
         return self.hub.quotas.caller(
-            context.peer(), _token(context), forwarded_values(context.invocation_metadata())
+            context.peer(),
+            auth.token_from_metadata(metadata),
+            forwarded_values(metadata),
+            auth.quota_token_from_metadata(metadata),
         )
 
     async def _read_game(

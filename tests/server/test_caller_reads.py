@@ -13,6 +13,7 @@ import grpc
 import grpc.aio
 import pytest
 
+from kutnahora.clients import sdk
 from kutnahora.plumbing import auth
 from kutnahora.plumbing.callers import Caller, credited
 from kutnahora.server.config import Quotas
@@ -21,6 +22,8 @@ from kutnahora.v1 import game_service_pb2, play_service_pb2
 from tests.server.conftest import Client, StartServer, bearer
 from tests.server.test_quotas import refused_count
 from tests.status_details import refusal
+
+QUOTA = "a-quota-token-for-services"
 
 
 async def socket_client(tmp_path: Path) -> Client:
@@ -196,3 +199,34 @@ def test_only_a_caller_whose_address_tells_nobody_apart_is_credited() -> None:
     assert credited(loopback, None) == loopback
     assert credited(public, "seat:g/1") == public  # its address counts; a seat cannot buy it more
     assert credited(token, "seat:g/1") == token  # the quota token is never counted
+
+
+async def test_a_service_s_quota_token_beside_a_seat_s_keeps_its_visitors_uncounted(
+    start_server: StartServer,
+) -> None:
+    """A web front end on another host acts for many visitors: with the server's quota token (sent by the
+    SDK in kutnahora-quota-token, beside a visitor's seat token) none of its reads or streams is counted;
+    with a wrong one, or none, they are its address's."""
+    quotas = Quotas(caller_reads=1.0, caller_read_burst=3, caller_streams=1, exempt=(), token=QUOTA)
+    server, _ = await start_server(quotas=quotas)
+    address = f"127.0.0.1:{server.port}"
+    assert sdk.QUOTA_KEY == auth.QUOTA_KEY
+    async with sdk.Client(address, quota_token=QUOTA) as web:
+        created = await web.create_game(2)
+        game_id = created.game.game_id
+        seat = await web.join_game(game_id, 0, "visitor")
+        await web.join_game(game_id, 1, "other")
+        for _ in range(10):
+            await web.get_game(game_id)
+            await web.observe(game_id)
+            await web.observe(game_id, seat)
+        streams = [web.watch(game_id), web.watch(game_id, seat)]
+        for stream in streams:
+            await anext(stream)
+        for stream in streams:
+            await stream.aclose()
+    async with sdk.Client(address, quota_token="not-the-token", retry_refused=False) as other:
+        with pytest.raises(sdk.ClientError) as caught:
+            for _ in range(10):
+                await other.get_game(game_id)
+        assert caught.value.reason == "RATE_LIMITED"

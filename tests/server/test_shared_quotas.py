@@ -166,6 +166,11 @@ async def test_an_unreachable_store_fails_open_to_each_replica_s_memory() -> Non
     store = QuotaStore(
         "redis://:secret@127.0.0.1:1/0", "kh", log=log, on_error=lambda: errors.append(1), timeout=0.2
     )
+    assert not await store.check()  # the service starts all the same
+    store._down_until = float("-inf")  # as if the pause after that failure had passed
+    errors.clear()
+    log.lines.clear()
+    store._logged_at = float("-inf")
     quotas = CallerQuotas(2, 0.01, 3, (), (), refused_counter(), store=store, streams=1)
     caller = Caller("ipv4:203.0.113.7", False)
     outcomes = []
