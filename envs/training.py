@@ -345,12 +345,12 @@ every command is recorded in ``config.json``."""
 SMOKE = {"games": 4, "batch": 512, "minibatch": 128, "epochs": 1, "eval_games": 2, "eval_search_games": 0}
 
 
-def run(args: argparse.Namespace, command: str) -> int:
-    """Train (or resume) in the run folder."""
+def _configure(args: argparse.Namespace, command: str) -> dict[str, Any] | None:
+    """The run's options: read back (with those given again) and the command added, for ``--resume``; else
+    written into a new run folder. None, having said why, for a folder that cannot take the run or an
+    option that cannot be read."""
     import torch
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    torch.set_num_threads(args.threads)
     folder: Path = args.run
     config_path = folder / "config.json"
     layout = ObservationLayout()
@@ -358,8 +358,8 @@ def run(args: argparse.Namespace, command: str) -> int:
     if args.resume:
         if not (folder / "checkpoint.pt").exists():
             print(f"kutnahora-train: {folder} holds no checkpoint.pt to resume from", file=sys.stderr)
-            return 2
-        config = json.loads(config_path.read_text())
+            return None
+        config: dict[str, Any] = json.loads(config_path.read_text())
         for key in RESUMABLE:
             if key in args.given:
                 config[key] = getattr(args, key)
@@ -367,7 +367,7 @@ def run(args: argparse.Namespace, command: str) -> int:
         write_json(config_path, config)
     else:
         if occupied(folder):
-            return 2
+            return None
         config = {
             key: getattr(args, key)
             for key in (
@@ -416,6 +416,19 @@ def run(args: argparse.Namespace, command: str) -> int:
         parse_weights(config["opponents"], "--opponents")
     except ValueError as error:
         print(f"kutnahora-train: {error}", file=sys.stderr)
+        return None
+    return config
+
+
+def run(args: argparse.Namespace, command: str) -> int:
+    """Train (or resume) in the run folder."""
+    import torch
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    torch.set_num_threads(args.threads)
+    folder: Path = args.run
+    config = _configure(args, command)
+    if config is None:
         return 2
     (folder / "pool").mkdir(exist_ok=True)
     (folder / "weights").mkdir(exist_ok=True)
