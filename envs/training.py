@@ -396,13 +396,13 @@ def _configure(args: argparse.Namespace, command: str) -> dict[str, Any] | None:
             )
         }
         config["init"] = args.init
-        try:
-            model, config["hidden"] = initial_model(
+        try:  # read once here, so that a network that cannot be read is refused before the folder is made
+            _, config["hidden"] = initial_model(
                 args.init, [int(h) for h in args.hidden.split(",")], layout.size, space.size
             )
         except (ValueError, OSError) as error:
             print(f"kutnahora-train: {error}", file=sys.stderr)
-            return 2
+            return None
         if args.smoke:
             config.update(SMOKE)
         config["commands"] = [command]
@@ -432,8 +432,12 @@ def run(args: argparse.Namespace, command: str) -> int:
         return 2
     (folder / "pool").mkdir(exist_ok=True)
     (folder / "weights").mkdir(exist_ok=True)
-    if args.resume:
+    layout = ObservationLayout()
+    space = ActionSpace(layout.components)
+    if args.resume:  # the checkpoint's weights replace these
         model = build_model(layout.size, config["hidden"], space.size)
+    else:
+        model, _ = initial_model(config["init"], config["hidden"], layout.size, space.size)
     optimiser = torch.optim.Adam(model.parameters(), lr=config["lr"], eps=1e-5)
     rng = random.Random(config["seed"])
     np_rng = np.random.default_rng(config["seed"])
