@@ -84,8 +84,8 @@ async def hostile_sequence(
         await call.done_writing()
         while await call.read() is not grpc.aio.EOF:  # type: ignore[attr-defined]
             pass
-    except (grpc.aio.AioRpcError, asyncio.CancelledError):
-        pass
+    except (grpc.aio.AioRpcError, asyncio.CancelledError, asyncio.InvalidStateError):
+        pass  # the server ended the call (a refusal, a stream taken over) before the client was done writing
 
 
 async def prepare_games(

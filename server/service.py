@@ -752,8 +752,9 @@ def _answer(answer: game_pb2.Answer) -> Answer:
 class _PlayStream(Holder):
     """One Play stream: a reader task submits the seat's decisions; the writer sends turns and replies.
 
-    A newer stream of the same seat takes it over (:meth:`take_over`): the writer is stopped wherever it
-    is, even in a write the client does not read, and the call ends ABORTED (``STREAM_REPLACED``)."""
+    A newer stream of the same seat takes it over (:meth:`take_over`): the writer stops at its next wake
+    (it is not cancelled: a write cancelled inside grpc.aio could leave the call never ending), and the
+    call ends ABORTED (``STREAM_REPLACED``)."""
 
     def __init__(
         self,
@@ -781,8 +782,6 @@ class _PlayStream(Holder):
         """A newer stream of this seat plays it now: end this one at once."""
         self.taken_over = True
         self.service.metrics.streams_taken_over.inc()
-        if self._writer is not None:
-            self._writer.cancel()
         self.wake.set()
 
     async def run(self) -> None:
@@ -818,6 +817,8 @@ class _PlayStream(Holder):
         while True:
             await self.wake.wait()
             self.wake.clear()
+            if self.taken_over:
+                return
             while self.outbox:
                 await context.write(self.outbox.popleft())
             if game.ended:
