@@ -10,7 +10,14 @@ The runner picks, once, the strongest way this machine offers (:func:`detect`):
 
 Under a group of the runner's own (``kutnahora-runner-PID``), each bot run gets a group (``bot-N``) with
 ``memory`` (``memory.max`` / ``memory.limit_in_bytes``, swap included where the kernel counts it) and
-``pids`` (``pids.max``) set. The bot's first process joins the group before anything of the bot runs
+``pids`` (``pids.max``) set. When the runner asks for it (``cpu_weight`` given to :func:`detect`) and the
+``cpu`` controller can be used too, each bot's processes together may use at most ``cores`` cores
+(``cpu.max`` / ``cpu.cfs_quota_us``), and the runner's group, holding all its bots, gets the CPU weight
+asked for (in percent of the default: ``cpu.weight`` in v2, that share of 1024 ``cpu.shares`` in v1):
+when the machine is short of CPU the server and the runners go first, so a bot that spins (or floods and
+spins on its refusals) slows its own games, not everyone's. Off by default: on a machine busy with other
+work, a low weight starves the bots. The bot's first process joins
+the group before anything of the bot runs
 (:meth:`BotGroup.enter`, a shell prefix run by the runner's user), so every process it starts is counted.
 After the bot ends, whatever is left in the group is killed and the group removed; the runner's group is
 removed when the runner stops (:meth:`Cgroups.close`, also on an interrupt), and groups left by a runner
@@ -31,6 +38,7 @@ from pathlib import Path
 from kutnahora.clients.stopping import running
 
 RUNNER_PREFIX = "kutnahora-runner-"
+CPU_PERIOD_US = 100_000
 MIB = 1 << 20
 MOUNTINFO = Path("/proc/self/mountinfo")
 OWN_GROUPS = Path("/proc/self/cgroup")
@@ -43,10 +51,12 @@ class BotGroup:
     folders: list[Path]
     version: int
     memory_bytes: int
+    cpu: Path | None = None  # v1's folder in the cpu hierarchy (v2 has one folder for everything)
 
     def enter(self) -> str:
         """A shell line that moves the shell running it into the group (``exec`` the bot after it)."""
-        return " && ".join(f"echo $$ > {_quote(folder / 'cgroup.procs')}" for folder in self.folders)
+        folders = [*self.folders, *([self.cpu] if self.cpu is not None else [])]
+        return " && ".join(f"echo $$ > {_quote(folder / 'cgroup.procs')}" for folder in folders)
 
     def oom_killed(self) -> int:
         """How many of the bot's processes the kernel killed for passing the memory limit."""
@@ -78,7 +88,7 @@ class BotGroup:
     def remove(self) -> None:
         """Kill what is left and remove the group's folders."""
         self.kill()
-        for folder in self.folders:
+        for folder in [*self.folders, *([self.cpu] if self.cpu is not None else [])]:
             _rmdir(folder)
 
 
@@ -88,6 +98,7 @@ class Cgroups:
 
     mode: str
     parents: list[Path] = field(default_factory=list)  # the runner's own group, in each hierarchy
+    cpu: Path | None = None  # v1: the runner's group in the cpu hierarchy; v2: the group itself, if cpu is on
     _count: itertools.count[int] = field(default_factory=itertools.count)
 
     @property
@@ -101,11 +112,14 @@ class Cgroups:
                 "prlimit: memory and processes limited per process (no writable cgroup hierarchy with "
                 "memory and pids controllers)"
             )
-        where = ", ".join(str(p) for p in self.parents)
-        return f"{self.mode}: memory and processes limited for each bot as a whole (groups under {where})"
+        where = ", ".join(str(p) for p in [*self.parents, *([self.cpu] if self.cpu else [])])
+        what = "memory, processes and CPU" if self.cpu is not None else "memory and processes"
+        return f"{self.mode}: {what} limited for each bot as a whole (groups under {where})"
 
-    def create(self, memory_bytes: int, processes: int) -> BotGroup | None:
-        """A new group for one bot run, its limits set; None in ``prlimit`` mode."""
+    def create(self, memory_bytes: int, processes: int, cores: float = 0.0) -> BotGroup | None:
+        """A new group for one bot run, its limits set (``cores``: at most that many cores for its
+        processes together, where the cpu controller is in use; 0 for no bound); None in ``prlimit``
+        mode."""
         if not self.in_force:
             return None
         name = f"bot-{next(self._count)}"
@@ -113,14 +127,23 @@ class Cgroups:
         version = 2 if self.mode == "cgroup v2" else 1
         for folder in folders:
             folder.mkdir()
-        group = BotGroup(folders, version, memory_bytes)
+        cpu = self.cpu / name if version == 1 and self.cpu is not None else None
+        if cpu is not None:
+            cpu.mkdir()
+        group = BotGroup(folders, version, memory_bytes, cpu)
+        quota = str(int(cores * CPU_PERIOD_US)) if cores > 0 else None
         try:
             if version == 2:
                 _write(folders[0] / "memory.max", str(memory_bytes))
                 with contextlib.suppress(OSError):
                     _write(folders[0] / "memory.swap.max", "0")
                 _write(folders[0] / "pids.max", str(processes))
+                if self.cpu is not None and quota is not None:
+                    _write(folders[0] / "cpu.max", f"{quota} {CPU_PERIOD_US}")
             else:
+                if cpu is not None and quota is not None:
+                    _write(cpu / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+                    _write(cpu / "cpu.cfs_quota_us", quota)
                 memory, pids = folders
                 _write(memory / "memory.limit_in_bytes", str(memory_bytes))
                 with contextlib.suppress(OSError):  # only where swap is accounted
@@ -135,6 +158,8 @@ class Cgroups:
         """Remove every group this runner made (killing what is left in them)."""
         for parent in self.parents:
             _remove_tree(parent)
+        if self.cpu is not None and self.cpu not in self.parents:
+            _remove_tree(self.cpu)
 
     @staticmethod
     def reclaim(parents: list[Path]) -> None:
@@ -146,9 +171,10 @@ class Cgroups:
                     _remove_tree(other)
 
 
-def detect(runner: str | None = None) -> Cgroups:
+def detect(runner: str | None = None, cpu_weight: int = 0) -> Cgroups:
     """The strongest limits this machine lets the runner set, with the runner's own group made.
-    ``runner`` names that group (default ``kutnahora-runner-PID``)."""
+    ``runner`` names that group (default ``kutnahora-runner-PID``); ``cpu_weight`` (percent of the
+    default, 1 to 100; 0: the CPU is not bounded) puts the bots under the cpu controller too."""
     name = runner or f"{RUNNER_PREFIX}{os.getpid()}"
     mounts = _mounts()
     own = _own_groups()
@@ -158,7 +184,8 @@ def detect(runner: str | None = None) -> Cgroups:
         found = _make_v2(parent, name)
         if found is not None:
             Cgroups.reclaim([found])
-            return Cgroups("cgroup v2", [found])
+            cpu = found if cpu_weight > 0 and _cpu_v2(parent, found, cpu_weight) else None
+            return Cgroups("cgroup v2", [found], cpu=cpu)
     memory, pids = mounts.get("memory"), mounts.get("pids")
     if memory is not None and pids is not None:
         parents: list[Path] = []
@@ -175,7 +202,8 @@ def detect(runner: str | None = None) -> Cgroups:
                 _rmdir(folder)
         else:
             Cgroups.reclaim(parents)
-            return Cgroups("cgroup v1", parents)
+            cpu = _cpu_v1(mounts.get("cpu"), own, name, cpu_weight) if cpu_weight > 0 else None
+            return Cgroups("cgroup v1", parents, cpu=cpu)
     return Cgroups("prlimit")
 
 
@@ -214,6 +242,34 @@ def _make_v2(parent: Path, name: str) -> Path | None:
     return folder
 
 
+def _cpu_v2(parent: Path, folder: Path, weight: int) -> bool:
+    """Turn the cpu controller on for the bots' groups, the runner's group weighted low; False when the
+    hierarchy does not offer it."""
+    try:
+        if "cpu" not in _read(parent / "cgroup.subtree_control").split():
+            _write(parent / "cgroup.subtree_control", "+cpu")
+        _write(folder / "cgroup.subtree_control", "+cpu")
+        _write(folder / "cpu.weight", str(max(1, min(100, weight))))
+    except OSError:
+        return False
+    return True
+
+
+def _cpu_v1(mount: Path | None, own: dict[str, str], name: str, weight: int) -> Path | None:
+    """The runner's group in v1's cpu hierarchy, weighted low; None when there is none to use."""
+    if mount is None:
+        return None
+    folder = _join(mount, own.get("cpu", "/")) / name
+    try:
+        folder.mkdir(exist_ok=True)
+        _write(folder / "cpu.shares", str(max(2, 1024 * min(100, weight) // 100)))
+    except OSError:
+        _rmdir(folder)
+        return None
+    Cgroups.reclaim([folder])
+    return folder
+
+
 def _mounts() -> dict[str, Path]:
     """Mount points: ``cgroup2`` for the unified hierarchy, a controller's name for a v1 one."""
     found: dict[str, Path] = {}
@@ -229,7 +285,7 @@ def _mounts() -> dict[str, Path]:
         if kind == "cgroup2":
             found.setdefault("cgroup2", point)
         elif kind == "cgroup":
-            for controller in ("memory", "pids"):
+            for controller in ("memory", "pids", "cpu"):
                 if controller in options:
                     found.setdefault(controller, point)
     return found

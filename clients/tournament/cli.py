@@ -154,6 +154,21 @@ def build_parser() -> argparse.ArgumentParser:
         "of each process (default %(default)s)",
     )
     hosted.add_argument(
+        "--bot-cpu-weight",
+        type=int,
+        default=default.cpu_weight,
+        help="the CPU weight of all the bots together, in percent of any other process's (1 to 100), with "
+        "cgroups' cpu controller: the server and the runners go first on a busy machine (0: not bounded; "
+        "default %(default)s)",
+    )
+    hosted.add_argument(
+        "--bot-cores",
+        type=float,
+        default=default.cores,
+        help="with --bot-cpu-weight, the cores all the bot's processes may use at once (0: any; default "
+        "%(default)s)",
+    )
+    hosted.add_argument(
         "--bot-processes",
         type=int,
         default=default.processes,
@@ -343,6 +358,8 @@ class Tournament:
                     tmp_bytes=args.bot_tmp << 20,
                     log_bytes=args.bot_log << 10,
                     build_seconds=args.build_cpu,
+                    cores=args.bot_cores,
+                    cpu_weight=args.bot_cpu_weight,
                 )
             )
             try:

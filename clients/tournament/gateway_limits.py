@@ -44,7 +44,7 @@ T = TypeVar("T")
 class GatewayLimits:
     """The bounds of one hosted bot's gateways (see the module's docstring)."""
 
-    connections: int = 4
+    connections: int = 16
     calls_per_connection: int = 16
     calls: int = 16
     bytes_in_flight: int = 8 * MIB

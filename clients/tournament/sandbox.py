@@ -69,6 +69,8 @@ class Limits:
     tmp_bytes: int = 64 * MIB
     log_bytes: int = 1 * MIB
     build_seconds: int = 600
+    cores: float = 1.0  # with cpu_weight: the most cores its processes use at once together (0: any)
+    cpu_weight: int = 0  # the CPU weight of all the runner's bots, in percent of the default (0: not bounded)
 
     def describe(self, per_bot: bool = False) -> str:
         memory = (
@@ -79,6 +81,11 @@ class Limits:
         return (
             f"{self.cpu_seconds} CPU s, {memory}, {self.open_files} open files, {self.file_bytes // MIB} "
             f"MiB files, {self.tmp_bytes // MIB} MiB /tmp, {self.log_bytes // 1024} KiB of output"
+            + (
+                f", {self.cores:g} cores at most and a CPU weight of {self.cpu_weight}% for the bots together"
+                if self.cpu_weight > 0
+                else ""
+            )
         )
 
 
@@ -195,7 +202,7 @@ class Sandbox:
             except LeaseError as error:
                 raise SandboxError(str(error)) from None
         self.check()
-        self.cgroups = cgroups_detect()
+        self.cgroups = cgroups_detect(self.limits.cpu_weight)
 
     def close(self) -> None:
         """Remove the control groups made for the bots (their processes are killed), and the run's tmpfs."""
@@ -248,7 +255,7 @@ class Sandbox:
 
     def group(self) -> BotGroup | None:
         """A control group for one bot run (None where cgroups are not in force)."""
-        return self.cgroups.create(self.limits.memory_bytes, self.limits.processes)
+        return self.cgroups.create(self.limits.memory_bytes, self.limits.processes, self.limits.cores)
 
     def check(self) -> None:
         """Fail with a clear :class:`SandboxError` when bubblewrap is missing or cannot make its walls."""
@@ -366,9 +373,9 @@ def _readable(folder: Path) -> None:
             os.chmod(path, 0o755 if os.stat(path).st_mode & 0o111 else 0o644)
 
 
-def cgroups_detect() -> Cgroups:
+def cgroups_detect(cpu_weight: int = 0) -> Cgroups:
     """The per-bot limits this machine allows (root's cgroups; :func:`cgroups.detect`)."""
-    return detect()
+    return detect(cpu_weight=cpu_weight)
 
 
 def _under(path: str, folder: str) -> bool:

@@ -107,6 +107,38 @@ def test_a_group_bounds_the_processes_of_all_its_processes_together(cgroups: Cgr
     assert not any(folder.exists() for folder in group.folders)
 
 
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_group_bounds_the_cpu_of_all_its_processes_together() -> None:
+    """Two spinning processes in a group of 0.2 cores use 0.2 cores between them, at most."""
+    cgroups = detect(f"{RUNNER_PREFIX}test-cpu-{os.getpid()}", cpu_weight=100)
+    if cgroups.cpu is None:
+        cgroups.close()
+        pytest.skip("no cgroup cpu controller the runner may use here")
+    group = cgroups.create(256 << 20, 16, cores=0.2)
+    assert group is not None
+    spin = f"{sys.executable} -c 'while True: pass'"
+    shell = f"{group.enter()} && ({spin} & exec {spin})"
+    process = subprocess.Popen(["/bin/sh", "-c", shell], start_new_session=True)
+    try:
+        time.sleep(0.5)
+        pids = [
+            int(p) for f in [group.cpu or group.folders[0]] for p in (f / "cgroup.procs").read_text().split()
+        ]
+        assert len(pids) >= 2  # the two spinners (and the shell, while it waits)
+        before = sum(_cpu_seconds(pid) for pid in pids)
+        time.sleep(3)
+        used = sum(_cpu_seconds(pid) for pid in pids) - before
+        assert used <= 3 * 0.2 * 1.25, f"{used:.2f} CPU seconds in 3 s"
+    finally:
+        group.remove()
+        process.wait(10)
+        cgroups.close()
+
+
 def test_a_dead_runners_groups_are_reclaimed_by_the_next(cgroups: Cgroups) -> None:
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True

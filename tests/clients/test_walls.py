@@ -177,6 +177,17 @@ def test_mountinfo_names_no_host_path_of_the_package_or_the_submission(run: Run,
     assert any(source.startswith("/.gateways/seat-") for source in sources)  # its gateway's socket
 
 
+def test_the_results_say_what_each_submission_cost_the_runner(run: Run) -> None:
+    hosting = run.results["hosting"]
+    assert set(hosting) == {"filler", "hog", "explorer", "daemon", "good"}
+    for name, usage in hosting.items():
+        assert usage["most_calls"] <= 16 and usage["most_bytes"] <= 8 << 20, name
+        if name != "hog":  # killed for its memory before it calls anything
+            assert usage["calls"] > 0 and usage["cpu_seconds"] > 0 and usage["bytes_down"] > 0, name
+    # the filler's 300 CreateGame calls and the rest, all refused at its gateway
+    assert hosting["filler"]["refused"]["outside_seat"] >= 300
+
+
 def test_no_daemon_outlives_its_game(run: Run) -> None:
     assert "left a daemon behind" in run.log_of("daemon")
     assert run.failures_of("daemon") == []
