@@ -16,12 +16,12 @@ from typing import Any
 from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.engine.component_file import default_components
 from kutnahora.engine.components import ComponentSet
-from kutnahora.engine.game import GameOver, GameResult, NotAnOption, NotYourTurn, result, state_hash
+from kutnahora.engine.game import GameOver, GameResult, NotAnOption, NotYourTurn, state_hash
 from kutnahora.engine.options import DecisionKind, Option, PendingDecision, option_text
 from kutnahora.engine.setup import check_options
 from kutnahora.engine.state import GameOptions, GameState
 from kutnahora.native import core_module
-from kutnahora.native.convert import KINDS, from_state, key_of, option_of, seed_words, to_state
+from kutnahora.native.convert import FINAL_PARTS, KINDS, from_state, key_of, option_of, seed_words, to_state
 from kutnahora.native.tables import component_table
 
 
@@ -159,10 +159,20 @@ class NativeGame:
         return tuple(self._game.points())
 
     def result(self) -> GameResult | None:
-        """The final result, once the game is over (the engine's, from this game's state)."""
+        """The final result, once the game is over, as :func:`kutnahora.engine.result` gives it."""
         if not self._game.over:
             return None
-        return result(self.to_state())
+        points = tuple(self._game.points())
+        groschen = tuple(self._game.groschen())
+        best = max(zip(points, groschen, strict=True))
+        return GameResult(
+            scores=points,
+            groschen=groschen,
+            winners=tuple(s for s, pair in enumerate(zip(points, groschen, strict=True)) if pair == best),
+            breakdown=tuple(
+                dict(zip(FINAL_PARTS, parts, strict=True)) for parts in self._game.final_scores()
+            ),
+        )
 
     def state_hash(self) -> str:
         """The engine's :func:`~kutnahora.engine.game.state_hash` of this game's state."""

@@ -25,20 +25,27 @@ from collections.abc import Sequence
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, ComponentError, load_components
+from kutnahora.native import native_available
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.errors import StartupError
 from kutnahora.server import collector, event_loop, settings
 from kutnahora.server.app import create_server
 from kutnahora.server.config import ServerConfig
+from kutnahora.server.service import SERVER_ENGINE
 from kutnahora.server.store import is_postgres_url, redact_url
 
 
 def version_text() -> str:
-    """What ``--version`` prints: the package version, the rules version and how this installation was
-    built (pure Python, or with modules compiled by mypyc, see setup.py)."""
+    """What ``--version`` prints: the package version, the rules version, how this installation was built
+    (pure Python, or with modules compiled by mypyc, see setup.py), the engine its games are played by and
+    whether the native rules core is built (see kutnahora.native)."""
     compiled = kutnahora.compiled_modules()
     build = f"compiled: {len(compiled)} of {len(kutnahora.COMPILABLE)} modules" if compiled else "pure Python"
-    return f"kutnahora-server {kutnahora.__version__} (rules version {RULES_VERSION}, {build})"
+    core = "built" if native_available() else "not built"
+    return (
+        f"kutnahora-server {kutnahora.__version__} (rules version {RULES_VERSION}, {build}; "
+        f"games played by the {SERVER_ENGINE} engine, native core {core})"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,10 +38,26 @@ def imported_roots(folder: str) -> dict[str, set[str]]:
     return found
 
 
+ENGINE_COMMAND = "engine/cli.py"
+"""``kutnahora-sim``, the engine's command line, which plays its games in the engine ``KUTNAHORA_ENGINE``
+selects: it may import the native core's adapter, :mod:`kutnahora.native`; the rules may not."""
+
+
 def test_the_engine_imports_only_the_standard_library() -> None:
     """engine/ is pure: no grpc, no protobuf, no logging framework, nothing outside the standard library."""
     allowed = set(sys.stdlib_module_names) | {"kutnahora.engine"}
     for path, names in imported_roots("engine").items():
+        extra = {"kutnahora.native"} if path == ENGINE_COMMAND else set()
+        assert names <= allowed | extra, f"{path} imports {sorted(names - allowed - extra)}"
+
+
+def test_the_native_adapter_imports_only_the_engine_and_the_core() -> None:
+    """native/ turns the C++ core's ints into the engine's values: the standard library, the engine and the
+    core's module (``kutnahora_core``), nothing else."""
+    allowed = set(sys.stdlib_module_names) | {"kutnahora.engine", "kutnahora.native", "kutnahora_core"}
+    found = imported_roots("native")
+    assert "native/game.py" in found
+    for path, names in found.items():
         assert names <= allowed, f"{path} imports {sorted(names - allowed)}"
 
 

@@ -125,6 +125,11 @@ NB_MODULE(kutnahora_core, m) {
             for (const Player& p : g.state.players) out.push_back(p.points);
             return out;
         })
+        .def("final_scores", [](const Game& g) {
+            std::vector<std::vector<int>> out;
+            for (const auto& parts : g.state.final_scores) out.emplace_back(parts.begin(), parts.end());
+            return out;
+        }, "Every seat's final breakdown (in the engine's order, the total last), once the game is over.")
         .def("groschen", [](const Game& g) {
             std::vector<int> out;
             for (const Player& p : g.state.players) out.push_back(p.groschen);
