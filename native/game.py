@@ -10,6 +10,7 @@ hash, observations, resampling, option costs. Applying an option does not return
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,3 +178,24 @@ class NativeGame:
     def state_hash(self) -> str:
         """The engine's :func:`~kutnahora.engine.game.state_hash` of this game's state."""
         return state_hash(self.to_state())
+
+
+ROLLOUT_POLICIES = {"heuristic": 0, "random": 1}
+"""The search bot's rollout policies the core plays (kutnahora.clients.bots.mcts), by name."""
+
+
+def rollout(state: GameState, policy: str, rng: random.Random) -> tuple[list[int], list[int]]:
+    """Play ``state`` out in the core with the search bot's rollout ``policy``, choosing with ``rng``
+    exactly as the Python policy does (the same draws, so the same game, and ``rng`` left in the same state
+    after); returns every seat's final points and the winners. ``state`` itself is not changed."""
+    game = core_module().Game.load(
+        core_components(state.components, state.options.players), from_state(state)
+    )
+    version, words, gauss = rng.getstate()
+    after = game.rollout(ROLLOUT_POLICIES[policy], words)
+    rng.setstate((version, tuple(after), gauss))
+    points: list[int] = game.points()
+    groschen: list[int] = game.groschen()
+    best = max(zip(points, groschen, strict=True))
+    won = [seat for seat, pair in enumerate(zip(points, groschen, strict=True)) if pair == best]
+    return points, won

@@ -46,6 +46,7 @@ from kutnahora.engine import (
 from kutnahora.engine.components import ComponentSet
 from kutnahora.engine.options import PlayCard, Skip
 from kutnahora.engine.scoring import winners
+from kutnahora.native import NATIVE, active_engine
 from kutnahora.v1.game_pb2 import Observation as WireObservation
 from kutnahora.wire import engine_observation
 
@@ -106,6 +107,14 @@ def tree_options(state: GameState | Observation) -> tuple[Option, ...]:
 
 ROLLOUTS: dict[str, RolloutPolicy] = {"heuristic": heuristic_rollout, "random": random_rollout}
 """Rollout policies by name."""
+
+
+def _native_policy(rollout: RolloutPolicy, engine: str) -> str | None:
+    """The name the native core plays ``rollout`` by, when the native ``engine`` plays rollouts and knows
+    this policy (the search's own two); None: rollouts in the Python engine."""
+    if engine != NATIVE:
+        return None
+    return next((name for name, policy in ROLLOUTS.items() if policy is rollout), None)
 
 
 Guide = Callable[[GameState, tuple[Option, ...]], Sequence[float]]
@@ -175,6 +184,7 @@ def search(
     tree: Node | None = None,
     settle: bool = False,
     others_top: int | None = None,
+    engine: str | None = None,
 ) -> SearchResult:
     """Search from ``observation`` (its viewer owes the pending decision) and choose one of its options.
 
@@ -188,6 +198,10 @@ def search(
     played, when the same seat decides again right after it: :func:`subtree`); its visits count with the
     new iterations. With ``settle``, an iteration budget stops early once the most visited root option
     can no longer be overtaken in the iterations left: the choice is the same, the time is saved.
+
+    Rollouts are played by the rules ``engine`` (``"native"`` or ``"python"``; by default the one
+    ``KUTNAHORA_ENGINE`` selects, :func:`kutnahora.native.active_engine`): the native core plays the
+    search's own rollout policies with the same draws of ``rng``, so the choice is the same either way.
     """
     if iterations is None and budget_ms is None:
         raise ValueError("give a budget: iterations, milliseconds, or both")
@@ -198,6 +212,7 @@ def search(
     if pending is None or pending.seat != observation.viewer or not pending.options:
         raise ValueError("the observation's viewer owes no decision")
     components = components or default_components()
+    native_policy = _native_policy(rollout, active_engine() if engine is None else engine)
     started = time.perf_counter()
     deadline = None if budget_ms is None else started + budget_ms / 1000
     root = tree if tree is not None else Node()
@@ -218,6 +233,7 @@ def search(
                 top,
                 observation.viewer,
                 top if others_top is None else others_top,
+                native_policy,
             )
             done += 1
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
@@ -278,6 +294,7 @@ def _iterate(
     top: int = 4,
     viewer: int | None = None,
     others_top: int = 4,
+    native_policy: str | None = None,
 ) -> None:
     """One iteration on one drawn state: select, expand one node, roll out, back up (with a ``guide``,
     among each decision's ``top`` options)."""
@@ -315,9 +332,15 @@ def _iterate(
         apply(state, chosen)
         node = children[chosen]
         path.append((node, seat))
-    while state.pending is not None:
-        apply(state, rollout(state, rng))
-    reward = rewards(state)
+    if native_policy is not None and state.pending is not None:
+        from kutnahora.native.game import rollout as native_rollout
+
+        points, won = native_rollout(state, native_policy, rng)
+        reward = rewards_of([float(p) for p in points], won)
+    else:
+        while state.pending is not None:
+            apply(state, rollout(state, rng))
+        reward = rewards(state)
     for visited, seat in path:
         visited.visits += 1
         visited.total += reward[seat]

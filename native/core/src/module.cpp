@@ -58,6 +58,37 @@ struct Choice {
     }
 };
 
+// The search bot's rollout policies (kutnahora.clients.bots.mcts), choosing with Python's generator exactly
+// as the Python policies do, so that a search makes the same decisions with either engine.
+enum RolloutPolicy { HEURISTIC_ROLLOUT = 0, RANDOM_ROLLOUT = 1 };
+
+const Option& rollout_choice(const State& s, int policy, PyRandom& rng) {
+    const auto& options = s.options;
+    int n = int(options.size());
+    if (policy == HEURISTIC_ROLLOUT) {
+        if (s.pending_kind == D_PLAY_CARD) {
+            int useful = 0;
+            for (const Option& o : options) useful += o.type == O_PLAY && o.b >= 0;
+            if (useful) {
+                int pick = rng.randbelow(useful);
+                for (const Option& o : options)
+                    if (o.type == O_PLAY && o.b >= 0 && pick-- == 0) return o;
+            }
+            return options[rng.randbelow(n)];
+        }
+        if (s.pending_kind == D_TAX || s.pending_kind == D_REFILL_MINERS) return options[0];
+        if (n > 1 && options[n - 1].type == O_SKIP) return options[rng.randbelow(n - 1)];
+    }
+    return options[rng.randbelow(n)];
+}
+
+void load_rng(PyRandom& rng, const std::vector<int64_t>& words) {
+    if (words.size() != 625) throw nb::value_error("a generator's state is 624 words and an index");
+    for (int i = 0; i < 624; ++i) rng.mt[i] = uint32_t(words[i]);
+    if (words[624] < 0 || words[624] > 624) throw nb::value_error("a generator's index is 0..624");
+    rng.index = int(words[624]);
+}
+
 int playout(State& s, Choice& choice) {
     int decisions = 0;
     while (s.has_pending) {
@@ -116,6 +147,23 @@ NB_MODULE(kutnahora_core, m) {
                 Choice choice(seed);
                 return playout(g.state, choice);
             }, nb::arg("seed"), "Play uniformly random options to the end; returns the decisions made.")
+        .def(
+            "rollout",
+            [](Game& g, int policy, const std::vector<int64_t>& rng_state) {
+                if (policy != HEURISTIC_ROLLOUT && policy != RANDOM_ROLLOUT) throw nb::value_error("no such policy");
+                PyRandom rng;
+                load_rng(rng, rng_state);
+                while (g.state.has_pending) {
+                    if (g.state.options.empty()) throw nb::value_error("a pending decision lists no option");
+                    apply_option(g.state, rollout_choice(g.state, policy, rng));
+                }
+                std::vector<int64_t> out(rng.mt, rng.mt + 624);
+                out.push_back(rng.index);
+                return out;
+            },
+            nb::arg("policy"), nb::arg("rng_state"),
+            "Play the game out with a rollout policy (0 heuristic, 1 random) choosing with a Python generator "
+            "given by its state (random.Random.getstate()[1]); returns the generator's state after.")
         .def_prop_ro("over", [](const Game& g) { return g.state.phase == OVER; })
         .def_prop_ro("pending_seat", [](const Game& g) { return g.state.has_pending ? g.state.pending_seat : -1; })
         .def_prop_ro("pending_kind", [](const Game& g) { return g.state.has_pending ? g.state.pending_kind : -1; })
