@@ -2,10 +2,10 @@
 
 Both engines play every game side by side; before every decision the legal options (as canonical text)
 and the whole state (hidden parts and the random generator included, as the core writes it) must be equal;
-the engine's state hash is compared at the start, every few decisions and at the end, and the final
-results (scores, groschen, winners, breakdown) must be equal. Perturbed games change an engine state in
-the middle of a game (groschen, reputation, pelicans, the tax) and hand it to the core, which must play
-on exactly as the engine does. ``python -m kutnahora.bench.native_bench --differential N`` plays many more.
+the engine's state hash and every seat's observation (and a spectator's) are compared at the start and
+every few decisions, the hash again at the end, and the final results (scores, groschen, winners,
+breakdown) must be equal. Perturbed games change an engine state in the middle of a game (groschen,
+reputation, pelicans, the tax) and hand it to the core, which must play on exactly as the engine does. ``python -m kutnahora.bench.native_bench --differential N`` plays many more.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from kutnahora.engine import (
     apply,
     legal,
     new_game,
+    observe,
     option_text,
     result,
     state_hash,
@@ -53,6 +54,9 @@ def lockstep(state: GameState, seed: int, perturb_at: int | None = None) -> int:
         assert native._game.dump() == from_state(state), f"states differ at decision {decisions}"
         if decisions % HASH_EVERY == 0:
             assert native.state_hash() == state_hash(state)
+            copy = native.to_state()  # what the engine observes a native game from
+            for seat in (*range(len(state.players)), None):
+                assert observe(copy, seat) == observe(state, seat)
         if not options:
             break
         if perturb_at is not None and decisions == perturb_at:
