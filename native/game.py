@@ -49,6 +49,10 @@ def core_components(components: ComponentSet, players: int) -> Any:
     return table
 
 
+ROLLOUT_POLICIES = {"heuristic": 0, "random": 1}
+"""The search bot's rollout policies the core plays (kutnahora.clients.bots.mcts), by name."""
+
+
 class NativeGame:
     """One game in the native core: the same game, decision for decision, as the engine's."""
 
@@ -155,9 +159,30 @@ class NativeGame:
         decisions made."""
         return int(self._game.playout(seed))
 
+    def rollout(self, policy: str, rng: random.Random) -> tuple[list[int], list[int]]:
+        """Play this game out with the search bot's rollout ``policy`` (``"heuristic"`` or ``"random"``),
+        choosing with ``rng`` exactly as the Python policy does (the same draws, so the same game, and
+        ``rng`` left in the same state after); returns every seat's final points and the winners."""
+        version, words, gauss = rng.getstate()
+        after = self._game.rollout(ROLLOUT_POLICIES[policy], words)
+        rng.setstate((version, tuple(after), gauss))
+        points: list[int] = self._game.points()
+        groschen: list[int] = self._game.groschen()
+        best = max(zip(points, groschen, strict=True))
+        won = [seat for seat, pair in enumerate(zip(points, groschen, strict=True)) if pair == best]
+        return points, won
+
+    def apply_listed(self, option: Option) -> None:
+        """Apply an option known to be listed (as a search's own choices are): no owner check."""
+        self._game.apply_key(key_of(option))
+
     def points(self) -> tuple[int, ...]:
         """Every seat's points so far (the final scores once the game is over)."""
         return tuple(self._game.points())
+
+    def groschen(self) -> tuple[int, ...]:
+        """Every seat's groschen."""
+        return tuple(self._game.groschen())
 
     def result(self) -> GameResult | None:
         """The final result, once the game is over, as :func:`kutnahora.engine.result` gives it."""
@@ -180,22 +205,8 @@ class NativeGame:
         return state_hash(self.to_state())
 
 
-ROLLOUT_POLICIES = {"heuristic": 0, "random": 1}
-"""The search bot's rollout policies the core plays (kutnahora.clients.bots.mcts), by name."""
-
-
 def rollout(state: GameState, policy: str, rng: random.Random) -> tuple[list[int], list[int]]:
     """Play ``state`` out in the core with the search bot's rollout ``policy``, choosing with ``rng``
     exactly as the Python policy does (the same draws, so the same game, and ``rng`` left in the same state
     after); returns every seat's final points and the winners. ``state`` itself is not changed."""
-    game = core_module().Game.load(
-        core_components(state.components, state.options.players), from_state(state)
-    )
-    version, words, gauss = rng.getstate()
-    after = game.rollout(ROLLOUT_POLICIES[policy], words)
-    rng.setstate((version, tuple(after), gauss))
-    points: list[int] = game.points()
-    groschen: list[int] = game.groschen()
-    best = max(zip(points, groschen, strict=True))
-    won = [seat for seat, pair in enumerate(zip(points, groschen, strict=True)) if pair == best]
-    return points, won
+    return NativeGame.from_state(state).rollout(policy, rng)

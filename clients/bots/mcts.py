@@ -47,6 +47,7 @@ from kutnahora.engine.components import ComponentSet
 from kutnahora.engine.options import PlayCard, Skip
 from kutnahora.engine.scoring import winners
 from kutnahora.native import NATIVE, active_engine
+from kutnahora.native.game import NativeGame
 from kutnahora.v1.game_pb2 import Observation as WireObservation
 from kutnahora.wire import engine_observation
 
@@ -91,14 +92,17 @@ def heuristic_rollout(state: GameState, rng: random.Random) -> Option:
     return rng.choice(options)
 
 
-def tree_options(state: GameState | Observation) -> tuple[Option, ...]:
+def tree_options(state: GameState | Observation | NativeGame) -> tuple[Option, ...]:
     """The options the tree considers: every legal one, except a card for no effect while a card half
     has one (such a play wastes the card; leaving it out halves the branching of most decisions). Of a
-    game state, or of an observation whose viewer owes the decision."""
-    pending = state.pending
-    assert pending is not None
-    options = pending.options
-    if pending.kind is DecisionKind.PLAY_CARD:
+    game state, of a game in the native core, or of an observation whose viewer owes the decision."""
+    if isinstance(state, NativeGame):
+        kind, options = state.kind(), state.legal()
+    else:
+        pending = state.pending
+        assert pending is not None
+        kind, options = pending.kind, pending.options
+    if kind is DecisionKind.PLAY_CARD:
         useful = tuple(o for o in options if isinstance(o, PlayCard) and o.action is not None)
         if useful:
             return useful
@@ -213,6 +217,12 @@ def search(
         raise ValueError("the observation's viewer owes no decision")
     components = components or default_components()
     native_policy = _native_policy(rollout, active_engine() if engine is None else engine)
+    resampler = None
+    if native_policy is not None and guide is None and len(pending.options) > 1:
+        # the whole iteration in the core: resampling, the walk down the tree and the rollout
+        from kutnahora.native.resampling import Resampler
+
+        resampler = Resampler(observation, components)
     started = time.perf_counter()
     deadline = None if budget_ms is None else started + budget_ms / 1000
     root = tree if tree is not None else Node()
@@ -223,18 +233,27 @@ def search(
         ):
             if settle and iterations is not None and _settled(root, pending.options, iterations - done):
                 break
-            _iterate(
-                root,
-                resample(observation, rng, components),
-                rng,
-                rollout,
-                exploration,
-                guide,
-                top,
-                observation.viewer,
-                top if others_top is None else others_top,
-                native_policy,
-            )
+            if resampler is not None and native_policy is not None:
+                _iterate_native(
+                    root,
+                    resampler.draw(rng),
+                    rng,
+                    native_policy,
+                    exploration,
+                )
+            else:
+                _iterate(
+                    root,
+                    resample(observation, rng, components),
+                    rng,
+                    rollout,
+                    exploration,
+                    guide,
+                    top,
+                    observation.viewer,
+                    top if others_top is None else others_top,
+                    native_policy,
+                )
             done += 1
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
     best = max(
@@ -344,6 +363,59 @@ def _iterate(
     for visited, seat in path:
         visited.visits += 1
         visited.total += reward[seat]
+
+
+def _iterate_native(
+    root: Node, game: NativeGame, rng: random.Random, policy: str, exploration: float
+) -> None:
+    """:func:`_iterate` without a guide, on a game in the native core: the same choices, the same draws of
+    ``rng``, the same tree."""
+    node = root
+    path: list[tuple[Node, int]] = []
+    while not game.over:
+        seat = game.seat
+        assert seat is not None
+        options = tree_options(game)
+        children = node.children
+        untried = [o for o in options if o not in children]
+        if untried:
+            option = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+            children[option] = Node()
+            for other in options:
+                known = children.get(other)
+                if known is not None:
+                    known.available += 1
+            child = children[option]
+            game.apply_listed(option)
+            path.append((child, seat))
+            break
+        best_score = -1.0
+        chosen = options[0]
+        for option in options:
+            child = children[option]
+            child.available += 1
+            score = child.total / child.visits + exploration * math.sqrt(
+                math.log(child.available) / child.visits
+            )
+            if score > best_score:
+                best_score, chosen = score, option
+        game.apply_listed(chosen)
+        node = children[chosen]
+        path.append((node, seat))
+    if game.over:
+        points = list(game.points())
+        reward = rewards_of([float(p) for p in points], _winners(points, list(game.groschen())))
+    else:
+        points, won = game.rollout(policy, rng)
+        reward = rewards_of([float(p) for p in points], won)
+    for visited, seat in path:
+        visited.visits += 1
+        visited.total += reward[seat]
+
+
+def _winners(points: list[int], groschen: list[int]) -> list[int]:
+    best = max(zip(points, groschen, strict=True))
+    return [seat for seat, pair in enumerate(zip(points, groschen, strict=True)) if pair == best]
 
 
 class MctsBot(Bot):

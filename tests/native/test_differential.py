@@ -5,7 +5,8 @@ and the whole state (hidden parts and the random generator included, as the core
 the engine's state hash and every seat's observation (and a spectator's) are compared at the start and
 every few decisions, the hash again at the end, and the final results (scores, groschen, winners,
 breakdown) must be equal. Perturbed games change an engine state in the middle of a game (groschen,
-reputation, pelicans, the tax) and hand it to the core, which must play on exactly as the engine does. ``python -m kutnahora.bench.native_bench --differential N`` plays many more.
+reputation, pelicans, the tax) and hand it to the core, which must play on exactly as the engine does.
+``python -m kutnahora.bench.native_bench --differential N`` plays many more.
 """
 
 from __future__ import annotations

@@ -164,6 +164,20 @@ NB_MODULE(kutnahora_core, m) {
             nb::arg("policy"), nb::arg("rng_state"),
             "Play the game out with a rollout policy (0 heuristic, 1 random) choosing with a Python generator "
             "given by its state (random.Random.getstate()[1]); returns the generator's state after.")
+        .def(
+            "resample",
+            [](const Game& g, const std::vector<int>& plan, const std::vector<int64_t>& rng_state) {
+                PyRandom rng;
+                load_rng(rng, rng_state);
+                auto game = std::make_unique<Game>(g);
+                resample_hidden(game->state, plan, rng);
+                std::vector<int64_t> after(rng.mt, rng.mt + 624);
+                after.push_back(rng.index);
+                return std::make_tuple(game.release(), after);
+            },
+            nb::arg("plan"), nb::arg("rng_state"), nb::rv_policy::take_ownership,
+            "A copy of this game with its hidden parts drawn again by ``plan`` (kutnahora.native.resampling) "
+            "with a Python generator given by its state; returns the copy and the generator's state after.")
         .def_prop_ro("over", [](const Game& g) { return g.state.phase == OVER; })
         .def_prop_ro("pending_seat", [](const Game& g) { return g.state.has_pending ? g.state.pending_seat : -1; })
         .def_prop_ro("pending_kind", [](const Game& g) { return g.state.has_pending ? g.state.pending_kind : -1; })

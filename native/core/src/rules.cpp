@@ -1283,6 +1283,12 @@ void new_game(State& s, std::shared_ptr<const Components> comp, const std::vecto
     run(s);
 }
 
+void repose_mine_tile(State& s) {
+    std::vector<Option> options;
+    mine_tile_options(s, s.pending_seat, options);
+    s.options = std::move(options);
+}
+
 void apply_option(State& s, const Option& given) {
     const Option option = given;  // the pending options are cleared below
     if (!s.has_pending) throw std::invalid_argument("the game is over; no decision is accepted");

@@ -200,6 +200,10 @@ void new_game(State& s, std::shared_ptr<const Components> comp, const std::vecto
               int guild_setup_card, int mine_setup_card, bool events);
 void apply_option(State& s, const Option& option);  // the option must be listed (checked)
 void dump(const State& s, std::vector<int>& out);
+// Resampling (resample.cpp): draw a state's hidden parts as kutnahora.engine.resample draws them, from a
+// plan of what is hidden (kutnahora.native.resampling) and the search's generator.
+void resample_hidden(State& s, const std::vector<int>& plan, PyRandom& rng);
+void repose_mine_tile(State& s);  // the pending MINE_TILE decision's options, from the drawn tiles
 void load(State& s, std::shared_ptr<const Components> comp, const std::vector<int>& in);
 
 }  // namespace kh
