@@ -9,7 +9,8 @@ the core is not built. Which one plays is chosen at run time by ``KUTNAHORA_ENGI
 * unset or empty: the core when it is built, else the engine.
 
 :func:`active_engine` says which one that is; :class:`kutnahora.native.game.NativeGame` is a game in the
-core, with the engine's values.
+core, with the engine's values; :class:`kutnahora.native.resampling.Resampler` draws games from an
+observation in the core. ``kutnahora-sim`` and the search bot use them when the core is selected.
 """
 
 from __future__ import annotations

@@ -3,9 +3,11 @@
 :class:`NativeGame` holds the whole state in C++ (``kutnahora_core.Game``) and answers in the engine's
 terms: :meth:`~NativeGame.legal` gives the engine's option values, :meth:`~NativeGame.apply` takes one
 (and refuses, changing nothing, with the engine's :class:`~kutnahora.engine.game.IllegalDecision` errors),
-:meth:`~NativeGame.result` gives a :class:`~kutnahora.engine.game.GameResult`. What the core does not do
-itself is done by the engine on a copy of the state in Python (:meth:`~NativeGame.to_state`): the state
-hash, observations, resampling, option costs. Applying an option does not return the engine's events.
+:meth:`~NativeGame.result` gives a :class:`~kutnahora.engine.game.GameResult`; :meth:`~NativeGame.rollout`
+plays the search bot's rollout policies. What the core does not do itself is done by the engine on a copy
+of the state in Python (:meth:`~NativeGame.to_state`): the state hash, observations, option costs.
+Applying an option does not return the engine's events. (Resampling from an observation is
+:mod:`kutnahora.native.resampling`.)
 """
 
 from __future__ import annotations
