@@ -6,7 +6,8 @@ terms: :meth:`~NativeGame.legal` gives the engine's option values, :meth:`~Nativ
 :meth:`~NativeGame.result` gives a :class:`~kutnahora.engine.game.GameResult`; :meth:`~NativeGame.rollout`
 plays the search bot's rollout policies. What the core does not do itself is done by the engine on a copy
 of the state in Python (:meth:`~NativeGame.to_state`): the state hash, observations, option costs.
-Applying an option does not return the engine's events. (Resampling from an observation is
+:meth:`~NativeGame.apply` returns the engine's events; ``apply_index`` and ``apply_listed``, for search
+and simulation, record none. (Resampling from an observation is
 :mod:`kutnahora.native.resampling`.)
 """
 
@@ -19,12 +20,14 @@ from typing import Any
 from kutnahora.engine.component_cache import ComponentCache
 from kutnahora.engine.component_file import default_components
 from kutnahora.engine.components import ComponentSet
+from kutnahora.engine.events import Event
 from kutnahora.engine.game import GameOver, GameResult, NotAnOption, NotYourTurn, state_hash
 from kutnahora.engine.options import DecisionKind, Option, PendingDecision, option_text
 from kutnahora.engine.setup import check_options
 from kutnahora.engine.state import GameOptions, GameState
 from kutnahora.native import core_module
 from kutnahora.native.convert import FINAL_PARTS, KINDS, from_state, key_of, option_of, seed_words, to_state
+from kutnahora.native.events import event_of
 from kutnahora.native.tables import component_table
 
 
@@ -132,8 +135,9 @@ class NativeGame:
         """How many options the pending decision lists (0 once the game is over)."""
         return int(self._game.legal_count())
 
-    def apply(self, option: Option, seat: int | None = None) -> None:
-        """Apply one legal option (for ``seat``, when given); refused as the engine refuses, unchanged."""
+    def apply(self, option: Option, seat: int | None = None) -> list[Event]:
+        """Apply one legal option (for ``seat``, when given) and return what happened, as the engine's
+        :func:`~kutnahora.engine.apply` does; refused as the engine refuses, unchanged."""
         if self._game.over:
             raise GameOver("the game is over; no decision is accepted")
         owed = int(self._game.pending_seat)
@@ -150,7 +154,14 @@ class NativeGame:
             shown = ", ".join(option_text(o) for o in listed[:12])
             more = "…" if len(listed) > 12 else ""
             raise NotAnOption(f"{option!r} is not a legal answer to {kind}; legal: {shown}{more}")
-        self._game.apply_key(key)
+        game = self._game
+        game.record_events = True
+        try:
+            game.apply_key(key)
+            records = game.events()
+        finally:
+            game.record_events = False
+        return [event_of(self.components, record) for record in records]
 
     def apply_index(self, index: int) -> None:
         """Apply the option at ``index`` of :meth:`legal` (what a random or searching player calls)."""

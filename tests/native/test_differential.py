@@ -1,11 +1,12 @@
 """The native core plays the same game as the engine: seeded random and perturbed games in lock-step.
 
 Both engines play every game side by side; before every decision the legal options (as canonical text)
-and the whole state (hidden parts and the random generator included, as the core writes it) must be equal;
-the engine's state hash and every seat's observation (and a spectator's) are compared at the start and
-every few decisions, the hash again at the end, and the final results (scores, groschen, winners,
-breakdown) must be equal. Perturbed games change an engine state in the middle of a game (groschen,
-reputation, pelicans, the tax) and hand it to the core, which must play on exactly as the engine does.
+and the whole state (hidden parts and the random generator included, as the core writes it) must be equal,
+and every decision's events after it; the engine's state hash and every seat's observation (and a
+spectator's) are compared at the start and every few decisions, the hash again at the end, and the final
+results (scores, groschen, winners, breakdown) must be equal. Perturbed games change an engine state in
+the middle of a game (groschen, reputation, pelicans, the tax) and hand it to the core, which must play
+on exactly as the engine does.
 ``python -m kutnahora.bench.native_bench --differential N`` plays many more.
 """
 
@@ -66,8 +67,7 @@ def lockstep(state: GameState, seed: int, perturb_at: int | None = None) -> int:
             perturb_at = None
             continue
         option = options[chooser.randrange(len(options))]
-        apply(state, option)
-        native.apply(option)
+        assert native.apply(option) == apply(state, option), f"events differ at decision {decisions}"
         decisions += 1
     assert native.over and state.over
     assert native.state_hash() == state_hash(state)

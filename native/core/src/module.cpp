@@ -178,6 +178,18 @@ NB_MODULE(kutnahora_core, m) {
             nb::arg("plan"), nb::arg("rng_state"), nb::rv_policy::take_ownership,
             "A copy of this game with its hidden parts drawn again by ``plan`` (kutnahora.native.resampling) "
             "with a Python generator given by its state; returns the copy and the generator's state after.")
+        .def_prop_rw(
+            "record_events", [](const Game& g) { return g.state.record_events; },
+            [](Game& g, bool on) {
+                g.state.record_events = on;
+                g.state.event_log.clear();
+            },
+            "Whether apply records its events (see events()); off by default, and in clones as in the original.")
+        .def("events", [](const Game& g) {
+            std::vector<std::tuple<int, int, int, int, int, int>> out;
+            for (const EventRecord& e : g.state.event_log) out.emplace_back(e.kind, e.seat, e.a, e.b, e.c, e.d);
+            return out;
+        }, "The events of the last apply, when recorded: (kind, seat, a, b, c, d) each.")
         .def_prop_ro("over", [](const Game& g) { return g.state.phase == OVER; })
         .def_prop_ro("pending_seat", [](const Game& g) { return g.state.has_pending ? g.state.pending_seat : -1; })
         .def_prop_ro("pending_kind", [](const Game& g) { return g.state.has_pending ? g.state.pending_kind : -1; })

@@ -32,6 +32,10 @@ Step step(int kind, int seat, int a, int b) {
 
 const Components& C(const State& s) { return *s.comp; }
 
+void ev(State& s, int kind, int seat, int a = 0, int b = 0, int c = 0, int d = 0) {
+    if (s.record_events) s.event_log.push_back(EventRecord{kind, seat, a, b, c, d});
+}
+
 void pose(State& s, int seat, int kind, std::vector<Option>&& options) {
     s.has_pending = true;
     s.pending_seat = seat;
@@ -66,7 +70,10 @@ int income(const State& s, int seat) {
 }
 
 void move_arm(State& s, int arm) {
-    if (s.arms[arm] < C(s).arm_notches - 1) s.arms[arm] += 1;
+    if (s.arms[arm] < C(s).arm_notches - 1) {
+        s.arms[arm] += 1;
+        ev(s, V_ARM_MOVED, NONE, arm, s.arms[arm]);
+    }
 }
 
 bool find_stack(const State& s, int label, int& row, int& col) {
@@ -93,7 +100,13 @@ int take_from_stack(State& s, int row, int col) {
 void town_builds(State& s, int commodity) {
     move_arm(s, COMMODITY_ARM[commodity]);
     int row, col;
-    if (find_stack(s, commodity, row, col)) s.town_discards.push_back(take_from_stack(s, row, col));
+    if (find_stack(s, commodity, row, col)) {
+        int tile = take_from_stack(s, row, col);
+        s.town_discards.push_back(tile);
+        ev(s, V_TOWN_BUILT, NONE, tile, commodity);
+    } else {
+        ev(s, V_TOWN_BUILT_GONE, NONE, commodity);
+    }
 }
 
 void advance_deck(State& s, int deck, int amount) {
@@ -102,6 +115,7 @@ void advance_deck(State& s, int deck, int amount) {
         int position = s.deck_position[deck];
         if (position >= last) return;
         s.deck_position[deck] = position + 1;
+        ev(s, V_DECK_ADVANCED, NONE, deck, position + 1);
         for (int commodity : front_card(s, deck).town_builds) town_builds(s, commodity);
     }
 }
@@ -110,24 +124,44 @@ void change_reputation(State& s, int seat, int delta) {
     if (delta == 0) return;
     Player& p = s.players[seat];
     int target = p.reputation + delta;
+    int beyond = 0;
     if (target > REPUTATION_MAX) {
-        p.points += POINTS_PER_STEP_BEYOND_TRACK * (target - REPUTATION_MAX);
+        beyond = target - REPUTATION_MAX;
+        p.points += POINTS_PER_STEP_BEYOND_TRACK * beyond;
         target = REPUTATION_MAX;
     } else if (target < REPUTATION_MIN) {
-        p.points -= POINTS_PER_STEP_BEYOND_TRACK * (REPUTATION_MIN - target);
+        beyond = REPUTATION_MIN - target;
+        p.points -= POINTS_PER_STEP_BEYOND_TRACK * beyond;
         target = REPUTATION_MIN;
     }
     p.reputation = target;
+    ev(s, V_REPUTATION, seat, delta, target, beyond);
 }
 
-void score(State& s, int seat, int points) { s.players[seat].points += points; }
+// why: 0 a mine, 1 a building (a: its tile), 2 St. Barbara, 3 a house, 4 St. Barbara 10 (a: the tile)
+void score(State& s, int seat, int points, int why, int tile = 0) {
+    if (points) {
+        s.players[seat].points += points;
+        ev(s, V_POINTS, seat, points, why, tile);
+    }
+}
 
-void pay(State& s, int seat, int amount) {
+// why: 0 a permit for miners, 1 wood for a mine, 2 building rights, 3 a plot, 4 wood for a building (a:
+// its tile), 5 a seat on the council, 6 taxes
+void pay(State& s, int seat, int amount, int why, int tile = 0) {
+    if (!amount) return;
     if (s.players[seat].groschen < amount) throw std::logic_error("a cost was offered that the seat cannot pay");
     s.players[seat].groschen -= amount;
+    ev(s, V_PAID, seat, amount, why, tile);
 }
 
-void raise_tax(State& s, int amount) { s.tax = std::min(C(s).tax_limit, s.tax + amount); }
+void raise_tax(State& s, int amount) {
+    int now = std::min(C(s).tax_limit, s.tax + amount);
+    if (now != s.tax) {
+        s.tax = now;
+        ev(s, V_TAX, NONE, now);
+    }
+}
 
 void gain_production(State& s, int seat, int commodity, int amount, bool mine = false) {
     if (amount <= 0) return;
@@ -136,6 +170,7 @@ void gain_production(State& s, int seat, int commodity, int amount, bool mine = 
         p.mine_ore += amount;
     else
         p.production[commodity] += amount;
+    ev(s, V_PRODUCTION, seat, amount, commodity);
     if (commodity == ORE) advance_deck(s, ORE_DECK, amount);
 }
 
@@ -221,10 +256,11 @@ bool mine_feasible(const State& s, int seat, bool free) {
 
 void refill_pool(State& s, int seat) {
     Player& p = s.players[seat];
-    pay(s, seat, price(s, PERMITS));
+    pay(s, seat, price(s, PERMITS), 0);
     int moved = std::min(C(s).miner_pool_size - p.miners_pool, p.miners_reserve);
     p.miners_pool += moved;
     p.miners_reserve -= moved;
+    ev(s, V_MINERS, seat, moved);
 }
 
 void affordable_squares(const State& s, int seat, bool free, std::vector<Sq>& out) {
@@ -241,7 +277,10 @@ void affordable_squares(const State& s, int seat, bool free, std::vector<Sq>& ou
 void step_mine(State& s, const Step& st) {
     bool free = st.args[0] != 0;
     int seat = st.seat;
-    if (free && !mine_feasible(s, seat, true)) return;
+    if (free && !mine_feasible(s, seat, true)) {
+        ev(s, V_NO_EFFECT, seat, 0);  // can open no mine
+        return;
+    }
     s.agenda.push_back(step(S_MINE_DRAW, seat, int(free)));
     if (free) return;
     if (s.players[seat].miners_pool == 0) {
@@ -298,12 +337,14 @@ void step_mine_draw(State& s, const Step& st) {
             s.mine_reshuffles += 1;
             for (auto& seen : s.mine_discards_seen) seen.clear();
             s.rng.shuffle(s.mine_stack);
+            ev(s, V_MINE_RESHUFFLED, NONE);
         }
         drawn.push_back(s.mine_stack.back());
         s.mine_stack.pop_back();
     }
     s.drawn = std::move(drawn);
     s.free_action = free;
+    ev(s, V_MINE_DRAWN, st.seat, int(s.drawn.size()));
     std::vector<Option> options;
     mine_tile_options(s, st.seat, options);
     pose(s, st.seat, D_MINE_TILE, std::move(options));
@@ -311,12 +352,15 @@ void step_mine_draw(State& s, const Step& st) {
 
 void resolve_mine_tile(State& s, int seat, const Option& o) {
     int kept = o.type == O_TILE ? o.a : NONE;
+    int discarded = 0;
     for (int t : s.drawn)
         if (t != kept) {
             s.mine_discard.push_back(t);
             s.mine_discards_seen[seat].push_back(t);
+            ++discarded;
         }
     s.drawn.clear();
+    if (discarded) ev(s, V_MINE_DISCARDED, seat, discarded);
     if (kept == NONE) return;
     s.kept_tile = kept;
     std::vector<Option> options;
@@ -336,9 +380,10 @@ void place_mine(State& s, int seat, Sq sq, bool from_reserve) {
     s.mine_grid[sq.r][sq.c] = int8_t(tile_id);
     p.mines.push_back(sq);
     const MineTileData& tile = C(s).tiles[tile_id];
+    ev(s, V_MINE_PLACED, seat, tile_id, sq.r, sq.c);
     gain_production(s, seat, ORE, tile.ore, true);
     advance_deck(s, POPULATION_DECK, tile.population);
-    score(s, seat, tile.points);
+    score(s, seat, tile.points, 0);
 }
 
 void resolve_mine_square(State& s, int seat, const Option& o) {
@@ -346,7 +391,7 @@ void resolve_mine_square(State& s, int seat, const Option& o) {
     if (!s.free_action) {
         int costs[GRID][GRID];
         mine_square_costs(s, costs);
-        pay(s, seat, costs[sq.r][sq.c] * price(s, WOOD));
+        pay(s, seat, costs[sq.r][sq.c] * price(s, WOOD), 1);
     }
     place_mine(s, seat, sq, s.free_action);
 }
@@ -354,13 +399,23 @@ void resolve_mine_square(State& s, int seat, const Option& o) {
 void step_technology(State& s, const Step& st) {
     int seat = st.seat;
     const Player& p = s.players[seat];
-    if (s.technology_taken >= int(C(s).technology_ids.size())) return;
+    if (s.technology_taken >= int(C(s).technology_ids.size())) {
+        ev(s, V_TECHNOLOGY, seat, 0);
+        return;
+    }
     int tile = C(s).technology_ids[s.technology_taken];
     s.technology_taken += 1;
-    if (p.miners_pool + p.miners_reserve == 0) return;
+    if (p.miners_pool + p.miners_reserve == 0) {
+        ev(s, V_TECHNOLOGY, seat, 1, s.technology_taken);
+        return;
+    }
+    ev(s, V_TECHNOLOGY, seat, 2, s.technology_taken);
     std::vector<Option> options;
     tech_square_options(s, options);
-    if (options.size() == 1) return;
+    if (options.size() == 1) {
+        ev(s, V_TECHNOLOGY, seat, 3);
+        return;
+    }
     s.kept_tile = tile;
     pose(s, seat, D_TECH_SQUARE, std::move(options));
 }
@@ -368,6 +423,7 @@ void step_technology(State& s, const Step& st) {
 void resolve_tech_square(State& s, int seat, const Option& o) {
     if (o.type == O_SKIP) {
         s.kept_tile = NONE;
+        ev(s, V_TECHNOLOGY, seat, 4);
         return;
     }
     place_mine(s, seat, Sq{o.a, o.b}, true);
@@ -386,8 +442,12 @@ int column_cost(const State& s, int column) {
     return cost[0] == 0 ? cost[1] : cost[1] * price(s, PERMITS);
 }
 
-void declinable_pose(State& s, int seat, int kind, std::vector<Option>&& options, bool free) {
-    if (options.empty()) return;  // the action has no effect
+// nothing: 1 can take no building tile, 2 can claim no plot, 3 can build nothing
+void declinable_pose(State& s, int seat, int kind, std::vector<Option>&& options, bool free, int nothing) {
+    if (options.empty()) {  // the action has no effect
+        ev(s, V_NO_EFFECT, seat, nothing);
+        return;
+    }
     s.free_action = free;
     if (free) options.push_back(SKIP);
     pose(s, seat, kind, std::move(options));
@@ -422,16 +482,17 @@ void step_rights(State& s, const Step& st) {
     bool free = st.args[0] != 0;
     std::vector<Option> options;
     rights_options(s, st.seat, free, options);
-    declinable_pose(s, st.seat, D_RIGHTS_TILE, std::move(options), free);
+    declinable_pose(s, st.seat, D_RIGHTS_TILE, std::move(options), free, 1);
 }
 
 void take_rights(State& s, int seat, int tile, bool free) {
     for (size_t r = 0; r < s.town_hall.size(); ++r)
         for (size_t c = 0; c < s.town_hall[r].size(); ++c)
             if (s.town_hall[r][c].tiles.back() == tile) {
-                if (!free) pay(s, seat, column_cost(s, int(c)));
+                if (!free) pay(s, seat, column_cost(s, int(c)), 2);
                 take_from_stack(s, int(r), int(c));
                 s.players[seat].slots.push_back(tile);
+                ev(s, V_RIGHTS, seat, tile);
                 return;
             }
     throw std::logic_error("the tile is not on top of a town-hall stack");
@@ -521,7 +582,7 @@ void step_plot(State& s, const Step& st) {
     bool free = st.args[0] != 0;
     std::vector<Option> options;
     plot_options(s, st.seat, free, options);
-    declinable_pose(s, st.seat, D_PLOT_SQUARE, std::move(options), free);
+    declinable_pose(s, st.seat, D_PLOT_SQUARE, std::move(options), free, 2);
 }
 
 void resolve_plot(State& s, int seat, const Option& o) {
@@ -529,10 +590,11 @@ void resolve_plot(State& s, int seat, const Option& o) {
     Sq sq{o.a, o.b};
     int costs[GRID][GRID];
     plot_costs(s, seat, s.free_action, costs);
-    pay(s, seat, costs[sq.r][sq.c]);
+    pay(s, seat, costs[sq.r][sq.c], 3);
     s.players[seat].plots.push_back(sq);
     s.plots.push_back(PlotMark{sq, seat});
     s.plot_grid[sq.r][sq.c] = int8_t(seat);
+    ev(s, V_PLOT, seat, sq.r, sq.c);
 }
 
 // ---- town: buildings ---------------------------------------------------------------------------------
@@ -579,7 +641,7 @@ void step_building(State& s, const Step& st) {
     bool free = st.args[0] != 0;
     std::vector<Option> options;
     buildable_tiles(s, st.seat, free, options);
-    declinable_pose(s, st.seat, D_BUILD_TILE, std::move(options), free);
+    declinable_pose(s, st.seat, D_BUILD_TILE, std::move(options), free, 3);
 }
 
 void build_square_options(const State& s, int seat, std::vector<Option>& out) {
@@ -603,7 +665,7 @@ void resolve_build_square(State& s, int seat, const Option& o) {
     Sq sq{o.a, o.b};
     const BuildingData& b = C(s).buildings[tile];
     Player& p = s.players[seat];
-    if (!s.free_action) pay(s, seat, b.wood_cost * price(s, WOOD));
+    if (!s.free_action) pay(s, seat, b.wood_cost * price(s, WOOD), 4, tile);
     p.plots.erase(std::find(p.plots.begin(), p.plots.end(), sq));
     for (auto it = s.plots.begin(); it != s.plots.end(); ++it)
         if (it->sq == sq) {
@@ -616,6 +678,7 @@ void resolve_build_square(State& s, int seat, const Option& o) {
     s.city.push_back(CityTile{sq, tile, owner});
     s.city_grid[sq.r][sq.c] = int8_t(tile);
     s.city_owner[sq.r][sq.c] = int8_t(owner);
+    ev(s, V_BUILT, seat, tile, sq.r, sq.c);
     if (b.guild >= 0) {
         p.buildings.push_back(tile);
         s.agenda.push_back(step(S_HOUSE, seat, tile));
@@ -632,12 +695,16 @@ void removable_rows(const State& s, int seat, int keep, std::vector<Option>& out
         if (p.houses_removed[row] < limit - (int(row) == keep ? 1 : 0)) out.push_back(opt(O_GUILD, p.guilds[row]));
 }
 
-void remove_house(State& s, int seat, int row) { s.players[seat].houses_removed[row] += 1; }
+void remove_house(State& s, int seat, int row) {
+    s.players[seat].houses_removed[row] += 1;
+    ev(s, V_HOUSE_REMOVED, seat, s.players[seat].guilds[row]);
+}
 
 void patrician_to_pool(State& s, int color) {
     if (s.patrician_bank[color] > 0) {
         s.patrician_bank[color] -= 1;
         s.patrician_pool[color] += 1;
+        ev(s, V_PATRICIAN, NONE, color);
     }
 }
 
@@ -645,6 +712,7 @@ void flip_st_barbara(State& s) {
     const auto& tiles = C(s).barbara_tiles;
     if (s.barbara_next > int(tiles.size())) return;
     const auto& tile = tiles[s.barbara_next - 1];
+    ev(s, V_BARBARA_FLIPPED, NONE, s.barbara_next - 1);
     s.barbara_next += 1;
     raise_tax(s, tile[1]);
 }
@@ -658,9 +726,12 @@ void step_building_effect(State& s, const Step& st) {
         case E_MINING_TECHNOLOGY: s.agenda.push_back(step(S_TECHNOLOGY, seat)); break;
         case E_ORE_DECK: advance_deck(s, ORE_DECK, e.amount); break;
         case E_POPULATION_DECK: advance_deck(s, POPULATION_DECK, e.amount); break;
-        case E_POINTS: score(s, seat, e.amount); break;
+        case E_POINTS: score(s, seat, e.amount, 1, tile); break;
         case E_REPUTATION: change_reputation(s, seat, e.amount); break;
-        case E_PELICANS: s.players[seat].pelicans += e.amount; break;
+        case E_PELICANS:
+            s.players[seat].pelicans += e.amount;
+            ev(s, V_PELICANS, seat, e.amount);
+            break;
         case E_TAX: raise_tax(s, e.amount); break;
         case E_PATRICIAN: patrician_to_pool(s, e.color); break;
         case E_REMOVE_HOUSE: {
@@ -694,6 +765,7 @@ void step_house(State& s, const Step& st) {
     int column = p.houses_removed[row];
     p.houses_removed[row] += 1;
     const int* reward = C(s).house_rewards[row][column];
+    ev(s, V_HOUSE, seat, p.guilds[row], reward[0]);
     switch (reward[0]) {
         case R_PUBLIC_BUILDING: {
             std::vector<Option> options;
@@ -703,7 +775,7 @@ void step_house(State& s, const Step& st) {
         }
         case R_PELICAN: p.pelicans += std::max(1, reward[1]); break;
         case R_REPUTATION: change_reputation(s, seat, reward[1]); break;
-        case R_POINTS: score(s, seat, reward[1]); break;
+        case R_POINTS: score(s, seat, reward[1], 3); break;
     }
 }
 
@@ -723,7 +795,9 @@ void seat_patrician_options(const State& s, std::vector<Option>& out) {
 void step_income(State& s, const Step& st) {
     int seat = st.seat;
     Player& p = s.players[seat];
-    p.groschen += income(s, seat);
+    int gained = income(s, seat);
+    p.groschen += gained;
+    ev(s, V_INCOME, seat, gained);
     if (p.groschen >= C(s).patrician_seat_cost) {
         std::vector<Option> options;
         seat_patrician_options(s, options);
@@ -733,9 +807,10 @@ void step_income(State& s, const Step& st) {
 
 void resolve_seat_patrician(State& s, int seat, const Option& o) {
     if (o.type != O_PATRICIAN) return;
-    pay(s, seat, C(s).patrician_seat_cost);
+    pay(s, seat, C(s).patrician_seat_cost, 5);
     s.patrician_pool[o.a] -= 1;
     s.council[o.a] += 1;
+    ev(s, V_COUNCIL, seat, o.a, 0);
 }
 
 // ---- St. Barbara -------------------------------------------------------------------------------------
@@ -751,10 +826,12 @@ void step_st_barbara(State& s, const Step& st) {
     p.pelicans_used += 1;
     const auto& tiles = C(s).barbara_tiles;
     if (s.barbara_next > int(tiles.size())) {
+        ev(s, V_ST_BARBARA, seat, -1);
         change_reputation(s, seat, 2);
         return;
     }
     int effect = tiles[s.barbara_next - 1][0];
+    ev(s, V_ST_BARBARA, seat, s.barbara_next - 1);
     s.barbara_next += 1;
     std::vector<Option> options;
     switch (effect) {
@@ -779,7 +856,7 @@ void step_st_barbara(State& s, const Step& st) {
             s.agenda.push_back(step(S_INCOME, seat));
             break;
         case B_SEAT_FROM_BANK:
-            score(s, seat, 2);
+            score(s, seat, 2, 2);
             for (int c = 0; c < 4; ++c)
                 if (s.patrician_bank[c] > 0) options.push_back(opt(O_PATRICIAN, c));
             options.push_back(SKIP);
@@ -794,7 +871,7 @@ void step_st_barbara(State& s, const Step& st) {
             break;
         }
         case B_FREE_BUILDING:
-            score(s, seat, 1);
+            score(s, seat, 1, 2);
             s.agenda.push_back(step(S_BUILDING, seat, 1));
             break;
         case B_DOUBLE_MINE:
@@ -809,7 +886,7 @@ void step_st_barbara(State& s, const Step& st) {
             if (options.size() > 1) pose(s, seat, D_SCORE_BUILDING, std::move(options));
             break;
         }
-        case B_FINAL: score(s, seat, 5); break;
+        case B_FINAL: score(s, seat, 5, 2); break;
     }
 }
 
@@ -823,13 +900,14 @@ void resolve_barbara_patrician(State& s, int seat, const Option& o) {
     if (o.type != O_PATRICIAN) return;
     s.patrician_bank[o.a] -= 1;
     s.council[o.a] += 1;
+    ev(s, V_COUNCIL, seat, o.a, 1);
 }
 
 void resolve_score_building(State& s, int seat, const Option& o) {
     if (o.type != O_TILE) return;
     for (const CityTile& t : s.city)
         if (t.building == o.a) {
-            score(s, seat, matching_dots(s, t.sq));
+            score(s, seat, matching_dots(s, t.sq), 4, t.building);
             return;
         }
 }
@@ -864,7 +942,9 @@ void score_patricians(State& s) {
     for (size_t seat = 0; seat < s.players.size(); ++seat) {
         int gained[4];
         patrician_points(s, int(seat), gained);
-        s.players[seat].points += gained[0] + gained[1] + gained[2] + gained[3];
+        int total = gained[0] + gained[1] + gained[2] + gained[3];
+        s.players[seat].points += total;
+        if (total) ev(s, V_PATRICIAN_SCORING, int(seat), gained[0], gained[1], gained[2], gained[3]);
     }
 }
 
@@ -915,6 +995,7 @@ void final_scoring(State& s) {
         int final_points = parts[1] + parts[2] + parts[3] + parts[4] + parts[5];
         p.points += final_points;
         s.final_scores.push_back({parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], p.points});
+        ev(s, V_FINAL_SCORING, int(seat), final_points, p.points);
     }
     s.has_final = true;
 }
@@ -953,15 +1034,18 @@ void step_tax(State& s, const Step& st) {
         yes_no(options);
         pose(s, seat, D_TAX, std::move(options));
     } else {
+        ev(s, V_TAX_UNPAID, seat, tax_due(s, seat));
         change_reputation(s, seat, -reputation_penalty(s));
     }
 }
 
 void resolve_tax(State& s, int seat, const Option& o) {
-    if (o.type == O_CONFIRM && o.a)
-        pay(s, seat, tax_due(s, seat));
-    else
+    if (o.type == O_CONFIRM && o.a) {
+        pay(s, seat, tax_due(s, seat), 6);
+    } else {
+        ev(s, V_TAX_REFUSED, seat);
         change_reputation(s, seat, -reputation_penalty(s));
+    }
 }
 
 void step_patrician_scoring(State& s, const Step&) {
@@ -970,7 +1054,10 @@ void step_patrician_scoring(State& s, const Step&) {
 
 void reveal_event(State& s) {
     int event = current_event(s);
-    if (event != NONE) raise_tax(s, C(s).event_cards[event][1]);
+    if (event != NONE) {
+        ev(s, V_EVENT_REVEALED, NONE, event);
+        raise_tax(s, C(s).event_cards[event][1]);
+    }
 }
 
 void red_arrival(State& s) {
@@ -979,12 +1066,14 @@ void red_arrival(State& s) {
     s.rng.shuffle(tiles);
     for (size_t row = 0; row < s.town_hall.size() && row < tiles.size(); ++row)
         s.town_hall[row].push_back(Stack{PUBLIC_LABEL + RED, {tiles[row]}});
+    ev(s, V_RED_ARRIVAL, NONE);
 }
 
 void step_next_round(State& s, const Step&) {
     if (s.round >= C(s).rounds) {
         final_scoring(s);
         s.phase = OVER;
+        ev(s, V_GAME_OVER, NONE);
         return;
     }
     if (s.round == C(s).red_arrival_round) red_arrival(s);
@@ -995,6 +1084,7 @@ void step_next_round(State& s, const Step&) {
     s.cards_left_in_turn = 2;
     for (Player& p : s.players) p.hand = C(s).card_numbers;
     s.phase = TURNS;
+    ev(s, V_ROUND_STARTED, s.start_seat, s.round);
     reveal_event(s);
 }
 
@@ -1057,6 +1147,7 @@ void resolve_play_card(State& s, int seat, const Option& o) {
     Player& p = s.players[seat];
     p.hand.erase(std::find(p.hand.begin(), p.hand.end(), int(o.a)));
     s.cards_left_in_turn -= 1;
+    ev(s, V_CARD_PLAYED, seat, o.a, o.b);
     if (o.b < 0) return;
     if (o.b == JOKER) {
         change_reputation(s, seat, -joker_cost(s, seat));
@@ -1072,18 +1163,21 @@ void reveal_and_start(State& s) {
     s.phase = TURNS;
     s.turn_index = 0;
     s.cards_left_in_turn = CARDS_PER_TURN[0];
+    ev(s, V_ROUND_STARTED, s.start_seat, 1);
     reveal_event(s);
 }
 
 void resolve_guild_set(State& s, int seat, const Option& o) {
     const auto& set = C(s).guild_sets[s.guild_setup_card - 1][o.a];
     s.players[seat].guild_set.assign(set.begin(), set.end());
+    ev(s, V_GUILD_SET, seat, set[0], set[1], set[2]);
     s.guild_sets_left.erase(std::find(s.guild_sets_left.begin(), s.guild_sets_left.end(), int(o.a)));
     if (s.guild_sets_left.empty()) s.phase = GUILD_ROWS;
 }
 
 void resolve_guild_rows(State& s, int seat, const Option& o) {
     s.players[seat].guilds = {o.a, o.b, o.c};
+    ev(s, V_GUILD_ROWS, seat, o.a, o.b, o.c);
     for (const Player& p : s.players)
         if (p.guilds.empty()) return;
     reveal_and_start(s);
@@ -1158,7 +1252,10 @@ void resolve(State& s, int kind, int seat, const Option& o) {
         case D_GUILD_SET: resolve_guild_set(s, seat, o); break;
         case D_GUILD_ROWS: resolve_guild_rows(s, seat, o); break;
         case D_PLAY_CARD: resolve_play_card(s, seat, o); break;
-        case D_JOKER_ACTION: push_action(s, seat, o.a); break;
+        case D_JOKER_ACTION:
+            ev(s, V_JOKER, seat, o.a);
+            push_action(s, seat, o.a);
+            break;
         case D_REFILL_MINERS: resolve_refill(s, seat, o); break;
         case D_MINE_TILE: resolve_mine_tile(s, seat, o); break;
         case D_MINE_SQUARE: resolve_mine_square(s, seat, o); break;
@@ -1291,6 +1388,7 @@ void repose_mine_tile(State& s) {
 
 void apply_option(State& s, const Option& given) {
     const Option option = given;  // the pending options are cleared below
+    s.event_log.clear();
     if (!s.has_pending) throw std::invalid_argument("the game is over; no decision is accepted");
     if (std::find(s.options.begin(), s.options.end(), option) == s.options.end())
         throw std::invalid_argument("the option is not a legal answer to the pending decision");

@@ -125,6 +125,19 @@ struct PyRandom {
     }
 };
 
+// What happened, as the engine's events (kutnahora.engine.events): a kind of the core's (EventKind) with
+// small int arguments, written out as the engine's sentences by kutnahora.native.events. Recorded only
+// when asked (State::record_events), so that rollouts pay nothing for them.
+enum EventKind {
+    V_CARD_PLAYED, V_JOKER, V_GUILD_SET, V_GUILD_ROWS, V_ROUND_STARTED, V_DECK_ADVANCED, V_ARM_MOVED,
+    V_TOWN_BUILT, V_TOWN_BUILT_GONE, V_REPUTATION, V_POINTS, V_PAID, V_TAX, V_PRODUCTION, V_MINERS,
+    V_NO_EFFECT, V_MINE_RESHUFFLED, V_MINE_DRAWN, V_MINE_DISCARDED, V_MINE_PLACED, V_TECHNOLOGY, V_RIGHTS,
+    V_PLOT, V_BUILT, V_PELICANS, V_PATRICIAN, V_BARBARA_FLIPPED, V_HOUSE_REMOVED, V_HOUSE, V_INCOME,
+    V_COUNCIL, V_ST_BARBARA, V_TAX_UNPAID, V_TAX_REFUSED, V_GAME_OVER, V_RED_ARRIVAL, V_EVENT_REVEALED,
+    V_PATRICIAN_SCORING, V_FINAL_SCORING
+};
+struct EventRecord { int kind, seat, a, b, c, d; };
+
 struct Step {
     int8_t kind, seat, nargs;
     int16_t args[2];
@@ -189,6 +202,9 @@ struct State {
     // grids mirroring city, plots, mines and rocks for quick lookups: -1 empty
     int8_t city_grid[GRID][GRID], city_owner[GRID][GRID], plot_grid[GRID][GRID];
     int8_t mine_grid[GRID][GRID], rock_grid[GRID][GRID];
+    // not part of the game: the events of the last apply, when recorded
+    bool record_events = false;
+    std::vector<EventRecord> event_log;
 
     State() { clear_grids(); }
     void clear_grids();
