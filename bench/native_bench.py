@@ -10,7 +10,8 @@ Every figure is CPU time of this process (one core), random legal options from s
   engine's state).
 
 ``--differential N`` first plays N more games in lock-step through both engines and compares every
-decision's legal options and the whole state, and every game's result (as tests/native does)::
+decision's legal options, the whole state and the events, and every game's result (as tests/native
+does)::
 
     python -m kutnahora.bench.native_bench                     # 4 players
     python -m kutnahora.bench.native_bench --players 3 --differential 1000 --json native.json
@@ -80,9 +81,9 @@ def differential(options: GameOptions, seeds: range) -> int:
                 raise AssertionError(f"seed {seed}: the engines differ at decision {state.version}")
             if not moves:
                 break
-            index = chooser.randrange(len(moves))
-            apply(state, moves[index])
-            game.apply_index(index)
+            option = moves[chooser.randrange(len(moves))]
+            if game.apply(option) != apply(state, option):
+                raise AssertionError(f"seed {seed}: the events differ at decision {state.version}")
             decisions += 1
         if game.result() != result(state):
             raise AssertionError(f"seed {seed}: the results differ")
