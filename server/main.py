@@ -22,6 +22,7 @@ import signal
 import socket
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, ComponentError, load_components
@@ -48,6 +49,24 @@ def version_text() -> str:
     )
 
 
+class _PrintVersion(argparse.Action):
+    """``--version``: :func:`version_text` on one line, as it is (argparse's own version action would fill
+    it to the terminal's width)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line parser: a flag for every setting of :class:`ServerConfig`, defaults taken from
     the environment."""
@@ -56,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve Kutná Hora games over gRPC. Every flag can also be set by its environment "
         "variable; a flag wins over its variable.",
     )
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument("--version", action=_PrintVersion, help="print the version line and exit")
     settings.add_arguments(parser, ServerConfig)
     return parser
 

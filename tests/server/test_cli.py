@@ -26,7 +26,8 @@ def test_version_names_the_package_the_rules_and_the_build(capsys: pytest.Captur
     with pytest.raises(SystemExit) as exited:
         build_parser().parse_args(["--version"])
     assert exited.value.code == 0
-    printed = " ".join(capsys.readouterr().out.split())  # argparse wraps it to the terminal's width
+    printed = capsys.readouterr().out.strip()
+    assert "\n" not in printed  # one line, whatever the terminal's width
     head = f"kutnahora-server {kutnahora.__version__} (rules version {engine.RULES_VERSION}, "
     assert printed.startswith(head)
     compiled = kutnahora.compiled_modules()
