@@ -158,3 +158,21 @@ def test_clones_are_independent() -> None:
     engine = game.to_state()
     engine.players[0].groschen += 5  # the engine's copy is a copy too
     assert game.state_hash() == before
+
+
+def test_a_state_out_of_range_is_refused_when_read() -> None:
+    from kutnahora.native import core_module
+    from kutnahora.native.convert import from_state
+    from kutnahora.native.game import core_components
+
+    state = new_game(GameOptions(players=3), 4)
+    table = core_components(state.components, 3)
+    written = from_state(state)
+    core_module().Game.load(table, written)  # as written: read back
+    state.red_stack.append(999)  # no such building
+    with pytest.raises(ValueError, match="building id is out of range"):
+        core_module().Game.load(table, from_state(state))
+    with pytest.raises(ValueError, match="ends too early"):
+        core_module().Game.load(table, written[:-5])
+    with pytest.raises(ValueError, match="player count"):
+        core_module().Game.load(core_components(state.components, 4), written)

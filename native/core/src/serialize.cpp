@@ -192,6 +192,65 @@ template <class IO, class S> void state_io(IO& io, S& s) {
     io.v(s.rng.index);
 }
 
+void check(bool ok, const char* what) {
+    if (!ok) throw std::invalid_argument(what);
+}
+
+// What the rules index with: every id, position and kind within its table (a state read in is not trusted).
+void validate(const State& s) {
+    const Components& c = *s.comp;
+    int buildings = int(c.buildings.size()), tiles = int(c.tiles.size());
+    auto building = [&](int id) { check(0 <= id && id < buildings, "a building id is out of range"); };
+    auto tile = [&](int id) { check(0 <= id && id < tiles, "a mine tile id is out of range"); };
+    check(s.phase >= GUILD_SETS && s.phase <= OVER, "no such phase");
+    check(s.round >= 1 && s.round <= c.rounds, "the round is out of range");
+    for (int d = 0; d < 2; ++d)
+        check(0 <= s.deck_position[d] && s.deck_position[d] < int(c.decks[d].size()), "a deck position is out of range");
+    for (int a : s.arms) check(0 <= a && a < c.arm_notches, "an arm is out of range");
+    check(s.pending_kind >= D_GUILD_SET && s.pending_kind <= D_SCORE_BUILDING, "no such decision kind");
+    check(0 <= s.pending_seat && s.pending_seat < c.players, "the pending seat is out of range");
+    for (const Option& o : s.options) check(o.type >= O_PLAY && o.type <= O_SKIP, "no such option type");
+    for (const Step& st : s.agenda) {
+        check(st.kind >= S_MINE && st.kind <= S_NEXT_ROUND, "no such step");
+        check(0 <= st.seat && st.seat < c.players, "a step's seat is out of range");
+        if (st.kind == S_BUILDING_EFFECT || st.kind == S_HOUSE) building(st.args[0]);
+    }
+    check(s.guild_setup_card >= 1 && s.guild_setup_card <= int(c.guild_sets.size()), "no such guild setup card");
+    for (const auto& row : s.town_hall)
+        for (const Stack& stack : row) {
+            check(!stack.tiles.empty() && 0 <= stack.label && stack.label < 10, "a town-hall stack is malformed");
+            for (int id : stack.tiles) building(id);
+        }
+    for (int id : s.red_stack) building(id);
+    for (int id : s.town_discards) building(id);
+    for (const CityTile& t : s.city) building(t.building);
+    for (const MineMark& m : s.mines) {
+        tile(m.tile);
+        check(0 <= m.owner && m.owner < c.players, "a mine's owner is out of range");
+    }
+    for (const RockMark& r : s.rocks) check(0 <= r.tile && r.tile < int(c.rock_stars.size()), "no such rock");
+    for (int id : s.mine_stack) tile(id);
+    for (int id : s.mine_discard) tile(id);
+    for (int id : s.drawn) tile(id);
+    if (s.kept_tile != NONE) tile(s.kept_tile);
+    if (s.building_in_hand != NONE) building(s.building_in_hand);
+    check(int(s.mine_discards_seen.size()) == c.players, "one list of seen discards per seat");
+    for (int e : s.events) check(e == NONE || (0 <= e && e < int(c.event_cards.size())), "no such event card");
+    check(s.technology_taken >= 0 && s.technology_taken <= int(c.technology_ids.size()), "bad technology level");
+    check(s.barbara_next >= 1, "bad St. Barbara tile");
+    for (const Player& p : s.players) {
+        check(p.reputation >= -5 && p.reputation <= 9, "a reputation is off the track");
+        check(p.guilds.empty() || p.guilds.size() == 3, "a board has three guild rows");
+        for (int g : p.guilds) check(0 <= g && g < 6, "no such guild");
+        for (int g : p.guild_set) check(0 <= g && g < 6, "no such guild");
+        for (int id : p.slots) building(id);
+        for (int id : p.buildings) building(id);
+        check(p.plots.size() < 4, "too many plots");
+        for (int h : p.houses_removed) check(0 <= h && h <= c.houses_per_row, "houses out of range");
+    }
+    check(s.rng.index >= 0 && s.rng.index <= 624, "the generator's index is out of range");
+}
+
 }  // namespace
 
 void dump(const State& s, std::vector<int>& out) {
@@ -208,6 +267,7 @@ void load(State& s, std::shared_ptr<const Components> comp, const std::vector<in
     if (r.i != in.size()) throw std::invalid_argument("the state is longer than expected");
     if (int(fresh.players.size()) != comp->players)
         throw std::invalid_argument("the state's player count differs from its components'");
+    validate(fresh);
     fresh.rebuild_grids();
     s = std::move(fresh);
 }
