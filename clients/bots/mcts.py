@@ -218,8 +218,9 @@ def search(
     components = components or default_components()
     native_policy = _native_policy(rollout, active_engine() if engine is None else engine)
     resampler = None
-    if native_policy is not None and guide is None and len(pending.options) > 1:
-        # the whole iteration in the core: resampling, the walk down the tree and the rollout
+    if native_policy is not None and len(pending.options) > 1:
+        # the whole iteration in the core: resampling, the walk down the tree and the rollout (a guide, if
+        # any, reads the engine's copy of the state where it is asked)
         from kutnahora.native.resampling import Resampler
 
         resampler = Resampler(observation, components)
@@ -240,6 +241,10 @@ def search(
                     rng,
                     native_policy,
                     exploration,
+                    guide,
+                    top,
+                    observation.viewer,
+                    top if others_top is None else others_top,
                 )
             else:
                 _iterate(
@@ -290,13 +295,19 @@ def _mean(node: Node | None) -> float:
 
 
 def _narrow(
-    node: Node, state: GameState, options: tuple[Option, ...], guide: Guide, top: int
+    node: Node,
+    state: GameState | Callable[[], GameState],
+    options: tuple[Option, ...],
+    guide: Guide,
+    top: int,
 ) -> tuple[Option, ...]:
     """The ``top`` options of ``options`` the guide scores highest (ties: the earlier option), the guide
-    asked once per node and again only for options it has not scored there (another draw's)."""
+    asked once per node and again only for options it has not scored there (another draw's). ``state``
+    may be a function giving the state, called only when the guide is asked."""
     scores = node.scores
     if scores is None or any(o not in scores for o in options):
-        fresh = dict(zip(options, guide(state, options), strict=True))
+        asked = state() if callable(state) else state
+        fresh = dict(zip(options, guide(asked, options), strict=True))
         scores = node.scores = fresh if scores is None else {**fresh, **scores}
     known = scores
     ranked = sorted(range(len(options)), key=lambda i: (-known[options[i]], i))
@@ -366,16 +377,27 @@ def _iterate(
 
 
 def _iterate_native(
-    root: Node, game: NativeGame, rng: random.Random, policy: str, exploration: float
+    root: Node,
+    game: NativeGame,
+    rng: random.Random,
+    policy: str,
+    exploration: float,
+    guide: Guide | None = None,
+    top: int = 4,
+    viewer: int | None = None,
+    others_top: int = 4,
 ) -> None:
-    """:func:`_iterate` without a guide, on a game in the native core: the same choices, the same draws of
-    ``rng``, the same tree."""
+    """:func:`_iterate` on a game in the native core: the same choices, the same draws of ``rng``, the same
+    tree (a ``guide`` is asked about the engine's copy of the game's state, when it is asked)."""
     node = root
     path: list[tuple[Node, int]] = []
     while not game.over:
         seat = game.seat
         assert seat is not None
         options = tree_options(game)
+        keep = top if seat == viewer else others_top
+        if guide is not None and len(options) > keep:
+            options = _narrow(node, game.to_state, options, guide, keep)
         children = node.children
         untried = [o for o in options if o not in children]
         if untried:

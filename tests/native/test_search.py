@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -61,3 +62,41 @@ def test_a_search_decides_alike_with_either_engine() -> None:
         assert found[PYTHON].option == found[NATIVE].option
         assert found[PYTHON].visits == found[NATIVE].visits
         assert found[PYTHON].value == pytest.approx(found[NATIVE].value)
+
+
+def test_a_guided_search_decides_alike_with_either_engine() -> None:
+    """With a guide (as neural-mcts searches), the guide is asked about the same states either way."""
+    from kutnahora.engine import GameState
+    from kutnahora.engine.options import Option
+
+    asked: dict[str, list[int]] = {PYTHON: [], NATIVE: []}
+
+    def guide_for(engine: str) -> Callable[[GameState, tuple[Option, ...]], list[float]]:
+        def guide(state: GameState, options: tuple[Option, ...]) -> list[float]:
+            # scores that depend on hidden parts too, so that a different state would be searched differently
+            salt = (
+                sum(p.groschen for p in state.players)
+                + sum(state.mine_stack[-3:])
+                + state.rng.getstate()[1][5] % 7
+            )
+            asked[engine].append(salt)
+            return [float((salt * 31 + 7 * i) % 11) for i in range(len(options))]
+
+        return guide
+
+    for seed in range(4):
+        state = new_game(GameOptions(players=2 + seed % 3), seed)
+        chooser = random.Random(seed)
+        for _ in range(25 + 9 * seed):
+            apply(state, chooser.choice(legal(state)))
+        assert state.pending is not None
+        view = observe(state, state.pending.seat)
+        found = {
+            engine: search(
+                view, random.Random(seed), iterations=30, engine=engine, guide=guide_for(engine), top=2
+            )
+            for engine in (PYTHON, NATIVE)
+        }
+        assert found[PYTHON].option == found[NATIVE].option
+        assert found[PYTHON].visits == found[NATIVE].visits
+    assert asked[PYTHON] == asked[NATIVE] and asked[PYTHON]
