@@ -203,9 +203,10 @@ def search(
     new iterations. With ``settle``, an iteration budget stops early once the most visited root option
     can no longer be overtaken in the iterations left: the choice is the same, the time is saved.
 
-    Rollouts are played by the rules ``engine`` (``"native"`` or ``"python"``; by default the one
-    ``KUTNAHORA_ENGINE`` selects, :func:`kutnahora.native.active_engine`): the native core plays the
-    search's own rollout policies with the same draws of ``rng``, so the choice is the same either way.
+    The iterations are played by the rules ``engine`` (``"native"`` or ``"python"``; by default the one
+    ``KUTNAHORA_ENGINE`` selects, :func:`kutnahora.native.active_engine`): with the search's own rollout
+    policies the native core resamples, walks the tree and plays the rollouts with the same draws of
+    ``rng``, so the choice is the same either way (a ``rollout`` of the caller's own runs in the engine).
     """
     if iterations is None and budget_ms is None:
         raise ValueError("give a budget: iterations, milliseconds, or both")
@@ -234,7 +235,8 @@ def search(
         ):
             if settle and iterations is not None and _settled(root, pending.options, iterations - done):
                 break
-            if resampler is not None and native_policy is not None:
+            if resampler is not None:
+                assert native_policy is not None
                 _iterate_native(
                     root,
                     resampler.draw(rng),
@@ -257,7 +259,6 @@ def search(
                     top,
                     observation.viewer,
                     top if others_top is None else others_top,
-                    native_policy,
                 )
             done += 1
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
@@ -324,7 +325,6 @@ def _iterate(
     top: int = 4,
     viewer: int | None = None,
     others_top: int = 4,
-    native_policy: str | None = None,
 ) -> None:
     """One iteration on one drawn state: select, expand one node, roll out, back up (with a ``guide``,
     among each decision's ``top`` options)."""
@@ -362,15 +362,9 @@ def _iterate(
         apply(state, chosen)
         node = children[chosen]
         path.append((node, seat))
-    if native_policy is not None and state.pending is not None:
-        from kutnahora.native.game import rollout as native_rollout
-
-        points, won = native_rollout(state, native_policy, rng)
-        reward = rewards_of([float(p) for p in points], won)
-    else:
-        while state.pending is not None:
-            apply(state, rollout(state, rng))
-        reward = rewards(state)
+    while state.pending is not None:
+        apply(state, rollout(state, rng))
+    reward = rewards(state)
     for visited, seat in path:
         visited.visits += 1
         visited.total += reward[seat]
