@@ -22,23 +22,49 @@ import signal
 import socket
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, ComponentError, load_components
+from kutnahora.native import native_available
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.errors import StartupError
 from kutnahora.server import collector, event_loop, settings
 from kutnahora.server.app import create_server
 from kutnahora.server.config import ServerConfig
+from kutnahora.server.service import SERVER_ENGINE
 from kutnahora.server.store import is_postgres_url, redact_url
 
 
 def version_text() -> str:
-    """What ``--version`` prints: the package version, the rules version and how this installation was
-    built (pure Python, or with modules compiled by mypyc, see setup.py)."""
+    """What ``--version`` prints: the package version, the rules version, how this installation was built
+    (pure Python, or with modules compiled by mypyc, see setup.py), the engine its games are played by and
+    whether the native rules core is built (see kutnahora.native)."""
     compiled = kutnahora.compiled_modules()
     build = f"compiled: {len(compiled)} of {len(kutnahora.COMPILABLE)} modules" if compiled else "pure Python"
-    return f"kutnahora-server {kutnahora.__version__} (rules version {RULES_VERSION}, {build})"
+    core = "built" if native_available() else "not built"
+    return (
+        f"kutnahora-server {kutnahora.__version__} (rules version {RULES_VERSION}, {build}; "
+        f"games played by the {SERVER_ENGINE} engine, native core {core})"
+    )
+
+
+class _PrintVersion(argparse.Action):
+    """``--version``: :func:`version_text` on one line, as it is (argparse's own version action would fill
+    it to the terminal's width)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(version_text())
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve Kutná Hora games over gRPC. Every flag can also be set by its environment "
         "variable; a flag wins over its variable.",
     )
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument("--version", action=_PrintVersion, help="print the version line and exit")
     settings.add_arguments(parser, ServerConfig)
     return parser
 

@@ -31,6 +31,7 @@ from google.protobuf.message import Message
 
 import kutnahora
 from kutnahora import engine, wire
+from kutnahora.native import PYTHON, native_available
 from kutnahora.plumbing import auth
 from kutnahora.plumbing.callers import Caller, RateLimiter, forwarded_values
 from kutnahora.plumbing.errors import (
@@ -74,6 +75,9 @@ REPLAY_CHUNK = 128  # versions rebuilt per step when a watcher is behind the pre
 M = TypeVar("M", bound=Message)
 R = TypeVar("R")
 FAULT_EXIT_STATUS = 75  # the exit status of the fault hook (KUTNAHORA_FAULT_EXIT_AFTER_COMMIT)
+SERVER_ENGINE = PYTHON
+"""The rules engine the server plays its games with: the reference engine, whose states its store, views
+and replays are made of (the native core, kutnahora.native, serves search, self-play and simulation)."""
 PURGE_EVERY = 3600.0  # seconds between deletions of request ids past their window
 Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
 
@@ -729,6 +733,8 @@ class KutnaHoraService:
             store=self.hub.store.kind,
             watchers=self.watchers,
             players=self.players,
+            rules_engine=SERVER_ENGINE,
+            native_core=native_available(),
         )
         for status, count in self.hub.counts().items():
             response.games.add(status=messages.STATUS[status], count=count)

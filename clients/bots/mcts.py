@@ -46,6 +46,8 @@ from kutnahora.engine import (
 from kutnahora.engine.components import ComponentSet
 from kutnahora.engine.options import PlayCard, Skip
 from kutnahora.engine.scoring import winners
+from kutnahora.native import NATIVE, active_engine
+from kutnahora.native.game import NativeGame
 from kutnahora.v1.game_pb2 import Observation as WireObservation
 from kutnahora.wire import engine_observation
 
@@ -90,14 +92,17 @@ def heuristic_rollout(state: GameState, rng: random.Random) -> Option:
     return rng.choice(options)
 
 
-def tree_options(state: GameState | Observation) -> tuple[Option, ...]:
+def tree_options(state: GameState | Observation | NativeGame) -> tuple[Option, ...]:
     """The options the tree considers: every legal one, except a card for no effect while a card half
     has one (such a play wastes the card; leaving it out halves the branching of most decisions). Of a
-    game state, or of an observation whose viewer owes the decision."""
-    pending = state.pending
-    assert pending is not None
-    options = pending.options
-    if pending.kind is DecisionKind.PLAY_CARD:
+    game state, of a game in the native core, or of an observation whose viewer owes the decision."""
+    if isinstance(state, NativeGame):
+        kind, options = state.kind(), state.legal()
+    else:
+        pending = state.pending
+        assert pending is not None
+        kind, options = pending.kind, pending.options
+    if kind is DecisionKind.PLAY_CARD:
         useful = tuple(o for o in options if isinstance(o, PlayCard) and o.action is not None)
         if useful:
             return useful
@@ -106,6 +111,14 @@ def tree_options(state: GameState | Observation) -> tuple[Option, ...]:
 
 ROLLOUTS: dict[str, RolloutPolicy] = {"heuristic": heuristic_rollout, "random": random_rollout}
 """Rollout policies by name."""
+
+
+def _native_policy(rollout: RolloutPolicy, engine: str) -> str | None:
+    """The name the native core plays ``rollout`` by, when the native ``engine`` plays rollouts and knows
+    this policy (the search's own two); None: rollouts in the Python engine."""
+    if engine != NATIVE:
+        return None
+    return next((name for name, policy in ROLLOUTS.items() if policy is rollout), None)
 
 
 Guide = Callable[[GameState, tuple[Option, ...]], Sequence[float]]
@@ -175,6 +188,7 @@ def search(
     tree: Node | None = None,
     settle: bool = False,
     others_top: int | None = None,
+    engine: str | None = None,
 ) -> SearchResult:
     """Search from ``observation`` (its viewer owes the pending decision) and choose one of its options.
 
@@ -188,6 +202,11 @@ def search(
     played, when the same seat decides again right after it: :func:`subtree`); its visits count with the
     new iterations. With ``settle``, an iteration budget stops early once the most visited root option
     can no longer be overtaken in the iterations left: the choice is the same, the time is saved.
+
+    The iterations are played by the rules ``engine`` (``"native"`` or ``"python"``; by default the one
+    ``KUTNAHORA_ENGINE`` selects, :func:`kutnahora.native.active_engine`): with the search's own rollout
+    policies the native core resamples, walks the tree and plays the rollouts with the same draws of
+    ``rng``, so the choice is the same either way (a ``rollout`` of the caller's own runs in the engine).
     """
     if iterations is None and budget_ms is None:
         raise ValueError("give a budget: iterations, milliseconds, or both")
@@ -198,6 +217,14 @@ def search(
     if pending is None or pending.seat != observation.viewer or not pending.options:
         raise ValueError("the observation's viewer owes no decision")
     components = components or default_components()
+    native_policy = _native_policy(rollout, active_engine() if engine is None else engine)
+    resampler = None
+    if native_policy is not None and len(pending.options) > 1:
+        # the whole iteration in the core: resampling, the walk down the tree and the rollout (a guide, if
+        # any, reads the engine's copy of the state where it is asked)
+        from kutnahora.native.resampling import Resampler
+
+        resampler = Resampler(observation, components)
     started = time.perf_counter()
     deadline = None if budget_ms is None else started + budget_ms / 1000
     root = tree if tree is not None else Node()
@@ -208,17 +235,31 @@ def search(
         ):
             if settle and iterations is not None and _settled(root, pending.options, iterations - done):
                 break
-            _iterate(
-                root,
-                resample(observation, rng, components),
-                rng,
-                rollout,
-                exploration,
-                guide,
-                top,
-                observation.viewer,
-                top if others_top is None else others_top,
-            )
+            if resampler is not None:
+                assert native_policy is not None
+                _iterate_native(
+                    root,
+                    resampler.draw(rng),
+                    rng,
+                    native_policy,
+                    exploration,
+                    guide,
+                    top,
+                    observation.viewer,
+                    top if others_top is None else others_top,
+                )
+            else:
+                _iterate(
+                    root,
+                    resample(observation, rng, components),
+                    rng,
+                    rollout,
+                    exploration,
+                    guide,
+                    top,
+                    observation.viewer,
+                    top if others_top is None else others_top,
+                )
             done += 1
     visits = {o: root.children[o].visits if o in root.children else 0 for o in pending.options}
     best = max(
@@ -255,13 +296,19 @@ def _mean(node: Node | None) -> float:
 
 
 def _narrow(
-    node: Node, state: GameState, options: tuple[Option, ...], guide: Guide, top: int
+    node: Node,
+    state: GameState | Callable[[], GameState],
+    options: tuple[Option, ...],
+    guide: Guide,
+    top: int,
 ) -> tuple[Option, ...]:
     """The ``top`` options of ``options`` the guide scores highest (ties: the earlier option), the guide
-    asked once per node and again only for options it has not scored there (another draw's)."""
+    asked once per node and again only for options it has not scored there (another draw's). ``state``
+    may be a function giving the state, called only when the guide is asked."""
     scores = node.scores
     if scores is None or any(o not in scores for o in options):
-        fresh = dict(zip(options, guide(state, options), strict=True))
+        asked = state() if callable(state) else state
+        fresh = dict(zip(options, guide(asked, options), strict=True))
         scores = node.scores = fresh if scores is None else {**fresh, **scores}
     known = scores
     ranked = sorted(range(len(options)), key=lambda i: (-known[options[i]], i))
@@ -321,6 +368,70 @@ def _iterate(
     for visited, seat in path:
         visited.visits += 1
         visited.total += reward[seat]
+
+
+def _iterate_native(
+    root: Node,
+    game: NativeGame,
+    rng: random.Random,
+    policy: str,
+    exploration: float,
+    guide: Guide | None = None,
+    top: int = 4,
+    viewer: int | None = None,
+    others_top: int = 4,
+) -> None:
+    """:func:`_iterate` on a game in the native core: the same choices, the same draws of ``rng``, the same
+    tree (a ``guide`` is asked about the engine's copy of the game's state, when it is asked)."""
+    node = root
+    path: list[tuple[Node, int]] = []
+    while not game.over:
+        seat = game.seat
+        assert seat is not None
+        options = tree_options(game)
+        keep = top if seat == viewer else others_top
+        if guide is not None and len(options) > keep:
+            options = _narrow(node, game.to_state, options, guide, keep)
+        children = node.children
+        untried = [o for o in options if o not in children]
+        if untried:
+            option = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+            children[option] = Node()
+            for other in options:
+                known = children.get(other)
+                if known is not None:
+                    known.available += 1
+            child = children[option]
+            game.apply_listed(option)
+            path.append((child, seat))
+            break
+        best_score = -1.0
+        chosen = options[0]
+        for option in options:
+            child = children[option]
+            child.available += 1
+            score = child.total / child.visits + exploration * math.sqrt(
+                math.log(child.available) / child.visits
+            )
+            if score > best_score:
+                best_score, chosen = score, option
+        game.apply_listed(chosen)
+        node = children[chosen]
+        path.append((node, seat))
+    if game.over:
+        points = list(game.points())
+        reward = rewards_of([float(p) for p in points], _winners(points, list(game.groschen())))
+    else:
+        points, won = game.rollout(policy, rng)
+        reward = rewards_of([float(p) for p in points], won)
+    for visited, seat in path:
+        visited.visits += 1
+        visited.total += reward[seat]
+
+
+def _winners(points: list[int], groschen: list[int]) -> list[int]:
+    best = max(zip(points, groschen, strict=True))
+    return [seat for seat, pair in enumerate(zip(points, groschen, strict=True)) if pair == best]
 
 
 async def choose_by(

@@ -8,6 +8,7 @@ budget.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -254,11 +255,16 @@ def test_the_other_seats_decisions_can_be_narrowed_further(monkeypatch: pytest.M
     narrow = mcts_module._narrow
 
     def recording(
-        node: mcts_module.Node, drawn: GameState, options: tuple[Option, ...], guide: Guide, top: int
+        node: mcts_module.Node,
+        drawn: GameState | Callable[[], GameState],
+        options: tuple[Option, ...],
+        guide: Guide,
+        top: int,
     ) -> tuple[Option, ...]:
         chosen = narrow(node, drawn, options, guide, top)
-        assert drawn.pending is not None
-        kept.append((drawn.pending.seat, len(chosen)))
+        position = drawn() if callable(drawn) else drawn  # the native core's game gives a copy on demand
+        assert position.pending is not None
+        kept.append((position.pending.seat, len(chosen)))
         return chosen
 
     monkeypatch.setattr(mcts_module, "_narrow", recording)

@@ -179,7 +179,10 @@ def test_the_version_line_names_the_compiled_build(image: str) -> None:
     result = engine("run", "--rm", image, "--version")
     line = result.stdout.strip()
     every_module = r"compiled: (\d+) of \1 modules"
-    assert re.fullmatch(rf"kutnahora-server \S+ \(rules version \d+, {every_module}\)", line), line
+    engine_part = r"games played by the python engine, native core (?:not )?built"
+    assert re.fullmatch(
+        rf"kutnahora-server \S+ \(rules version \d+, {every_module}; {engine_part}\)", line
+    ), line
 
 
 def test_the_image_runs_as_a_user_with_a_health_check(image: str) -> None:

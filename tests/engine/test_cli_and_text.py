@@ -11,9 +11,9 @@ import pytest
 from kutnahora.engine import GameOptions, apply, legal, new_game, option_text, parse_option
 from kutnahora.engine import components as components_module
 from kutnahora.engine import options as options_module
-from kutnahora.engine.cli import main
 from kutnahora.engine.options import DecisionKind, PlayCard, Skip
 from kutnahora.engine.text import QUESTIONS, describe_option
+from kutnahora.native.sim import main
 
 NAMESPACE = {**vars(options_module), **vars(components_module)}
 
@@ -50,7 +50,7 @@ def test_sim_shows_its_progress_on_a_terminal() -> None:
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "kutnahora.engine.cli", "--players", "4", "--games", "60"],
+        ["-m", "kutnahora.native.sim", "--players", "4", "--games", "60"],
         encoding="utf-8",
         timeout=120,
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from kutnahora.native import native_available
 from kutnahora.plumbing import logs
 from kutnahora.server import collector
 from kutnahora.server.config import ClockConfig, Limits, ServerConfig
@@ -26,13 +27,16 @@ def test_version_names_the_package_the_rules_and_the_build(capsys: pytest.Captur
         build_parser().parse_args(["--version"])
     assert exited.value.code == 0
     printed = capsys.readouterr().out.strip()
+    assert "\n" not in printed  # one line, whatever the terminal's width
     head = f"kutnahora-server {kutnahora.__version__} (rules version {engine.RULES_VERSION}, "
     assert printed.startswith(head)
     compiled = kutnahora.compiled_modules()
     if compiled:
-        assert printed.endswith(f"compiled: {len(compiled)} of {len(kutnahora.COMPILABLE)} modules)")
+        assert f"compiled: {len(compiled)} of {len(kutnahora.COMPILABLE)} modules;" in printed
     else:
-        assert printed.endswith("pure Python)")
+        assert "pure Python;" in printed
+    core = "built" if native_available() else "not built"
+    assert printed.endswith(f"; games played by the python engine, native core {core})")
 
 
 def test_defaults_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:

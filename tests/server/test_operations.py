@@ -15,6 +15,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from kutnahora.native import native_available
 from kutnahora.plumbing import logs
 from kutnahora.server.config import ServerConfig
 from kutnahora.v1 import admin_service_pb2, game_pb2, play_service_pb2
@@ -154,6 +155,8 @@ async def test_server_info(served: tuple[object, object]) -> None:
     assert info.rules_version >= 1
     assert info.store == "memory"
     assert info.limits.max_games > 0
+    assert info.rules_engine == "python"  # the server plays with the reference engine, core built or not
+    assert info.native_core == native_available()
     counts = {count.status: count.count for count in info.games}
     assert sum(counts.values()) == 1
 

@@ -26,7 +26,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from kutnahora.v1 import game_pb2 as kutnahora_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n kutnahora/v1/admin_service.proto\x12\x0ckutnahora.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x17kutnahora/v1/game.proto\"\x16\n\x14GetServerInfoRequest\"D\n\tGameCount\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\"\x7f\n\x0cServerLimits\x12\x19\n\x11max_message_bytes\x18\x01 \x01(\x05\x12\x11\n\tmax_games\x18\x02 \x01(\x05\x12\x14\n\x0cmax_watchers\x18\x03 \x01(\x05\x12\x17\n\x0frate_per_second\x18\x04 \x01(\x01\x12\x12\n\nrate_burst\x18\x05 \x01(\x05\"\xf7\x01\n\x15GetServerInfoResponse\x12\x16\n\x0eserver_version\x18\x01 \x01(\t\x12\x15\n\rrules_version\x18\x02 \x01(\x05\x12*\n\x06limits\x18\x03 \x01(\x0b\x32\x1a.kutnahora.v1.ServerLimits\x12&\n\x05games\x18\x04 \x03(\x0b\x32\x17.kutnahora.v1.GameCount\x12)\n\x06uptime\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\r\n\x05store\x18\x06 \x01(\t\x12\x10\n\x08watchers\x18\x07 \x01(\x05\x12\x0f\n\x07players\x18\x08 \x01(\x05\x32h\n\x0c\x41\x64minService\x12X\n\rGetServerInfo\x12\".kutnahora.v1.GetServerInfoRequest\x1a#.kutnahora.v1.GetServerInfoResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n kutnahora/v1/admin_service.proto\x12\x0ckutnahora.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x17kutnahora/v1/game.proto\"\x16\n\x14GetServerInfoRequest\"D\n\tGameCount\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.kutnahora.v1.GameStatus\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\"\x7f\n\x0cServerLimits\x12\x19\n\x11max_message_bytes\x18\x01 \x01(\x05\x12\x11\n\tmax_games\x18\x02 \x01(\x05\x12\x14\n\x0cmax_watchers\x18\x03 \x01(\x05\x12\x17\n\x0frate_per_second\x18\x04 \x01(\x01\x12\x12\n\nrate_burst\x18\x05 \x01(\x05\"\xa2\x02\n\x15GetServerInfoResponse\x12\x16\n\x0eserver_version\x18\x01 \x01(\t\x12\x15\n\rrules_version\x18\x02 \x01(\x05\x12*\n\x06limits\x18\x03 \x01(\x0b\x32\x1a.kutnahora.v1.ServerLimits\x12&\n\x05games\x18\x04 \x03(\x0b\x32\x17.kutnahora.v1.GameCount\x12)\n\x06uptime\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\r\n\x05store\x18\x06 \x01(\t\x12\x10\n\x08watchers\x18\x07 \x01(\x05\x12\x0f\n\x07players\x18\x08 \x01(\x05\x12\x14\n\x0crules_engine\x18\t \x01(\t\x12\x13\n\x0bnative_core\x18\n \x01(\x08\x32h\n\x0c\x41\x64minService\x12X\n\rGetServerInfo\x12\".kutnahora.v1.GetServerInfoRequest\x1a#.kutnahora.v1.GetServerInfoResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,7 +40,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SERVERLIMITS']._serialized_start=201
   _globals['_SERVERLIMITS']._serialized_end=328
   _globals['_GETSERVERINFORESPONSE']._serialized_start=331
-  _globals['_GETSERVERINFORESPONSE']._serialized_end=578
-  _globals['_ADMINSERVICE']._serialized_start=580
-  _globals['_ADMINSERVICE']._serialized_end=684
+  _globals['_GETSERVERINFORESPONSE']._serialized_end=621
+  _globals['_ADMINSERVICE']._serialized_start=623
+  _globals['_ADMINSERVICE']._serialized_end=727
 # @@protoc_insertion_point(module_scope)

@@ -37,7 +37,7 @@ class ServerLimits(_message.Message):
     def __init__(self, max_message_bytes: _Optional[int] = ..., max_games: _Optional[int] = ..., max_watchers: _Optional[int] = ..., rate_per_second: _Optional[float] = ..., rate_burst: _Optional[int] = ...) -> None: ...
 
 class GetServerInfoResponse(_message.Message):
-    __slots__ = ("server_version", "rules_version", "limits", "games", "uptime", "store", "watchers", "players")
+    __slots__ = ("server_version", "rules_version", "limits", "games", "uptime", "store", "watchers", "players", "rules_engine", "native_core")
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -46,6 +46,8 @@ class GetServerInfoResponse(_message.Message):
     STORE_FIELD_NUMBER: _ClassVar[int]
     WATCHERS_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    RULES_ENGINE_FIELD_NUMBER: _ClassVar[int]
+    NATIVE_CORE_FIELD_NUMBER: _ClassVar[int]
     server_version: str
     rules_version: int
     limits: ServerLimits
@@ -54,4 +56,6 @@ class GetServerInfoResponse(_message.Message):
     store: str
     watchers: int
     players: int
-    def __init__(self, server_version: _Optional[str] = ..., rules_version: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., games: _Optional[_Iterable[_Union[GameCount, _Mapping]]] = ..., uptime: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., store: _Optional[str] = ..., watchers: _Optional[int] = ..., players: _Optional[int] = ...) -> None: ...
+    rules_engine: str
+    native_core: bool
+    def __init__(self, server_version: _Optional[str] = ..., rules_version: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., games: _Optional[_Iterable[_Union[GameCount, _Mapping]]] = ..., uptime: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., store: _Optional[str] = ..., watchers: _Optional[int] = ..., players: _Optional[int] = ..., rules_engine: _Optional[str] = ..., native_core: _Optional[bool] = ...) -> None: ...

@@ -2,6 +2,10 @@
 
 The engine's smoke test and benchmark at once: it reports games finished, errors, decisions, and the
 rates per second on one core. ``--json`` prints one JSON object for scripts.
+
+The games are played by the engine ``KUTNAHORA_ENGINE`` selects (:func:`kutnahora.native.active_engine`):
+the native core when it is built, else this pure-Python engine. Both deal and play the same games from
+the same seeds, so the decisions, scores and win shares printed are the same; only the rates differ.
 """
 
 from __future__ import annotations
@@ -12,11 +16,43 @@ import random
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kutnahora.engine.component_file import ComponentError, default_components, load_components
-from kutnahora.engine.game import apply, legal, new_game, result
+from kutnahora.engine.components import ComponentSet
+from kutnahora.engine.game import GameResult, apply, legal, new_game, result
 from kutnahora.engine.state import GameOptions
+from kutnahora.native import NATIVE, EngineUnavailable, active_engine
+
+GamePlayer = Callable[[GameOptions, int, ComponentSet, random.Random], tuple[int, GameResult | None]]
+"""Plays one game with random legal decisions: (decisions made, result)."""
+
+
+def play_python(
+    options: GameOptions, seed: int, components: ComponentSet, chooser: random.Random
+) -> tuple[int, GameResult | None]:
+    """One game in the pure-Python engine."""
+    state = new_game(options, seed, components)
+    decisions = 0
+    while not state.over:
+        options_now = legal(state)
+        apply(state, options_now[chooser.randrange(len(options_now))])
+        decisions += 1
+    return decisions, result(state)
+
+
+def play_native(
+    options: GameOptions, seed: int, components: ComponentSet, chooser: random.Random
+) -> tuple[int, GameResult | None]:
+    """The same game in the native core: the same options in the same order, so the same choices."""
+    from kutnahora.native.game import NativeGame
+
+    game = NativeGame.new(options, seed, components)
+    decisions = 0
+    while not game.over:
+        game.apply_index(chooser.randrange(game.legal_count()))
+        decisions += 1
+    return decisions, game.result()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,6 +88,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"kutnahora-sim: cannot read {args.components}: {error.strerror or error}", file=sys.stderr)
         return 2
+    try:
+        engine = active_engine()
+    except EngineUnavailable as error:
+        print(f"kutnahora-sim: {error}", file=sys.stderr)
+        return 2
+    play: GamePlayer = play_native if engine == NATIVE else play_python
     options = GameOptions(players=args.players, events=args.events)
     finished = errors = decisions = 0
     wins = [0.0] * args.players
@@ -66,12 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed = args.seed + index
         chooser = random.Random(seed ^ 0x5EED)
         try:
-            state = new_game(options, seed, components)
-            while not state.over:
-                options_now = legal(state)
-                apply(state, options_now[chooser.randrange(len(options_now))])
-                decisions += 1
-            outcome = result(state)
+            played, outcome = play(options, seed, components, chooser)
+            decisions += played
             assert outcome is not None
             finished += 1
             scores.extend(outcome.scores)
@@ -87,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if progress is not None:
         progress.clear()
     report = {
+        "engine": engine,
         "players": args.players,
         "games": args.games,
         "finished": finished,
@@ -104,7 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"{finished}/{args.games} games of {args.players} players finished, {errors} errors")
+        print(
+            f"{finished}/{args.games} games of {args.players} players finished, {errors} errors "
+            f"({engine} engine)"
+        )
         print(
             f"{decisions} decisions, {report['decisions_per_game']} a game, mean score {report['mean_score']}"
         )
