@@ -32,6 +32,7 @@ was away is given back in memory.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections import defaultdict
@@ -174,6 +175,7 @@ class QuotaStore:
         self._logged_at = float("-inf")
         self._places: list[Places] = []
         self._renewer: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -191,7 +193,11 @@ class QuotaStore:
 
     def failed(self, error: BaseException, doing: str) -> None:
         """The shared store failed while ``doing``: count in memory for :data:`RETRY_SECONDS`, count the
-        failure, and log it unless one was logged less than :data:`LOG_INTERVAL` ago."""
+        failure, and log it unless one was logged less than :data:`LOG_INTERVAL` ago. When the task was
+        being cancelled, the error is the cancellation's, not the store's: CancelledError is raised."""
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise asyncio.CancelledError from error
         now = self._clock()
         self._down_until = now + RETRY_SECONDS
         if self._on_error is not None:
@@ -231,21 +237,30 @@ class QuotaStore:
         """Renew ``places``' leases from now on, every third of a lease."""
         if places not in self._places:
             self._places.append(places)
-        if self._renewer is None:
+        if self._renewer is None and not self._stop.is_set():
             self._renewer = asyncio.get_running_loop().create_task(self._renew())
 
     async def _renew(self) -> None:
-        while True:
-            await asyncio.sleep(LEASE_SECONDS / 3)
+        # Stopped by an event, never cancelled: a cancellation that lands inside a Redis call can surface
+        # as the client's connection error, which would read as a failure of the store.
+        while not self._stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), LEASE_SECONDS / 3)
+            if self._stop.is_set():
+                return
             for places in self._places:
                 await places.renew()
 
-    async def close(self) -> None:
-        """Stop renewing, let the removals under way finish, and close the connection."""
+    async def stop_renewing(self) -> None:
+        """Renew no lease from now on (the renewal under way, if any, ends first)."""
+        self._stop.set()
         if self._renewer is not None:
-            self._renewer.cancel()
             await asyncio.gather(self._renewer, return_exceptions=True)
             self._renewer = None
+
+    async def close(self) -> None:
+        """Stop renewing, let the removals under way finish, and close the connection."""
+        await self.stop_renewing()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         if self.redis is not None:

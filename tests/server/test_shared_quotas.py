@@ -201,7 +201,7 @@ async def test_a_dead_replica_s_places_are_free_within_a_lease(monkeypatch: pyte
         assert await kept.take("a") is not None
         assert await lost.take("b") is not None
         assert await lost.take("a") is None and await kept.take("b") is None
-        dying._renewer.cancel()  # type: ignore[union-attr]  # the replica dies: nobody renews "b"
+        await dying.stop_renewing()  # the replica dies: nobody renews "b"
         await asyncio.sleep(0.6)  # two leases; the living replica renewed "a" every 0.1 s
         assert await kept.count("a") == 1 and await kept.count("b") == 0
         assert await kept.take("b") is not None and await lost.take("a") is None
@@ -251,3 +251,15 @@ async def test_a_seat_s_reads_from_a_counted_address_count_as_the_address_everyw
             return client.play.GetObservation(request, metadata=metadata)
 
         assert await alternate(clients, 4, observe) == ["OK", "OK", "RATE_LIMITED", "RATE_LIMITED"]
+
+
+async def test_a_store_closes_at_once_whenever_it_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closed at any moment, a renewal under way or not, a store closes within its timeout (a renewal
+    cancelled inside a Redis call once kept it from ever closing)."""
+    monkeypatch.setattr(quota_store, "LEASE_SECONDS", 0.15)
+    async with fresh_prefix() as prefix:
+        for n in range(12):
+            store = QuotaStore(URL, prefix)
+            assert await Places(store, "streams", 1).take(f"k{n}") is not None
+            await asyncio.sleep(0.05 + n * 0.007)  # lands before, during and after renewals
+            await asyncio.wait_for(store.close(), 2)
