@@ -54,7 +54,7 @@ def rate_game(
     seat_places: Sequence[int],
     rate: Callable[[list[Rating]], list[Rating]],
 ) -> list[Rating] | None:
-    """Finish an active game with these places and rate it, in one transaction: ``rate`` turns the
+    """Finish an active game with these places and rate it, in the caller's transaction: ``rate`` turns the
     seats' current ratings into their new ones. None (nothing written) when the game is not active."""
     now = time.time()
     row = sql.execute(conn, "SELECT COALESCE(max(rated_seq), 0) + 1 FROM arena_games", ()).fetchone()
@@ -138,7 +138,7 @@ def stored_ratings(sql: Sql, conn: Any) -> dict[tuple[str, str], Rating]:
 
 
 def replace_ratings(sql: Sql, conn: Any, ratings: dict[tuple[str, str], Rating]) -> None:
-    """Overwrite the stored ratings with these (by account name and pool), in one transaction."""
+    """Overwrite the stored ratings with these (by account name and pool), in the caller's transaction."""
     sql.execute(conn, "DELETE FROM arena_ratings")
     for (name, pool), rating in ratings.items():
         row = sql.execute(conn, "SELECT account_id FROM arena_accounts WHERE name = ?", (name,)).fetchone()

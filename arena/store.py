@@ -127,7 +127,6 @@ class ArenaStore:
 
     async def register(self, name: str, key_hash: str, *, house: bool = False) -> Account:
         """Create an account; :class:`NameTaken` when the name is taken (nothing is written then)."""
-
         try:
             return await self._run(lambda conn: accounts.register(self._sql, conn, name, key_hash, house))
         except NameTaken:
@@ -139,12 +138,10 @@ class ArenaStore:
 
     async def account_by_key_hash(self, key_hash: str) -> Account | None:
         """The account whose key hashes to ``key_hash`` (revoked or not), or None."""
-
         return await self._run(lambda conn: accounts.account_by_key_hash(self._sql, conn, key_hash))
 
     async def account_by_name(self, name: str) -> Account | None:
         """The account with this name, or None."""
-
         return await self._run(lambda conn: accounts.account_by_name(self._sql, conn, name))
 
     async def set_key(self, account_id: int, key_hash: str) -> None:
@@ -177,21 +174,18 @@ class ArenaStore:
 
     async def record_game(self, game_id: str, pool: str, server: str, account_ids: Sequence[int]) -> None:
         """Store a placed game with its seats (account by seat), as active."""
-
         await self._run(
             lambda conn: placements.record_game(self._sql, conn, game_id, pool, server, account_ids)
         )
 
     async def active_games(self) -> list[tuple[str, str, str, list[int]]]:
         """Every game still active: (game id, pool, server, account ids by seat)."""
-
         return await self._run(lambda conn: placements.active_games(self._sql, conn))
 
     async def abandon_game(self, game_id: str, cause: str = "abandoned_on_server", message: str = "") -> bool:
         """Mark an active game abandoned (unrated), with an event per seat saying ``cause`` (an
         ``AbandonCause`` name in lower case) and ``message``; False (nothing written) when it was no longer
         active."""
-
         return await self._run(lambda conn: placements.abandon_game(self._sql, conn, game_id, cause, message))
 
     async def rate_game(
@@ -204,31 +198,26 @@ class ArenaStore:
     ) -> list[Rating] | None:
         """Finish an active game with these places and rate it, in one transaction: ``rate`` turns the
         seats' current ratings into their new ones. None (nothing written) when the game is not active."""
-
         return await self._run(
             lambda conn: standings.rate_game(self._sql, conn, game_id, pool, account_ids, seat_places, rate)
         )
 
     async def rated_games(self) -> list[RatedGame]:
         """Every rated game in the order it was rated, seats as (account name, place)."""
-
         return await self._run(lambda conn: standings.rated_games(self._sql, conn))
 
     async def stored_ratings(self) -> dict[tuple[str, str], Rating]:
         """Every stored rating by (account name, pool)."""
-
         return await self._run(lambda conn: standings.stored_ratings(self._sql, conn))
 
     async def replace_ratings(self, ratings: dict[tuple[str, str], Rating]) -> None:
         """Overwrite the stored ratings with these (by account name and pool), in one transaction."""
-
         await self._run(lambda conn: standings.replace_ratings(self._sql, conn, ratings))
 
     # --- events ------------------------------------------------------------------------------------------
 
     async def events_after(self, event_id: int, limit: int = 1000) -> list[GameEvent]:
         """The events recorded after ``event_id``, oldest first (at most ``limit``)."""
-
         return await self._run(lambda conn: game_events.events_after(self._sql, conn, event_id, limit))
 
     async def last_event_id(self) -> int:
@@ -237,20 +226,17 @@ class ArenaStore:
 
     async def started_events(self, account_id: int) -> list[GameEvent]:
         """The ``started`` events of the account's games still active, oldest first."""
-
         return await self._run(lambda conn: game_events.started_events(self._sql, conn, account_id))
 
     async def prune_events(self, keep_seconds: float = EVENT_KEEP_SECONDS) -> int:
         """Delete the events older than ``keep_seconds``, but never a started event of an active game;
         returns how many were deleted."""
-
         return await self._run(lambda conn: game_events.prune_events(self._sql, conn, keep_seconds))
 
     # --- shared tickets (PostgreSQL replicas) -----------------------------------------------------------
 
     async def add_ticket(self, ticket_id: str, account_id: int, pool: str) -> bool:
         """Store a ticket; False (nothing written) when the account holds one in the pool already."""
-
         try:
             return await self._run(
                 lambda conn: tickets.add_ticket(self._sql, conn, ticket_id, account_id, pool)
@@ -278,7 +264,6 @@ class ArenaStore:
 
     async def open_tickets(self) -> list[tuple[str, int, str, float, bool, str]]:
         """Every live, unmatched ticket: (ticket, account, pool, opened at, house, account name)."""
-
         return await self._run(lambda conn: tickets.open_tickets(self._sql, conn))
 
     async def match_ticket(
@@ -295,7 +280,6 @@ class ArenaStore:
         self, pool: str, offset: int, limit: int
     ) -> tuple[list[tuple[Account, Rating]], int]:
         """One page of the pool's ratings, best conservative rating first, and how many there are."""
-
         return await self._run(lambda conn: standings.leaderboard(self._sql, conn, pool, offset, limit))
 
     async def profile(
@@ -304,7 +288,6 @@ class ArenaStore:
         """An account's ratings by pool, its rating history (oldest first, the last 500) and 50 of its
         games: those in play first (the newest first), then the ended ones, the one that ended last first,
         so that a game under way is never listed below games that ended after it began."""
-
         return await self._run(lambda conn: profiles.profile(self._sql, conn, account_id))
 
 
