@@ -94,11 +94,11 @@ class TurnTimer:
         """Milliseconds since the pending decision was put to its seat."""
         return int((asyncio.get_running_loop().time() - self.started) * 1000)
 
-    def reading(self, seat: SeatState, clock: ClockConfig) -> ClockReading:
-        """The running clock of the pending decision, owed by ``seat``."""
+    def reading(self, seat: int, bank_ms: int, clock: ClockConfig) -> ClockReading:
+        """The running clock of the pending decision, owed by ``seat`` with ``bank_ms`` in its bank."""
         elapsed = asyncio.get_running_loop().time() - self.started
-        deadline = time.time() - elapsed + (clock.decision_ms + seat.bank_ms) / 1000
-        return ClockReading(seat.seat, deadline, seat.bank_ms, clock.decision_ms)
+        deadline = time.time() - elapsed + (clock.decision_ms + bank_ms) / 1000
+        return ClockReading(seat, deadline, bank_ms, clock.decision_ms)
 
     def cancel(self) -> None:
         """Stop the timer (a task already applying a decision goes on)."""

@@ -193,8 +193,8 @@ class LiveGame:
         self.status = loaded_status(row.status, seats, state.over)
         self.lock = asyncio.Lock()
         self.listener: GameListener | None = None
-        self.subscribers = Subscribers()
-        self.timer = TurnTimer()
+        self._subscribers = Subscribers()
+        self._timer = TurnTimer()
         self.closed = False
         self.loaded_at = time.time()  # idleness counts from here at the earliest: downtime is not idleness
 
@@ -219,7 +219,7 @@ class LiveGame:
         old, self.status = self.status, status
         if old != status:
             if status.ended and self.listener is not None:
-                self.listener.ended(self.subscribers.playing())
+                self.listener.ended(self._subscribers.playing())
             self.services.on_status(self, old, status)
 
     # --- credentials ---------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ class LiveGame:
                 self.services.log.info("game started", game_id=self.game_id, players=len(self.seats))
                 self.after_change(everyone=True)
             else:
-                self.subscribers.notify()
+                self._subscribers.notify()
             return seat, token
 
     async def resign(self, seat: int, sealer: Sealer | None = None) -> None:
@@ -309,7 +309,7 @@ class LiveGame:
             if self.status is GameStatus.ACTIVE:
                 self.after_change(new_version=False, everyone=True)
             else:
-                self.subscribers.notify()
+                self._subscribers.notify()
 
     async def abandon(self, reason: str) -> None:
         """End the game without a result."""
@@ -357,12 +357,12 @@ class LiveGame:
         """The game in memory once its abandonment is stored (or, after an engine fault, tried)."""
         self.abandon_reason = reason
         self.updated_at = now
-        self.timer.cancel()
+        self._timer.cancel()
         self.set_status(GameStatus.ABANDONED)
         self.services.metrics.games_ended.labels(status="abandoned").inc()
         self.services.metrics.games_abandoned.labels(reason=why).inc()
         self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
-        self.subscribers.notify()
+        self._subscribers.notify()
 
     # --- decisions -----------------------------------------------------------------------------------
 
@@ -394,7 +394,7 @@ class LiveGame:
                     engine.check(self.state, option, seat)  # not listed
             except IllegalDecision as error:
                 raise engine_refusal(self.game_id, error) from None
-            think_ms = self.timer.think_ms()
+            think_ms = self._timer.think_ms()
             record, _ = await self._apply_locked(pending, option, DecisionSource.SEAT, think_ms)
             return record
 
@@ -595,7 +595,7 @@ class LiveGame:
             and not everyone
             and not self.ended
             and self.status is GameStatus.ACTIVE
-            and self.subscribers.waiting(pending.seat)
+            and self._subscribers.waiting(pending.seat)
         ):
             waiting_seat = pending.seat
         if self.listener is not None:
@@ -606,12 +606,12 @@ class LiveGame:
                 self.services.log.exception("observation could not be built", game_id=self.game_id)
         self._start_turn()
         if everyone or self.ended or pending is None:
-            self.subscribers.notify()
+            self._subscribers.notify()
         else:
-            self.subscribers.notify(pending.seat)
+            self._subscribers.notify(pending.seat)
 
     def _start_turn(self) -> None:
-        self.timer.restart()
+        self._timer.restart()
         if self.status is not GameStatus.ACTIVE or self.closed:
             return
         pending = self.state.pending
@@ -621,11 +621,11 @@ class LiveGame:
         if self.replaced(pending.seat):
             delay = self.services.config.policy_delay_seconds
             when = asyncio.get_running_loop().time() + delay
-            self.timer.schedule(when, self._automatic, version, DecisionSource.POLICY)
+            self._timer.schedule(when, self._automatic, version, DecisionSource.POLICY)
         elif self.clock.enabled:
             allowed = (self.clock.decision_ms + self.seats[pending.seat].bank_ms) / 1000
-            self.timer.schedule(
-                self.timer.started + allowed, self._automatic, version, DecisionSource.TIMEOUT
+            self._timer.schedule(
+                self._timer.started + allowed, self._automatic, version, DecisionSource.TIMEOUT
             )
 
     async def _automatic(self, version: int, source: DecisionSource) -> None:
@@ -648,7 +648,7 @@ class LiveGame:
             )
             if source is DecisionSource.TIMEOUT:
                 option = default_option(pending.options)
-                think_ms = self.timer.think_ms()
+                think_ms = self._timer.think_ms()
             else:
                 option = policy_option(self.seed, version, pending.options)
                 think_ms = 0
@@ -697,7 +697,7 @@ class LiveGame:
             or self.replaced(pending.seat)
         ):
             return None
-        return self.timer.reading(self.seats[pending.seat], self.clock)
+        return self._timer.reading(pending.seat, self.seats[pending.seat].bank_ms, self.clock)
 
     # --- subscribers ---------------------------------------------------------------------------------
 
@@ -708,19 +708,19 @@ class LiveGame:
         only when that seat comes to owe the decision, or on a change of status or seats: what a Play
         stream needs (:class:`kutnahora.server.subscribers.Subscribers`).
         """
-        return self.subscribers.subscribe(seat)
+        return self._subscribers.subscribe(seat)
 
     def unsubscribe(self, event: asyncio.Event) -> None:
         """Stop waking ``event``."""
-        self.subscribers.unsubscribe(event)
+        self._subscribers.unsubscribe(event)
 
     def close(self) -> None:
         """Stop the game's timers and tasks, wake every subscriber and let go of the listener (server
         shutdown or eviction). The listener (the game's feed) refers back to the game: kept, the two would
         wait for the cycle collector, which the server runs rarely, and every evicted game with them."""
         self.closed = True
-        self.timer.close()
-        self.subscribers.notify()
+        self._timer.close()
+        self._subscribers.notify()
         self.listener = None
 
     # --- what clients read ---------------------------------------------------------------------------
