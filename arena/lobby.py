@@ -26,12 +26,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kutnahora.arena.accounts import Account
+from kutnahora.arena.game_events import GameEvent
 from kutnahora.arena.matchmaker import Match, Ticket, Window, make_matches
 from kutnahora.arena.metrics import ArenaMetrics
 from kutnahora.arena.pools import Pool
 from kutnahora.arena.ratings import Rating, SeatOutcome, places, rate
 from kutnahora.arena.servers import GameServers, PlacementFailed
-from kutnahora.arena.store import TICKET_STALE_SECONDS, Account, ArenaStore, GameEvent, MatchmakerLock
+from kutnahora.arena.store import ArenaStore, MatchmakerLock
+from kutnahora.arena.tickets import TICKET_STALE_SECONDS
 from kutnahora.plumbing.errors import conflict
 from kutnahora.v1 import game_pb2
 

@@ -22,12 +22,14 @@ import grpc
 import grpc.aio
 from google.protobuf import duration_pb2, timestamp_pb2
 
+from kutnahora.arena.accounts import Account, NameTaken
+from kutnahora.arena.game_events import GameEvent
 from kutnahora.arena.lobby import Lobby
 from kutnahora.arena.names import name_problem
 from kutnahora.arena.pools import Pool
 from kutnahora.arena.quotas import ArenaQuotas
 from kutnahora.arena.ratings import Rating
-from kutnahora.arena.store import Account, ArenaStore, GameEvent, NameTaken
+from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import auth
 from kutnahora.plumbing.callers import Caller, forwarded_values
 from kutnahora.plumbing.errors import (

@@ -449,6 +449,25 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
     config = _configure(args, text, given)
     if config is None:
         return 2
+    players, searcher, eval_search = _checked(config)
+    torch.set_num_threads(config["threads"])
+    run = DistillRun(args, config, players, searcher, eval_search)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,}/{task.total:,} games"),
+        TextColumn("{task.fields[samples]:,} samples, {task.fields[rate]:.1f}/s"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        disable=not args.progress,
+        transient=False,
+    )
+    return run.run(progress)
+
+
+def _checked(config: dict[str, Any]) -> tuple[dict[str, float], Searcher, Searcher]:
+    """The run's player counts (by weight), searcher and evaluation search; :class:`ValueError` naming the
+    option when one is out of range."""
     players = parse_weights(config["players"], "--players")
     if not set(players) <= {"2", "3", "4"}:
         raise ValueError(f"--players: the player counts are 2, 3 and 4, not {config['players']!r}")
@@ -467,230 +486,279 @@ def _run(args: argparse.Namespace, text: str, given: set[str]) -> int:
         raise ValueError(f"--eval-search is the network's search, neural:N, not {config['eval_search']!r}")
     if not is_bot(config["eval_opponent"]):
         raise ValueError(f"--eval-opponent {config['eval_opponent']!r} is not a built-in bot")
-    torch.set_num_threads(config["threads"])
-    folder: Path = args.run
-    data = folder / "data"
-    layout = ObservationLayout()
-    space = ActionSpace(layout.components)
-    if args.resume:
-        model = build_model(layout.size, config["hidden"], space.size)
-    else:
-        model, config["hidden"] = initial_model(config["init"], config["hidden"], layout.size, space.size)
-        config["torch"] = torch.__version__
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "weights").mkdir(exist_ok=True)
-    data.mkdir(exist_ok=True)
-    write_json(folder / "config.json", config)
-    optimiser = torch.optim.Adam(model.parameters(), lr=config["lr"])
-    np_rng = np.random.default_rng(config["seed"])
-    torch.manual_seed(config["seed"])
-    iteration, games, samples, seconds = 0, 0, 0, 0.0
-    history: list[dict[str, Any]] = []
-    evaluations: list[dict[str, Any]] = []
-    if args.resume:
-        saved = torch.load(folder / "checkpoint.pt", weights_only=False)
-        model.load_state_dict(saved["model"])
-        optimiser.load_state_dict(saved["optimiser"])
-        np_rng.bit_generator.state = saved["np_rng"]
-        torch.set_rng_state(saved["torch_rng"])
-        iteration, games, seconds = saved["iteration"], saved["games"], saved["seconds"]
-        history, evaluations = records_until(folder, iteration)
-    for group in optimiser.param_groups:
-        group["lr"] = config["lr"]
-    meta = {
-        "hidden": config["hidden"],
-        "observation": "normalized",
-        "seed": config["seed"],
-        "method": "distill",
-    }
+    return players, searcher, eval_search
 
-    def weights_of(at: int) -> Path:
-        return folder / "weights" / f"iter-{at:05d}.npz"
 
-    def export() -> network.PolicyValueNet:
-        net = to_numpy(model, {**meta, "iteration": iteration, "samples": samples})
-        save_network(net, folder, f"iter-{iteration:05d}")
+class DistillRun:
+    """One distillation run in its folder: the model and its optimiser, the counts a checkpoint keeps, the
+    records (history and evaluations), and the steps of an iteration (generate, train, measure, record,
+    export, evaluate, checkpoint). Made from a checked configuration; the folder is set up (and a resumed
+    run read back) when it is made."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        config: dict[str, Any],
+        players: dict[str, float],
+        searcher: Searcher,
+        eval_search: Searcher,
+    ) -> None:
+        import torch
+
+        self.args = args
+        self.config = config
+        self.players = players
+        self.searcher = searcher
+        self.eval_search = eval_search
+        self.folder: Path = args.run
+        self.data = self.folder / "data"
+        self.layout = ObservationLayout()
+        self.space = ActionSpace(self.layout.components)
+        if args.resume:
+            self.model = build_model(self.layout.size, config["hidden"], self.space.size)
+        else:
+            self.model, config["hidden"] = initial_model(
+                config["init"], config["hidden"], self.layout.size, self.space.size
+            )
+            config["torch"] = torch.__version__
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / "weights").mkdir(exist_ok=True)
+        self.data.mkdir(exist_ok=True)
+        write_json(self.folder / "config.json", config)
+        self.optimiser = torch.optim.Adam(self.model.parameters(), lr=config["lr"])
+        self.np_rng = np.random.default_rng(config["seed"])
+        torch.manual_seed(config["seed"])
+        self.iteration, self.games, self.samples, self.seconds = 0, 0, 0, 0.0
+        self.history: list[dict[str, Any]] = []
+        self.evaluations: list[dict[str, Any]] = []
+        if args.resume:
+            saved = torch.load(self.folder / "checkpoint.pt", weights_only=False)
+            self.model.load_state_dict(saved["model"])
+            self.optimiser.load_state_dict(saved["optimiser"])
+            self.np_rng.bit_generator.state = saved["np_rng"]
+            torch.set_rng_state(saved["torch_rng"])
+            self.iteration, self.games, self.seconds = saved["iteration"], saved["games"], saved["seconds"]
+            self.history, self.evaluations = records_until(self.folder, self.iteration)
+        for group in self.optimiser.param_groups:
+            group["lr"] = config["lr"]
+        self.meta = {
+            "hidden": config["hidden"],
+            "observation": "normalized",
+            "seed": config["seed"],
+            "method": "distill",
+        }
+        self.progress: Any = None  # the bar, while the run goes on (see run)
+        self.task: Any = None
+        self.made, self.made_seconds, self.generating_since = 0, 0.0, 0.0
+
+    # --- the run's files -------------------------------------------------------------------------------
+
+    def weights_of(self, at: int) -> Path:
+        """The network file of iteration ``at``."""
+        return self.folder / "weights" / f"iter-{at:05d}.npz"
+
+    def export(self) -> network.PolicyValueNet:
+        """The current network, written as this iteration's weights."""
+        net = to_numpy(self.model, {**self.meta, "iteration": self.iteration, "samples": self.samples})
+        save_network(net, self.folder, f"iter-{self.iteration:05d}")
         return net
 
-    def checkpoint() -> None:
+    def checkpoint(self) -> None:
+        """Write the records, the curve and then the checkpoint (atomically)."""
+        import torch
+
         state = {
-            "model": model.state_dict(),
-            "optimiser": optimiser.state_dict(),
-            "np_rng": np_rng.bit_generator.state,
+            "model": self.model.state_dict(),
+            "optimiser": self.optimiser.state_dict(),
+            "np_rng": self.np_rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(),
-            "iteration": iteration,
-            "games": games,
-            "samples": samples,
-            "seconds": seconds,
-            "seed": config["seed"],
+            "iteration": self.iteration,
+            "games": self.games,
+            "samples": self.samples,
+            "seconds": self.seconds,
+            "seed": self.config["seed"],
         }
-        write_json(folder / "history.json", history)  # the records first (records_until)
-        write_json(folder / "evaluations.json", evaluations)
+        write_json(self.folder / "history.json", self.history)  # the records first (records_until)
+        write_json(self.folder / "evaluations.json", self.evaluations)
         draw_curve(
-            history,
-            evaluations,
-            folder / "curve.png",
+            self.history,
+            self.evaluations,
+            self.folder / "curve.png",
             series="losses",
             ylabel="training loss\n(average of the last five iterations)",
             label="{}",
             limits=None,
             xlabel="searched samples generated",
         )
-        torch.save(state, folder / "checkpoint.pt.part")
-        (folder / "checkpoint.pt.part").replace(folder / "checkpoint.pt")
+        torch.save(state, self.folder / "checkpoint.pt.part")
+        (self.folder / "checkpoint.pt.part").replace(self.folder / "checkpoint.pt")
 
-    def evaluate_now(net: network.PolicyValueNet) -> None:
+    # --- what the run says -----------------------------------------------------------------------------
+
+    def log(self, line: str) -> None:
+        """A line above the bar, stamped with the time and the iteration."""
+        self.progress.console.print(f"[{datetime.now(UTC):%H:%M:%S}] iter {self.iteration}: {line}")
+
+    def done(self, game: int, count: int) -> None:
+        """A game written: the bar's games, samples and samples per second (of this session's generation)."""
+        self.samples += count
+        self.made += count
+        rate = self.made / max(self.made_seconds + time.perf_counter() - self.generating_since, 1e-9)
+        self.progress.update(self.task, advance=1, samples=self.samples, rate=rate)
+
+    # --- the loop --------------------------------------------------------------------------------------
+
+    def run(self, progress: Any) -> int:
+        """Iterate until the configured iterations are done or ``--minutes`` are up, with ``progress`` (a
+        rich progress bar) shown."""
+        config = self.config
+        existing = {g: shard_size(shard_path(self.data, g)) for g in shard_games(self.data)}
+        self.samples = sum(existing.values())
+        if not self.args.resume:
+            self.export()
+            self.checkpoint()
+        elif not self.weights_of(self.iteration).exists():  # a run folder copied without its weights/
+            self.export()
+        total = config["iterations"] * config["games_per_iteration"]
+        with progress:
+            self.progress = progress
+            self.task = progress.add_task(
+                "distill", total=total, completed=min(len(existing), total), samples=self.samples, rate=0.0
+            )
+            if existing:
+                self.log(f"{len(existing):,} games, {self.samples:,} samples in {self.data}")
+            began = time.monotonic()
+            while self.iteration < config["iterations"]:
+                if self.args.minutes > 0 and time.monotonic() - began >= 60 * self.args.minutes:
+                    self.log(f"stopped after {self.args.minutes:g} minutes (--minutes); --resume goes on")
+                    break
+                self.iterate()
+            self.log(f"done: {self.games:,} games, {self.samples:,} samples in {self.seconds / 60:.1f} min")
+        return 0
+
+    def tasks(self) -> list[Task]:
+        """The games of the next iteration, each with its player count, seed and players."""
+        config = self.config
+        tasks = []
+        for game in range(self.games, self.games + config["games_per_iteration"]):
+            count, seed = plan(config["seed"], game, self.players)
+            learner = learner_plays(config["seed"], game, config["learner_games"])
+            tasks.append(
+                Task(
+                    game,
+                    count,
+                    seed,
+                    str(self.searcher),
+                    config["explore_moves"],
+                    str(self.data),
+                    str(self.weights_of(self.iteration))
+                    if self.searcher.kind == "neural" or learner
+                    else None,
+                    learner,
+                )
+            )
+        return tasks
+
+    def iterate(self) -> None:
+        """One iteration: generate its games, train on the window, measure the held-out games, record,
+        export the network, evaluate it when due, and checkpoint."""
+        config = self.config
+        started = self.generating_since = time.perf_counter()
+        tasks = self.tasks()
+        before = self.samples
+        generate(tasks, config["workers"], self.done)
+        generated = time.perf_counter()
+        self.made_seconds += generated - started
+        self.games += config["games_per_iteration"]
+        every = config["held_out"]
+        window = Replay(self.data, self.space.size, every).window(config["window"])
+        stats = train_epochs(
+            self.model,
+            self.optimiser,
+            window,
+            self.layout.size,
+            config["epochs"],
+            config["minibatch"],
+            config["value_coef"],
+            self.np_rng,
+            config["search_value"],
+        )
+        self.iteration += 1
+        measured = self.held_out_measure(every)
+        self.seconds += time.perf_counter() - started
+        entry = {
+            "iteration": self.iteration,
+            "games": self.games,
+            "samples": self.samples,
+            "window": len(window),
+            "seconds": round(self.seconds, 1),
+            "generate_seconds": round(generated - started, 1),
+            "train_seconds": round(time.perf_counter() - generated, 1),
+            "samples_per_second": round((self.samples - before) / max(generated - started, 1e-9), 2),
+            **stats,
+            "losses": {
+                "policy": stats["policy_loss"],
+                "value": stats["value_loss"],
+                "targets' entropy (the policy loss's floor)": stats["target_entropy"],
+                **(
+                    {
+                        "held-out games' policy": measured["policy_loss"],
+                        "held-out games' value (against the returns)": measured["value_loss"],
+                    }
+                    if measured
+                    else {}
+                ),
+            },
+        }
+        if measured:
+            entry["held_out"] = measured
+        self.history.append(entry)
+        if not self.args.progress:
+            self.log(
+                f"{self.games:,} games, {self.samples:,} samples ({entry['samples_per_second']}/s); policy "
+                f"loss {stats['policy_loss']:.3f} (targets' entropy {stats['target_entropy']:.3f}), value "
+                f"loss {stats['value_loss']:.3f}"
+                + (
+                    f"; held out ({measured['samples']:,} samples): policy "
+                    f"{measured['policy_loss']:.3f}, value {measured['value_loss']:.3f} "
+                    f"(sign right {measured['value_sign']:.0%})"
+                    if measured
+                    else ""
+                )
+            )
+        net = self.export()
+        if self.iteration % config["eval_every"] == 0 or self.iteration == config["iterations"]:
+            self.evaluate_now(net)
+        self.checkpoint()
+
+    def held_out_measure(self, every: int) -> dict[str, float] | None:
+        """The losses on the held-out games (every ``every``-th), or None when none are kept or played."""
+        if not every:
+            return None
+        held = Replay(self.data, self.space.size, every, held=True).window(self.config["window"] // every)
+        measured = measure(self.model, held, self.layout.size)
+        if not measured["samples"]:
+            return None  # no held-out game played yet
+        return measured
+
+    def evaluate_now(self, net: network.PolicyValueNet) -> None:
+        """The policy alone against greedy, and the network's search against the evaluation opponent."""
         started = time.process_time()
-        seed, count = 900_000, config["eval_games"]
+        seed, count = 900_000, self.config["eval_games"]
+        eval_search = self.eval_search
         found = [
             evaluate(net, "greedy", 2, count, False, seed),
             match(
                 lambda game: search_player(net, eval_search, seed + game),
                 f"search {eval_search}",
-                config["eval_opponent"],
+                self.config["eval_opponent"],
                 2,
                 count,
                 seed,
             ),
         ]
-        evaluations.extend({"iteration": iteration, "samples": samples, **e} for e in found)
-        log(
+        self.evaluations.extend({"iteration": self.iteration, "samples": self.samples, **e} for e in found)
+        self.log(
             f"evaluated in {time.process_time() - started:.0f} s CPU: "
             + "; ".join(f"{e['policy']} vs {e['opponent']} {e['wins']}/{e['games']}" for e in found)
         )
-
-    def log(line: str) -> None:
-        progress.console.print(f"[{datetime.now(UTC):%H:%M:%S}] iter {iteration}: {line}")
-
-    existing = {g: shard_size(shard_path(data, g)) for g in shard_games(data)}
-    samples = sum(existing.values())
-    if not args.resume:
-        export()
-        checkpoint()
-    elif not weights_of(iteration).exists():  # a run folder copied without its weights/
-        export()
-    total = config["iterations"] * config["games_per_iteration"]
-    made, made_seconds, generating_since = 0, 0.0, 0.0
-
-    def done(game: int, count: int) -> None:
-        """A game written: the bar's games, samples and samples per second (of this session's generation)."""
-        nonlocal samples, made
-        samples += count
-        made += count
-        rate = made / max(made_seconds + time.perf_counter() - generating_since, 1e-9)
-        progress.update(task, advance=1, samples=samples, rate=rate)
-
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:,}/{task.total:,} games"),
-        TextColumn("{task.fields[samples]:,} samples, {task.fields[rate]:.1f}/s"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        disable=not args.progress,
-        transient=False,
-    ) as progress:
-        task = progress.add_task(
-            "distill", total=total, completed=min(len(existing), total), samples=samples, rate=0.0
-        )
-        if existing:
-            log(f"{len(existing):,} games, {samples:,} samples in {data}")
-        began = time.monotonic()
-        while iteration < config["iterations"]:
-            if args.minutes > 0 and time.monotonic() - began >= 60 * args.minutes:
-                log(f"stopped after {args.minutes:g} minutes (--minutes); --resume goes on")
-                break
-            started = generating_since = time.perf_counter()
-            tasks = []
-            for game in range(games, games + config["games_per_iteration"]):
-                count, seed = plan(config["seed"], game, players)
-                learner = learner_plays(config["seed"], game, config["learner_games"])
-                tasks.append(
-                    Task(
-                        game,
-                        count,
-                        seed,
-                        str(searcher),
-                        config["explore_moves"],
-                        str(data),
-                        str(weights_of(iteration)) if searcher.kind == "neural" or learner else None,
-                        learner,
-                    )
-                )
-            before = samples
-            generate(tasks, config["workers"], done)
-            generated = time.perf_counter()
-            made_seconds += generated - started
-            games += config["games_per_iteration"]
-            every = config["held_out"]
-            window = Replay(data, space.size, every).window(config["window"])
-            stats = train_epochs(
-                model,
-                optimiser,
-                window,
-                layout.size,
-                config["epochs"],
-                config["minibatch"],
-                config["value_coef"],
-                np_rng,
-                config["search_value"],
-            )
-            iteration += 1
-            measured = (
-                measure(
-                    model,
-                    Replay(data, space.size, every, held=True).window(config["window"] // every),
-                    layout.size,
-                )
-                if every
-                else None
-            )
-            if measured is not None and not measured["samples"]:
-                measured = None  # no held-out game played yet
-            seconds += time.perf_counter() - started
-            entry = {
-                "iteration": iteration,
-                "games": games,
-                "samples": samples,
-                "window": len(window),
-                "seconds": round(seconds, 1),
-                "generate_seconds": round(generated - started, 1),
-                "train_seconds": round(time.perf_counter() - generated, 1),
-                "samples_per_second": round((samples - before) / max(generated - started, 1e-9), 2),
-                **stats,
-                "losses": {
-                    "policy": stats["policy_loss"],
-                    "value": stats["value_loss"],
-                    "targets' entropy (the policy loss's floor)": stats["target_entropy"],
-                    **(
-                        {
-                            "held-out games' policy": measured["policy_loss"],
-                            "held-out games' value (against the returns)": measured["value_loss"],
-                        }
-                        if measured
-                        else {}
-                    ),
-                },
-            }
-            if measured:
-                entry["held_out"] = measured
-            history.append(entry)
-            if not args.progress:
-                log(
-                    f"{games:,} games, {samples:,} samples ({entry['samples_per_second']}/s); policy loss "
-                    f"{stats['policy_loss']:.3f} (targets' entropy {stats['target_entropy']:.3f}), value "
-                    f"loss {stats['value_loss']:.3f}"
-                    + (
-                        f"; held out ({measured['samples']:,} samples): policy "
-                        f"{measured['policy_loss']:.3f}, value {measured['value_loss']:.3f} "
-                        f"(sign right {measured['value_sign']:.0%})"
-                        if measured
-                        else ""
-                    )
-                )
-            net = export()
-            if iteration % config["eval_every"] == 0 or iteration == config["iterations"]:
-                evaluate_now(net)
-            checkpoint()
-        log(f"done: {games:,} games, {samples:,} samples in {seconds / 60:.1f} min")
-    return 0

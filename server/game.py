@@ -8,6 +8,12 @@ stored, and a refused request changes nothing.
 It also owns the game's automation: a timer per pending decision that applies the default decision when
 the seat's clock runs out, and the random policy that plays seats that resigned or struck out.
 
+It holds that path and the game's life (joining, resigning, finishing, abandoning, catching up with other
+replicas); the parts with a job of their own are beside it: the seats and their tokens in
+:mod:`kutnahora.server.seating`, the clock and its timer in :mod:`kutnahora.server.clock`, the checks of a
+submission in :mod:`kutnahora.server.submission`, replaying the log in :mod:`kutnahora.server.replay`, and
+who waits on the game in :mod:`kutnahora.server.subscribers`.
+
 It speaks engine values and the records of :mod:`kutnahora.server.records` only: a submission arrives as an
 engine option (or the index of a listed one), and what it returns are records. What it leaves to others:
 the wire (every message and its byte caches are :mod:`kutnahora.server.messages`' and
@@ -20,8 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
-import random
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -31,21 +35,18 @@ from typing import Any, Protocol
 import structlog
 
 from kutnahora import engine
-from kutnahora.engine import Event, GameOptions, GameResult, GameState, IllegalDecision, Option, parse_option
+from kutnahora.engine import Event, GameOptions, GameResult, GameState, IllegalDecision, Option
 from kutnahora.engine.components import ComponentSet
-from kutnahora.engine.options import PendingDecision, PlayCard, Skip
-from kutnahora.plumbing import auth
+from kutnahora.engine.options import PendingDecision
 from kutnahora.plumbing.errors import (
     ServiceError,
     conflict,
-    denied,
     engine_failed,
-    invalid,
     precondition,
     stale,
     store_unavailable,
-    unauthenticated,
 )
+from kutnahora.server.clock import TurnTimer, charge_clock, default_option, policy_option, replaced
 from kutnahora.server.config import ClockConfig, ServerConfig
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
@@ -60,73 +61,35 @@ from kutnahora.server.records import (
     canonical_text,
 )
 from kutnahora.server.refusals import engine_refusal
+from kutnahora.server.replay import replay_log, replay_to, replay_versions
 from kutnahora.server.replication import ReplicationMetrics
 from kutnahora.server.requests import Sealer
+from kutnahora.server.seating import (
+    authorize_admin,
+    authorize_seat,
+    check_seat,
+    read_seats,
+    seat_row,
+    stored_seats,
+    taken_seat,
+)
 from kutnahora.server.store import (
     DecisionRow,
     DuplicateDecision,
     GameRow,
-    SeatRow,
     Store,
     StoredGame,
     StoreError,
     result_to_json,
 )
-
-
-def default_option(options: Sequence[Option]) -> Option:
-    """The decision applied when a clock runs out.
-
-    Skip where it is listed, else the first "play a card for no effect" option, else the first option.
-    """
-    for option in options:
-        if isinstance(option, Skip):
-            return option
-    for option in options:
-        if isinstance(option, PlayCard) and option.action is None:
-            return option
-    return options[0]
-
-
-def policy_option(seed: int, version: int, options: Sequence[Option]) -> Option:
-    """The random policy's choice: uniform over the listed options, reproducible from seed and version."""
-    return random.Random(f"{seed}:{version}").choice(list(options))
-
-
-def taken_seat(seat: int, name: str, bank_ms: int, now: float) -> tuple[SeatState, str]:
-    """A seat taken by ``name`` now, and the new token that proves it (the seat keeps only its hash)."""
-    token = auth.new_token()
-    return SeatState(seat, name, auth.token_hash(token), joined_at=now, bank_ms=bank_ms), token
-
-
-def seat_row(seat: SeatState) -> SeatRow:
-    """The store's record of a seat."""
-    return SeatRow(seat.seat, seat.name, seat.token_hash, seat.resigned, seat.joined_at)
-
-
-def replayed_decision(
-    decision: DecisionRow,
-    option: Option,
-    pending: PendingDecision,
-    events: Sequence[Event],
-    game_over: bool,
-) -> AppliedDecision:
-    """A stored decision, once replayed. Its text is the one every record of the same option shares,
-    where the stored text is that text."""
-    text = canonical_text(option)
-    return AppliedDecision(
-        version=decision.seq,
-        seat=decision.seat,
-        option=option,
-        text=text if text == decision.option else decision.option,
-        source=DecisionSource(decision.source),
-        think_ms=decision.think_ms,
-        applied_at=decision.applied_at,
-        game_over=game_over,
-        options=pending.options,
-        events=tuple(events),
-        kind=pending.kind,
-    )
+from kutnahora.server.submission import (
+    already_answered,
+    answered_option,
+    check_active,
+    listed_option,
+    refuse_replaced,
+)
+from kutnahora.server.subscribers import Subscribers
 
 
 class GameListener(Protocol):
@@ -157,17 +120,6 @@ class GameServices:
     replicas: ReplicationMetrics | None = None
 
 
-def charge_clock(seat: SeatState, source: DecisionSource, think_ms: int, clock: ClockConfig) -> None:
-    """Charge a decision to its seat's clock: overtime draws on the bank; a timeout empties it and strikes."""
-    if not clock.enabled:
-        return
-    if source is DecisionSource.TIMEOUT:
-        seat.bank_ms = 0
-        seat.strikes += 1
-    elif source is DecisionSource.SEAT:
-        seat.bank_ms = max(0, seat.bank_ms - max(0, think_ms - clock.decision_ms))
-
-
 def check_components(row: GameRow, held: str) -> None:
     """Refuse a game played with another component set than ``held`` (this server's, by content hash).
 
@@ -182,23 +134,6 @@ def check_components(row: GameRow, held: str) -> None:
             "the file of that set",
             "components_mismatch",
         )
-
-
-def stored_seats(row: GameRow, rows: Sequence[SeatRow]) -> list[SeatState]:
-    """A stored game's seats, each with a full time bank (its log's decisions are charged as replayed)."""
-    clock = ClockConfig.from_json(row.clock)
-    seats = [SeatState(seat=i, bank_ms=clock.bank_ms) for i in range(row.players)]
-    for seat_row in rows:
-        if 0 <= seat_row.seat < row.players:
-            seats[seat_row.seat] = SeatState(
-                seat=seat_row.seat,
-                name=seat_row.name,
-                token_hash=seat_row.token_hash,
-                resigned=seat_row.resigned,
-                joined_at=seat_row.joined_at,
-                bank_ms=clock.bank_ms,
-            )
-    return seats
 
 
 async def load(services: GameServices, stored: StoredGame) -> LiveGame:
@@ -258,11 +193,8 @@ class LiveGame:
         self.status = loaded_status(row.status, seats, state.over)
         self.lock = asyncio.Lock()
         self.listener: GameListener | None = None
-        self._subscribers: set[asyncio.Event] = set()
-        self._seat_subscribers: dict[int, set[asyncio.Event]] = {}
-        self._turn_started = asyncio.get_running_loop().time()
-        self._timer: asyncio.TimerHandle | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._subscribers = Subscribers()
+        self._timer = TurnTimer()
         self.closed = False
         self.loaded_at = time.time()  # idleness counts from here at the earliest: downtime is not idleness
 
@@ -280,37 +212,25 @@ class LiveGame:
 
     def replaced(self, seat: int) -> bool:
         """Whether the random policy plays this seat (it resigned, or struck out on the clock)."""
-        state = self.seats[seat]
-        return state.resigned or (self.clock.enabled and state.strikes >= self.clock.max_strikes)
+        return replaced(self.seats[seat], self.clock)
 
     def set_status(self, status: GameStatus) -> None:
         """Change the game's status (stored already) and tell the hub and the listener."""
         old, self.status = self.status, status
         if old != status:
             if status.ended and self.listener is not None:
-                self.listener.ended([seat for seat, events in self._seat_subscribers.items() if events])
+                self.listener.ended(self._subscribers.playing())
             self.services.on_status(self, old, status)
 
     # --- credentials ---------------------------------------------------------------------------------
 
     def check_seat(self, seat: int) -> None:
         """Refuse a seat number outside the game."""
-        if not 0 <= seat < len(self.seats):
-            raise invalid(f"seat must be 0..{len(self.seats) - 1} in game {self.game_id}, not {seat}")
+        check_seat(self.game_id, self.seats, seat)
 
     def authorize(self, seat: int, token: str | None) -> None:
         """Refuse a call for ``seat`` without that seat's token (UNAUTHENTICATED / PERMISSION_DENIED)."""
-        self.check_seat(seat)
-        if not token:
-            raise unauthenticated(
-                f"acting for seat {seat} needs the seat's token in the 'authorization' metadata "
-                "(Bearer <token>)"
-            )
-        owner = auth.matching_seat(token, [s.token_hash for s in self.seats])
-        if owner is None:
-            raise unauthenticated(f"the token is not valid for any seat of game {self.game_id}")
-        if owner != seat:
-            raise denied(f"the token belongs to seat {owner}, not seat {seat}")
+        authorize_seat(self.game_id, self.seats, seat, token)
 
     async def authorize_current(self, seat: int, token: str | None) -> None:
         """:meth:`authorize`, first reading seats that another replica may have filled since."""
@@ -325,17 +245,7 @@ class LiveGame:
 
     def authorize_admin(self, token: str | None, admin_token: str) -> None:
         """Refuse a game-wide action without the game token or the server's admin token."""
-        if not token:
-            raise unauthenticated(
-                "this call needs the game token or the admin token in the 'authorization' metadata"
-            )
-        if auth.matches(token, self.game_token_hash):
-            return
-        if admin_token and auth.matches(token, auth.token_hash(admin_token)):
-            return
-        if auth.matching_seat(token, [s.token_hash for s in self.seats]) is not None:
-            raise denied("a seat token cannot do this; it needs the game token or the admin token")
-        raise unauthenticated(f"the token is neither game {self.game_id}'s token nor the admin token")
+        authorize_admin(self.game_id, self.seats, self.game_token_hash, token, admin_token)
 
     # --- joining, resigning, abandoning --------------------------------------------------------------
 
@@ -376,7 +286,7 @@ class LiveGame:
                 self.services.log.info("game started", game_id=self.game_id, players=len(self.seats))
                 self.after_change(everyone=True)
             else:
-                self._notify()
+                self._subscribers.notify()
             return seat, token
 
     async def resign(self, seat: int, sealer: Sealer | None = None) -> None:
@@ -399,7 +309,7 @@ class LiveGame:
             if self.status is GameStatus.ACTIVE:
                 self.after_change(new_version=False, everyone=True)
             else:
-                self._notify()
+                self._subscribers.notify()
 
     async def abandon(self, reason: str) -> None:
         """End the game without a result."""
@@ -447,12 +357,12 @@ class LiveGame:
         """The game in memory once its abandonment is stored (or, after an engine fault, tried)."""
         self.abandon_reason = reason
         self.updated_at = now
-        self._cancel_timer()
+        self._timer.cancel()
         self.set_status(GameStatus.ABANDONED)
         self.services.metrics.games_ended.labels(status="abandoned").inc()
         self.services.metrics.games_abandoned.labels(reason=why).inc()
         self.services.log.info("game abandoned", game_id=self.game_id, reason=reason)
-        self._notify()
+        self._subscribers.notify()
 
     # --- decisions -----------------------------------------------------------------------------------
 
@@ -472,77 +382,34 @@ class LiveGame:
                 raise stale(
                     f"version {version} is ahead of game {self.game_id}, which is at version {current}"
                 )
-            self._check_active()
+            check_active(self.game_id, self.status, self.seats, self.abandon_reason)
             try:
                 pending = engine.owed(self.state, seat)  # the game is over, or another seat owes it
-                self._check_not_replaced(seat)
+                if self.replaced(seat):
+                    raise refuse_replaced(self.seats[seat])
                 if isinstance(answer, ListedIndex):
-                    option = self._listed(answer, pending)
+                    option = listed_option(answer, pending)
                 else:
                     option = answer
                     engine.check(self.state, option, seat)  # not listed
             except IllegalDecision as error:
                 raise engine_refusal(self.game_id, error) from None
-            think_ms = int((asyncio.get_running_loop().time() - self._turn_started) * 1000)
+            think_ms = self._timer.think_ms()
             record, _ = await self._apply_locked(pending, option, DecisionSource.SEAT, think_ms)
             return record
-
-    def _check_active(self) -> None:
-        """Refuse a decision while the game waits for seats or after it was abandoned (the engine knows
-        neither); a finished game is the engine's to refuse."""
-        if self.status is GameStatus.WAITING:
-            joined = sum(1 for s in self.seats if s.joined)
-            raise precondition(
-                f"game {self.game_id} is waiting for seats ({joined} of {len(self.seats)} joined)",
-                "game_not_active",
-            )
-        if self.status is GameStatus.ABANDONED:
-            raise precondition(
-                f"game {self.game_id} was abandoned ({self.abandon_reason or 'no reason given'})",
-                "game_not_active",
-            )
-
-    def _check_not_replaced(self, seat: int) -> None:
-        """Refuse a seat that the random policy plays now."""
-        if self.replaced(seat):
-            why = (
-                "resigned"
-                if self.seats[seat].resigned
-                else f"struck out ({self.seats[seat].strikes} strikes)"
-            )
-            raise precondition(f"seat {seat} {why}; the random policy plays it now", "not_your_turn")
-
-    def _listed(self, answer: ListedIndex, pending: PendingDecision) -> Option:
-        """The option at a listed index (the wire's way of naming one of the listed options)."""
-        options = pending.options
-        if answer.index >= len(options):
-            raise precondition(
-                f"option index {answer.index} is not listed: the pending decision has {len(options)} "
-                "options" + (f" (0..{len(options) - 1})" if options else ""),
-                "not_an_option",
-            )
-        return options[answer.index]
 
     async def _retry_or_stale(self, seat: int, version: int, answer: Answer) -> AppliedDecision:
         record = self.history[version]
         if record.seat == seat:
-            option: Option | None = None
-            if isinstance(answer, ListedIndex):
-                options = record.options
-                if options is None:
-                    options = await asyncio.to_thread(self.replay_options, version)
-                option = options[answer.index] if answer.index < len(options) else None
-            else:
-                option = answer
-            if option == record.option:
+            listed = record.options
+            if listed is None and isinstance(answer, ListedIndex):
+                listed = await asyncio.to_thread(self.replay_options, version)
+            if answered_option(answer, listed or ()) == record.option:
                 self.services.log.info(
                     "exact retry answered again", game_id=self.game_id, seat=seat, version=version
                 )
                 return record
-        raise stale(
-            f"game {self.game_id} is at version {self.state.version}; version {version} was already answered "
-            f"({record.text!r} by seat {record.seat}): read the new observation and answer its version"
-        )
+        raise already_answered(self.game_id, self.state.version, version, record)
 
     async def _apply_locked(
         self, pending: PendingDecision, option: Option, source: DecisionSource, think_ms: int
@@ -621,36 +488,14 @@ class LiveGame:
         the one replay of a game's log, for a game loaded from the store (:func:`load`, in a worker thread)
         and for one catching up with other replicas' writes (:meth:`catch_up`). Returns how many it applied.
 
-        Raises :class:`StoreError`, naming the game and the version, when the log does not continue this
-        game: it is shorter than the game, or a decision is for another version or another seat, or is not
-        an option's text, or the engine refuses it. The decisions before that one stay applied. Any other
-        exception from the engine goes to the caller as it is.
+        Raises :class:`StoreError` when the log does not continue this game (see
+        :func:`kutnahora.server.replay.replay_log`); the decisions before the failing one stay applied.
         """
         held = self.state.version
-        if held > len(decisions):
-            raise StoreError(
-                f"game {self.game_id}: this server holds version {held}, the store only has it up to "
-                f"{len(decisions)}"
-            )
-        for decision in decisions[held:]:
-            state = self.state
-            version = state.version
-            pending = state.pending
-            try:
-                if decision.seq != version:
-                    raise ValueError(f"it is numbered {decision.seq}")
-                option = parse_option(decision.option)
-                events = engine.apply(state, option, decision.seat)  # IllegalDecision: a ValueError
-            except ValueError as error:
-                raise StoreError(
-                    f"game {self.game_id}: stored decision {version} ({decision.option!r} by seat "
-                    f"{decision.seat}) does not replay: {error}"
-                ) from None
-            assert pending is not None  # the engine applied a decision, so one was pending
-            record = replayed_decision(decision, option, pending, events, state.over)
+        for record in replay_log(self.game_id, self.state, decisions):
             self.remember(record)
-            charge_clock(self.seats[decision.seat], record.source, decision.think_ms, self.clock)
-            self.updated_at = max(self.updated_at, decision.applied_at)
+            charge_clock(self.seats[record.seat], record.source, record.think_ms, self.clock)
+            self.updated_at = max(self.updated_at, record.applied_at)
         return self.state.version - held
 
     async def catch_up(self, trigger: str) -> int:
@@ -681,7 +526,10 @@ class LiveGame:
         if stored is None or self.closed:
             return 0
         held = self.state.version
-        changed = self._read_seats(stored.seats)
+        taken = read_seats(self.seats, stored.seats)
+        for row in taken:
+            self.updated_at = max(self.updated_at, row.joined_at)
+        changed = bool(taken)
         try:
             self.replay_stored(stored.decisions)
         finally:
@@ -701,33 +549,6 @@ class LiveGame:
         if self.services.replicas is not None:
             self.services.replicas.catchups.labels(trigger=trigger).inc()
         return applied
-
-    def _read_seats(self, rows: Sequence[SeatRow]) -> bool:
-        """Take the stored seats that differ from those held (another replica seated or resigned them);
-        whether any did."""
-        changed = False
-        for row in rows:
-            if not 0 <= row.seat < len(self.seats):
-                continue
-            seat = self.seats[row.seat]
-            if (seat.name, seat.token_hash, seat.resigned, seat.joined_at) != (
-                row.name,
-                row.token_hash,
-                row.resigned,
-                row.joined_at,
-            ):
-                self.seats[row.seat] = SeatState(
-                    seat=row.seat,
-                    name=row.name,
-                    token_hash=row.token_hash,
-                    resigned=row.resigned,
-                    joined_at=row.joined_at,
-                    bank_ms=seat.bank_ms,
-                    strikes=seat.strikes,
-                )
-                self.updated_at = max(self.updated_at, row.joined_at)
-                changed = True
-        return changed
 
     async def _finish(self) -> None:
         result = engine.result(self.state)
@@ -774,7 +595,7 @@ class LiveGame:
             and not everyone
             and not self.ended
             and self.status is GameStatus.ACTIVE
-            and self._seat_subscribers.get(pending.seat)
+            and self._subscribers.waiting(pending.seat)
         ):
             waiting_seat = pending.seat
         if self.listener is not None:
@@ -785,14 +606,12 @@ class LiveGame:
                 self.services.log.exception("observation could not be built", game_id=self.game_id)
         self._start_turn()
         if everyone or self.ended or pending is None:
-            self._notify()
+            self._subscribers.notify()
         else:
-            self._notify(pending.seat)
+            self._subscribers.notify(pending.seat)
 
     def _start_turn(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._cancel_timer()
-        self._turn_started = loop.time()
+        self._timer.restart()
         if self.status is not GameStatus.ACTIVE or self.closed:
             return
         pending = self.state.pending
@@ -801,30 +620,13 @@ class LiveGame:
         version = self.state.version
         if self.replaced(pending.seat):
             delay = self.services.config.policy_delay_seconds
-            # A fresh context: the automatic move's log lines must not carry the request that scheduled it.
-            self._timer = loop.call_later(
-                delay, self._spawn_automatic, version, DecisionSource.POLICY, context=contextvars.Context()
-            )
+            when = asyncio.get_running_loop().time() + delay
+            self._timer.schedule(when, self._automatic, version, DecisionSource.POLICY)
         elif self.clock.enabled:
             allowed = (self.clock.decision_ms + self.seats[pending.seat].bank_ms) / 1000
-            self._timer = loop.call_at(
-                self._turn_started + allowed,
-                self._spawn_automatic,
-                version,
-                DecisionSource.TIMEOUT,
-                context=contextvars.Context(),
+            self._timer.schedule(
+                self._timer.started + allowed, self._automatic, version, DecisionSource.TIMEOUT
             )
-
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _spawn_automatic(self, version: int, source: DecisionSource) -> None:
-        self._timer = None
-        task = asyncio.get_running_loop().create_task(self._automatic(version, source))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     async def _automatic(self, version: int, source: DecisionSource) -> None:
         """Apply the default decision (clock ran out) or the policy's choice, if nothing moved meanwhile."""
@@ -846,7 +648,7 @@ class LiveGame:
             )
             if source is DecisionSource.TIMEOUT:
                 option = default_option(pending.options)
-                think_ms = int((asyncio.get_running_loop().time() - self._turn_started) * 1000)
+                think_ms = self._timer.think_ms()
             else:
                 option = policy_option(self.seed, version, pending.options)
                 think_ms = 0
@@ -895,10 +697,7 @@ class LiveGame:
             or self.replaced(pending.seat)
         ):
             return None
-        bank = self.seats[pending.seat].bank_ms
-        elapsed = asyncio.get_running_loop().time() - self._turn_started
-        deadline = time.time() - elapsed + (self.clock.decision_ms + bank) / 1000
-        return ClockReading(pending.seat, deadline, bank, self.clock.decision_ms)
+        return self._timer.reading(pending.seat, self.seats[pending.seat].bank_ms, self.clock)
 
     # --- subscribers ---------------------------------------------------------------------------------
 
@@ -907,42 +706,21 @@ class LiveGame:
 
         Without a seat, on every change (new version, status, seats): what watchers need. With a seat,
         only when that seat comes to owe the decision, or on a change of status or seats: what a Play
-        stream needs, so that the streams of the other seats are not woken for nothing.
+        stream needs (:class:`kutnahora.server.subscribers.Subscribers`).
         """
-        event = asyncio.Event()
-        if seat is None:
-            self._subscribers.add(event)
-        else:
-            self._seat_subscribers.setdefault(seat, set()).add(event)
-        return event
+        return self._subscribers.subscribe(seat)
 
     def unsubscribe(self, event: asyncio.Event) -> None:
         """Stop waking ``event``."""
-        self._subscribers.discard(event)
-        for events in self._seat_subscribers.values():
-            events.discard(event)
-
-    def _notify(self, seat: int | None = None) -> None:
-        """Wake every subscriber, or (after a new decision) the watchers and the seat that owes it."""
-        for event in self._subscribers:
-            event.set()
-        if seat is None:
-            for events in self._seat_subscribers.values():
-                for event in events:
-                    event.set()
-        else:
-            for event in self._seat_subscribers.get(seat, ()):
-                event.set()
+        self._subscribers.unsubscribe(event)
 
     def close(self) -> None:
         """Stop the game's timers and tasks, wake every subscriber and let go of the listener (server
         shutdown or eviction). The listener (the game's feed) refers back to the game: kept, the two would
         wait for the cycle collector, which the server runs rarely, and every evicted game with them."""
         self.closed = True
-        self._cancel_timer()
-        for task in list(self._tasks):
-            task.cancel()
-        self._notify()
+        self._timer.close()
+        self._subscribers.notify()
         self.listener = None
 
     # --- what clients read ---------------------------------------------------------------------------
@@ -959,20 +737,14 @@ class LiveGame:
 
     # --- replays in worker threads -------------------------------------------------------------------
 
-    def _replay_to(self, version: int) -> GameState:
-        state = engine.new_game(self.options, self.seed, self.services.components)
-        for record in self.history[:version]:
-            engine.apply(state, record.option, record.seat)
-        return state
-
     def replay_options(self, version: int) -> tuple[Option, ...]:
         """The options that were listed at ``version`` (rebuilt by replaying the log)."""
-        pending = self._replay_to(version).pending
+        pending = replay_to(self.options, self.seed, self.services.components, self.history, version).pending
         return pending.options if pending is not None else ()
 
     def replay_events(self, version: int) -> tuple[Event, ...]:
         """The events that decision ``version`` caused (rebuilt by replaying the log)."""
-        state = self._replay_to(version)
+        state = replay_to(self.options, self.seed, self.services.components, self.history, version)
         record = self.history[version]
         return tuple(engine.apply(state, record.option, record.seat))
 
@@ -983,11 +755,4 @@ class LiveGame:
         events (None and none for version 0), rebuilt by replaying the log. The state is shared between
         steps: read it before taking the next."""
         history = self.history[: max(stop - 1, 0)]
-        state = self._replay_to(max(start - 1, 0))
-        for version in range(start, stop):
-            if version == 0:
-                yield state, None, ()
-                continue
-            record = history[version - 1]
-            events = tuple(engine.apply(state, record.option, record.seat))
-            yield state, record, events
+        yield from replay_versions(self.options, self.seed, self.services.components, history, start, stop)

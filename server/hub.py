@@ -25,14 +25,7 @@ from kutnahora.plumbing.callers import Caller
 from kutnahora.plumbing.errors import ServiceError, clip, exhausted, invalid, not_found
 from kutnahora.plumbing.quota_store import QuotaStore
 from kutnahora.server.config import ClockConfig, ServerConfig
-from kutnahora.server.game import (
-    GameServices,
-    LiveGame,
-    check_components,
-    load,
-    seat_row,
-    taken_seat,
-)
+from kutnahora.server.game import GameServices, LiveGame, check_components, load
 from kutnahora.server.history import DecisionHistory
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.notify import change_feed
@@ -40,6 +33,7 @@ from kutnahora.server.quotas import CallerQuotas
 from kutnahora.server.records import GameStatus, SeatState
 from kutnahora.server.replication import ReplicationMetrics
 from kutnahora.server.requests import Sealer
+from kutnahora.server.seating import seat_row, taken_seat
 from kutnahora.server.store import GameQuery, GameRow, Store, StoreError, result_to_json
 
 MAX_PAGE = 500

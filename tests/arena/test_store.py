@@ -10,9 +10,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from kutnahora.arena import store as store_module
+from kutnahora.arena import accounts, game_events, placements, standings
+from kutnahora.arena.accounts import NameTaken
 from kutnahora.arena.ratings import RatedGame, rate, recompute
-from kutnahora.arena.store import SCHEMA_VERSION, ArenaStore, NameTaken
+from kutnahora.arena.schema import SCHEMA_VERSION
+from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing.errors import StoreError
 from tests.store.pg import fresh_schema
 
@@ -60,7 +62,8 @@ async def test_a_profile_lists_the_games_in_play_first_then_the_last_ended_first
     """A long game begun before shorter ones that have since ended is listed first while it is played;
     the ended ones follow, the one that ended last first (whether rated or abandoned)."""
     clock = iter(range(1000, 2000))
-    monkeypatch.setattr(store_module, "time", SimpleNamespace(time=lambda: float(next(clock))))
+    for module in (accounts, game_events, placements, standings):  # one clock for every table's writes
+        monkeypatch.setattr(module, "time", SimpleNamespace(time=lambda: float(next(clock))))
     store = ArenaStore(db)
     await store.open()
     try:

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kutnahora.arena import store as store_module
+from kutnahora.arena import accounts, game_events, placements
 from kutnahora.arena.store import ArenaStore
 from kutnahora.bench.arena_crowd import games_by_kind
 from tests.store.pg import fresh_schema
@@ -19,7 +19,8 @@ async def test_the_store_games_are_told_apart_by_kind(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     now = [1000.0]
-    monkeypatch.setattr(store_module, "time", SimpleNamespace(time=lambda: now[0]))
+    for module in (accounts, game_events, placements):  # the clock of every write made here
+        monkeypatch.setattr(module, "time", SimpleNamespace(time=lambda: now[0]))
     with fresh_schema("kh_crowd_kinds") as db:
         store = ArenaStore(db)
         await store.open()

@@ -8,7 +8,7 @@ from google.protobuf import duration_pb2
 
 from kutnahora.engine.components import Action
 from kutnahora.engine.options import ChooseTile, PlayCard, Skip
-from kutnahora.server.game import default_option, policy_option
+from kutnahora.server.clock import default_option, policy_option
 from kutnahora.v1 import game_pb2, game_service_pb2, play_service_pb2, replay_service_pb2
 from tests.server.conftest import Client, bearer
 
