@@ -15,7 +15,7 @@ them:
   from ``--trusted-proxies`` are not counted (each carries many visitors, whom the proxy bounds).
 
 Each is counted in ``kutnahora_web_refusals_total`` (``connections``, ``heads``) and logged within the
-refusal log's budget. A request's body is bounded apart (:func:`kutnahora.web.app.json_body`).
+refusal log's budget. A request's body is bounded apart (:func:`kutnahora.web.requests.json_body`).
 """
 
 from __future__ import annotations

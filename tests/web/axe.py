@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from kutnahora.web.app import SECURITY_HEADERS
+from kutnahora.web.headers import SECURITY_HEADERS
 from tests.web.conftest import ROOT
 
 AXE = Path(os.environ.get("KUTNAHORA_AXE") or ROOT / ".ci/.tools/node_modules/axe-core/axe.min.js")

@@ -24,9 +24,10 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from kutnahora.web.app import Web, create_app
+from kutnahora.web.app import create_app
 from kutnahora.web.limits import Limits
 from kutnahora.web.replays import replay_onto
+from kutnahora.web.state import Web
 from kutnahora.web.visitors import Visitors, parse_networks
 from tests.web.conftest import Servers, runs_on_own_loop
 from tests.web.games import tournament
@@ -88,7 +89,7 @@ async def serve(
 
         monkeypatch.setattr(client, "create_game", counted_create)
         monkeypatch.setattr(client, "list_games_page", counted_listing)
-        monkeypatch.setattr("kutnahora.web.app.replay_onto", counted_replay)
+        monkeypatch.setattr("kutnahora.web.tournament_replays.replay_onto", counted_replay)
         yield site
 
 
