@@ -131,3 +131,16 @@ def test_a_build_finds_the_protos_read_only(tmp_path: Path, sandbox: str) -> Non
     assert games[0]["status"] == "finished" and games[0]["failures"] == [], games
     assert not (folder / "game_service.proto").exists()  # built in the runner's copy
     assert not (ROOT / "protos" / "kutnahora" / "v1" / "written").exists()
+
+
+def test_the_sandbox_binds_every_subpackage_the_package_maps() -> None:
+    """A walled-in Python bot sees every subpackage of ``kutnahora`` (a bot imports the search bot, which
+    imports the native core's adapter, and the neural bot, which imports the learned network): the
+    sandbox's list is pyproject.toml's mapping."""
+    import tomllib
+
+    from kutnahora.clients.tournament.sandbox import SUBPACKAGES
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mapped = {name.split(".", 1)[1] for name in config["tool"]["setuptools"]["package-dir"] if "." in name}
+    assert set(SUBPACKAGES) == mapped | {"v1"}
