@@ -29,20 +29,30 @@ MAX_SAMPLES = 10_000
 
 
 class _Signal:
-    """The samples of one signal in the window, and their median."""
+    """The samples of one signal in the window, and their median, computed when asked (a sample is taken
+    with every decision, and a median of thousands of samples per decision would cost more than the
+    decision: a sample costs an append, a median is computed only when a refusal is considered)."""
 
     def __init__(self, threshold: float, window: float) -> None:
         self.threshold = threshold
         self.window = window
         self.samples: deque[tuple[float, float]] = deque(maxlen=MAX_SAMPLES)
-        self.median = 0.0
+        self._median = 0.0
+        self._stale = False
 
     def add(self, at: float, value: float) -> None:
         samples = self.samples
         samples.append((at, value))
-        while samples and samples[0][0] < at - self.window:
+        while samples[0][0] < at - self.window:
             samples.popleft()
-        self.median = statistics.median(sample for _, sample in samples)
+        self._stale = True
+
+    @property
+    def median(self) -> float:
+        if self._stale:
+            self._median = statistics.median(sample for _, sample in self.samples)
+            self._stale = False
+        return self._median
 
     def past(self) -> bool:
         return self.threshold > 0 and bool(self.samples) and self.median > self.threshold
@@ -61,8 +71,8 @@ class Overload:
         self._cpu = _Signal(cpu, window)
         self._decision = _Signal(decision, window)
         self._first: float | None = None
+        self._last = 0.0
         self._cpu_mark: tuple[float, float] | None = None
-        self._overloaded = False
 
     @property
     def on(self) -> bool:
@@ -71,8 +81,7 @@ class Overload:
     def _update(self, at: float) -> None:
         if self._first is None:
             self._first = at
-        full = at - self._first >= self.window
-        self._overloaded = full and (self._lag.past() or self._cpu.past() or self._decision.past())
+        self._last = at
 
     def observe(self, at: float, lag: float) -> None:
         """One lag sample (seconds) taken at ``at`` (seconds on the sampler's clock)."""
@@ -100,8 +109,10 @@ class Overload:
         self._update(at)
 
     def overloaded(self) -> bool:
-        """Whether new games are refused now."""
-        return self._overloaded
+        """Whether new games are refused now (the medians are computed here, not with each sample)."""
+        if self._first is None or self._last - self._first < self.window:
+            return False
+        return self._lag.past() or self._cpu.past() or self._decision.past()
 
     def lag(self) -> float:
         """The median lag of the last window, in seconds."""
