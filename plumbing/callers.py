@@ -287,3 +287,11 @@ class RateLimiter:
             return (min(cost, self.burst) - bucket.tokens) / self.rate
         bucket.tokens -= cost
         return 0.0
+
+    def give_back(self, key: str, cost: float = 1.0) -> None:
+        """Return tokens :meth:`take` took (up to the burst); nothing for a key no longer kept."""
+        if self.rate <= 0:
+            return
+        bucket = self._buckets.get(key)
+        if bucket is not None:
+            bucket.tokens = min(self.burst, bucket.tokens + cost)

@@ -26,12 +26,11 @@ lives while it plays.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import grpc
 
+from kutnahora.plumbing.callers import RateLimiter
 from kutnahora.plumbing.errors import ServiceError, exhausted
 
 MAX_SEATS = 20_000
@@ -39,60 +38,6 @@ MAX_SEATS = 20_000
 
 SeatKey = tuple[str, int]
 """A seat: its game's id and its number."""
-
-
-@dataclass(slots=True)
-class _Bucket:
-    tokens: float
-    stamp: float
-
-
-class Buckets:
-    """A token bucket per seat: ``rate`` a second on average, ``burst`` at once; ``rate`` 0: no limit."""
-
-    def __init__(
-        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic, most: int = MAX_SEATS
-    ) -> None:
-        self.rate = rate
-        self.burst = float(max(1, burst))
-        self._clock = clock
-        self._most = most
-        self._buckets: OrderedDict[SeatKey, _Bucket] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._buckets)
-
-    def _bucket(self, key: SeatKey) -> _Bucket:
-        now = self._clock()
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            while len(self._buckets) >= self._most:
-                self._buckets.popitem(last=False)
-            bucket = self._buckets[key] = _Bucket(self.burst, now)
-        else:
-            self._buckets.move_to_end(key)
-            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.stamp) * self.rate)
-            bucket.stamp = now
-        return bucket
-
-    def take(self, key: SeatKey) -> float:
-        """Take one token and return 0.0; or, when the bucket holds none, take nothing and return the
-        seconds after which it will."""
-        if self.rate <= 0:
-            return 0.0
-        bucket = self._bucket(key)
-        if bucket.tokens < 1.0:
-            return (1.0 - bucket.tokens) / self.rate
-        bucket.tokens -= 1.0
-        return 0.0
-
-    def give_back(self, key: SeatKey) -> None:
-        """Return a token :meth:`take` took (up to the burst)."""
-        if self.rate <= 0:
-            return
-        bucket = self._buckets.get(key)
-        if bucket is not None:
-            bucket.tokens = min(self.burst, bucket.tokens + 1.0)
 
 
 class Holder:
@@ -113,14 +58,14 @@ class SeatLimits:
         stream_burst: int,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.calls = Buckets(rate, burst, clock)
-        self.openings = Buckets(stream_rate, stream_burst, clock)
+        self.calls = RateLimiter(rate, burst, clock, MAX_SEATS)
+        self.openings = RateLimiter(stream_rate, stream_burst, clock, MAX_SEATS)
         self._streams: dict[SeatKey, Holder] = {}
         self.replaced = 0  # streams that another stream of their seat took over
 
     def check_call(self, game_id: str, seat: int, rpc: str) -> None:
         """Count one unary call for the seat; RESOURCE_EXHAUSTED (RATE_LIMITED) past its rate."""
-        wait = self.calls.take((game_id, seat))
+        wait = self.calls.take(_key(game_id, seat))
         if wait > 0:
             raise exhausted(
                 f"{rpc} refused: seat {seat} of game {game_id} made more calls than its "
@@ -133,13 +78,13 @@ class SeatLimits:
 
     def accepted(self, game_id: str, seat: int) -> None:
         """An accepted decision: the call that made it is not counted."""
-        self.calls.give_back((game_id, seat))
+        self.calls.give_back(_key(game_id, seat))
 
     def open_stream(self, game_id: str, seat: int, holder: Holder) -> None:
         """A Play stream for the seat starts: the stream that held it is taken over. RESOURCE_EXHAUSTED
         (RATE_LIMITED) when the seat opened streams faster than its rate (nothing taken over then)."""
         key = (game_id, seat)
-        wait = self.openings.take(key)
+        wait = self.openings.take(_key(game_id, seat))
         if wait > 0:
             raise exhausted(
                 f"a Play stream for seat {seat} of game {game_id} refused: the seat opened Play streams "
@@ -168,6 +113,11 @@ class SeatLimits:
     def streams(self) -> int:
         """Seats holding a Play stream now."""
         return len(self._streams)
+
+
+def _key(game_id: str, seat: int) -> str:
+    """A seat's key in the rate buckets."""
+    return f"{game_id}/{seat}"
 
 
 def replaced_refusal(game_id: str, seat: int) -> ServiceError:

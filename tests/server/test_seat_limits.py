@@ -14,8 +14,8 @@ import grpc
 import grpc.aio
 import pytest
 
+from kutnahora.plumbing.callers import RateLimiter
 from kutnahora.server.config import Limits, ServerConfig
-from kutnahora.server.seats import Buckets
 from kutnahora.v1 import admin_service_pb2, game_pb2, game_service_pb2, play_service_pb2
 
 from ..status_details import refusal
@@ -162,14 +162,14 @@ async def test_a_seats_reads_have_a_rate_and_its_accepted_decisions_cost_nothing
 
 def test_a_bucket_refills_and_gives_back() -> None:
     now = [0.0]
-    buckets = Buckets(2.0, 2, clock=lambda: now[0])
-    assert buckets.take(("g", 0)) == 0.0 and buckets.take(("g", 0)) == 0.0
-    assert buckets.take(("g", 0)) == pytest.approx(0.5)
-    buckets.give_back(("g", 0))
-    assert buckets.take(("g", 0)) == 0.0
+    buckets = RateLimiter(2.0, 2, clock=lambda: now[0])
+    assert buckets.take("g/0") == 0.0 and buckets.take("g/0") == 0.0
+    assert buckets.take("g/0") == pytest.approx(0.5)
+    buckets.give_back("g/0")
+    assert buckets.take("g/0") == 0.0
     now[0] = 0.5
-    assert buckets.take(("g", 0)) == 0.0
-    assert buckets.take(("g", 1)) == 0.0  # another seat
+    assert buckets.take("g/0") == 0.0
+    assert buckets.take("g/1") == 0.0  # another seat
 
 
 async def _hold_streams(client: Client, game_id: str, seat: int, token: str, streams: int) -> list[object]:
