@@ -315,6 +315,33 @@ def _narrow(
     return tuple(options[i] for i in sorted(ranked[:top]))
 
 
+def _step(
+    node: Node, options: Sequence[Option], rng: random.Random, exploration: float
+) -> tuple[Option, Node, bool]:
+    """One step down the tree from ``node``: an untried option (drawn with ``rng``) and its new child,
+    expanded (True); or the tried option of the best upper confidence bound and its child (False). Every
+    option offered has its ``available`` count raised, as the bound needs."""
+    children = node.children
+    untried = [o for o in options if o not in children]
+    if untried:
+        option = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+        children[option] = Node()
+        for other in options:
+            known = children.get(other)
+            if known is not None:
+                known.available += 1
+        return option, children[option], True
+    best_score = -1.0
+    chosen = options[0]
+    for option in options:
+        child = children[option]
+        child.available += 1
+        score = child.total / child.visits + exploration * math.sqrt(math.log(child.available) / child.visits)
+        if score > best_score:
+            best_score, chosen = score, option
+    return chosen, children[chosen], False
+
+
 def _iterate(
     root: Node,
     state: GameState,
@@ -336,32 +363,12 @@ def _iterate(
         keep = top if seat == viewer else others_top
         if guide is not None and len(options) > keep:
             options = _narrow(node, state, options, guide, keep)
-        children = node.children
-        untried = [o for o in options if o not in children]
-        if untried:
-            option = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
-            children[option] = Node()
-            for other in options:
-                known = children.get(other)
-                if known is not None:
-                    known.available += 1
-            child = children[option]
-            apply(state, option)
-            path.append((child, seat))
+        option, child, expanded = _step(node, options, rng, exploration)
+        apply(state, option)
+        path.append((child, seat))
+        if expanded:
             break
-        best_score = -1.0
-        chosen = options[0]
-        for option in options:
-            child = children[option]
-            child.available += 1
-            score = child.total / child.visits + exploration * math.sqrt(
-                math.log(child.available) / child.visits
-            )
-            if score > best_score:
-                best_score, chosen = score, option
-        apply(state, chosen)
-        node = children[chosen]
-        path.append((node, seat))
+        node = child
     while state.pending is not None:
         apply(state, rollout(state, rng))
     reward = rewards(state)
@@ -392,32 +399,12 @@ def _iterate_native(
         keep = top if seat == viewer else others_top
         if guide is not None and len(options) > keep:
             options = _narrow(node, game.to_state, options, guide, keep)
-        children = node.children
-        untried = [o for o in options if o not in children]
-        if untried:
-            option = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
-            children[option] = Node()
-            for other in options:
-                known = children.get(other)
-                if known is not None:
-                    known.available += 1
-            child = children[option]
-            game.apply_listed(option)
-            path.append((child, seat))
+        option, child, expanded = _step(node, options, rng, exploration)
+        game.apply_listed(option)
+        path.append((child, seat))
+        if expanded:
             break
-        best_score = -1.0
-        chosen = options[0]
-        for option in options:
-            child = children[option]
-            child.available += 1
-            score = child.total / child.visits + exploration * math.sqrt(
-                math.log(child.available) / child.visits
-            )
-            if score > best_score:
-                best_score, chosen = score, option
-        game.apply_listed(chosen)
-        node = children[chosen]
-        path.append((node, seat))
+        node = child
     if game.over:
         points = list(game.points())
         reward = rewards_of([float(p) for p in points], _winners(points, list(game.groschen())))
