@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kutnahora.clients.stopping import running
+from kutnahora.hosting.processes import running
 
 _swept: set[Path] = set()
 """The targets whose leftover temporaries this process has looked for (once each)."""

@@ -59,15 +59,3 @@ def exit_with_parent(parent: int, every: float = ORPHAN_CHECK_SECONDS) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
-def running(pid: int) -> bool:
-    """Whether a process ``pid`` exists now (one of another user's counts: it cannot be signalled, but
-    it runs)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -49,15 +49,16 @@ from rich.progress import (
 from kutnahora.clients.bots import BOTS
 from kutnahora.clients.sdk import ConnectError
 from kutnahora.clients.stopping import INTERRUPTED, terminate_as_interrupt
-from kutnahora.clients.tournament import hosting, merge, results, stats
-from kutnahora.clients.tournament.gateway_limits import GatewayLimits
+from kutnahora.clients.tournament import merge, results, stats
 from kutnahora.clients.tournament.merge import parse_shard
 from kutnahora.clients.tournament.results import GameRecord, ResultsError
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
-from kutnahora.clients.tournament.sandbox import Limits, Sandbox, SandboxError, copy_protos
 from kutnahora.clients.tournament.schedule import ScheduledGame, schedule, split_copies
-from kutnahora.clients.tournament.submission import SubmissionError
-from kutnahora.clients.tournament.submission import find as find_submissions
+from kutnahora.hosting import builds
+from kutnahora.hosting.gateway_limits import GatewayLimits
+from kutnahora.hosting.sandbox import Limits, Sandbox, SandboxError, copy_protos
+from kutnahora.hosting.submission import SubmissionError
+from kutnahora.hosting.submission import find as find_submissions
 
 
 class UsageError(Exception):
@@ -322,7 +323,7 @@ class Tournament:
                 folders += find_submissions(args.submissions)
             except SubmissionError as error:
                 raise UsageError(str(error)) from None
-        self.entries = hosting.read(folders)
+        self.entries = builds.read(folders)
         hosted_names = {e.name for e in self.entries}
         names = [b.strip() for b in args.bots.split(",") if b.strip()]
         names += [n for n in self.commands if n not in names]
@@ -458,7 +459,8 @@ class Tournament:
             self.sandbox.protos = self.protos
         for entry in self.entries:
             self.progress_console.print(f"Preparing submission {entry.name}...")
-            spec = await hosting.prepare(entry, work, self.sandbox, logs, self.protos)
+            prepared = await builds.prepare(entry, work, self.sandbox, logs, self.protos)
+            spec = BotSpec(prepared.name, submission=prepared.submission, broken=prepared.broken)
             self.specs[entry.name] = spec
             if spec.broken is not None:
                 self.progress_console.print(f"[red]{spec.broken}[/red]; its seats will be lost.")

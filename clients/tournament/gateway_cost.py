@@ -24,8 +24,8 @@ from pathlib import Path
 
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.sdk import Client
-from kutnahora.clients.tournament.gateway import SeatGateway
 from kutnahora.clients.tournament.runner import LocalServer
+from kutnahora.hosting.gateway import SeatGateway
 
 
 async def one_game(upstream: str, folder: Path, seed: int, through: bool) -> float:

@@ -140,7 +140,7 @@ def save(
     hosting: dict[str, Any] | None = None,
 ) -> None:
     """Write the results file atomically (:func:`kutnahora.clients.files.write_json`); ``hosting``: what
-    each hosted submission cost the runner (:class:`kutnahora.clients.tournament.gateway_limits.Usage`)."""
+    each hosted submission cost the runner (:class:`kutnahora.hosting.gateway_limits.Usage`)."""
     data = {
         "format": FORMAT,
         "config": config,

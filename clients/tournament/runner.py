@@ -20,7 +20,6 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -45,25 +44,17 @@ from kutnahora.clients.sdk import (
     ConnectError,
     SeatCredentials,
 )
-from kutnahora.clients.tournament.cgroups import BotGroup
-from kutnahora.clients.tournament.gateway import SeatGateway
-from kutnahora.clients.tournament.gateway_limits import BotBudget, GatewayLimits
 from kutnahora.clients.tournament.results import Failure, GameRecord
-from kutnahora.clients.tournament.sandbox import (
-    ENV_PROTOS,
-    MIB,
-    SOCKET_INSIDE,
-    Sandbox,
-    SandboxError,
-    bot_env,
-)
 from kutnahora.clients.tournament.schedule import ScheduledGame
-from kutnahora.clients.tournament.submission import Submission
+from kutnahora.hosting.gateway_limits import BotBudget, GatewayLimits
+from kutnahora.hosting.processes import stop_process_group
+from kutnahora.hosting.sandbox import Sandbox
+from kutnahora.hosting.seat import SeatFailed, SeatHost, play_seat
+from kutnahora.hosting.submission import Submission
 from kutnahora.v1 import game_pb2
 
 ENV_BOT_SEED = "KUTNAHORA_BOT_SEED"
 STDERR_TAIL = 2000  # characters of an external bot's standard error kept for its failure reason
-LOG_CAP = 16 << 20  # bytes of a hosted bot's output kept when it runs unwalled (--sandbox none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,15 +98,6 @@ class RunnerConfig:
     gateway: GatewayLimits = field(default_factory=GatewayLimits)  # what one hosted bot may cost the runner
 
 
-class BotFailed(Exception):
-    """A seat's bot failed; the message says how."""
-
-    def __init__(self, status: str, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
-
-
 class Runner:
     """Plays scheduled games on one server, ``concurrency`` at a time."""
 
@@ -123,8 +105,7 @@ class Runner:
         self.config = config
         self.address = address
         self._slots = asyncio.Semaphore(max(1, config.concurrency))
-        self._gateway_count = 0
-        self._gateway_folder: Path | None = config.gateways
+        self._host: SeatHost | None = None  # made when the first hosted seat plays
         self.budgets: dict[str, BotBudget] = {}  # each hosted submission's, shared by its seats' gateways
 
     def budget(self, name: str) -> BotBudget:
@@ -271,7 +252,7 @@ class Runner:
                 for seat, task in tasks.items():
                     if task.done() and not task.cancelled() and seat not in failures:
                         error = task.exception()
-                        if isinstance(error, BotFailed):
+                        if isinstance(error, SeatFailed):
                             await fail(seat, error.status, error.reason)
                         elif error is not None:
                             await fail(seat, "error", f"{type(error).__name__}: {error}")
@@ -307,14 +288,14 @@ class Runner:
     async def _seat(self, client: Client, game: ScheduledGame, seat: SeatCredentials) -> None:
         spec = self.config.bots[game.bots[seat.seat]]
         if spec.broken is not None:
-            raise BotFailed("error", spec.broken)
+            raise SeatFailed("error", spec.broken)
         if spec.submission is not None:
             await self._hosted(client, game, seat, spec.submission)
             return
         if spec.command is None:
             outcome = await client.play(make_bot(spec.name, game.bot_seed(seat.seat)), seat)
             if not outcome.finished:
-                raise BotFailed("error", f"the game ended as {outcome.status} without a result")
+                raise SeatFailed("error", f"the game ended as {outcome.status} without a result")
             return
         await self._external(client, game, seat, spec.command)
 
@@ -355,7 +336,7 @@ class Runner:
                     log.write(chunk)
             code = await process.wait()
         except asyncio.CancelledError:
-            _stop_process_group(process)
+            stop_process_group(process)
             with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
                 await asyncio.shield(process.wait())
             raise
@@ -365,10 +346,10 @@ class Runner:
         if code != 0:
             last = tail.decode(errors="replace").strip().splitlines()
             reason = f"exited with status {code}" + (f": {last[-1]}" if last else "")
-            raise BotFailed("error", reason)
+            raise SeatFailed("error", reason)
         summary = await client.get_game(seat.game_id)
         if summary.status not in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED):
-            raise BotFailed("error", "exited before the game ended")
+            raise SeatFailed("error", "exited before the game ended")
 
     def _seat_env(self, game: ScheduledGame, seat: SeatCredentials, server: str) -> dict[str, str]:
         return {
@@ -382,71 +363,32 @@ class Runner:
     async def _hosted(
         self, client: Client, game: ScheduledGame, seat: SeatCredentials, submission: Submission
     ) -> None:
-        """Run a hosted submission for one seat, walled in unless ``--sandbox none``, reaching the server
-        only through a seat gateway of its own; its output goes to a per-game log of at most
-        ``log_bytes``, and a bot that writes more is stopped."""
-        sandbox = self.config.sandbox
-        gateway = SeatGateway(
-            self._gateway_socket(),
-            self._upstream(),
-            [seat.game_id],
-            credentials=self._tls(),
-            budget=self.budget(submission.name),
-        )
-        lease = None
-        group: BotGroup | None = None
-        try:
-            await gateway.start()
-            if sandbox is not None:
-                try:
-                    lease = sandbox.lease()
-                    group = sandbox.group()
-                except (SandboxError, OSError) as error:
-                    raise BotFailed("error", f"the runner could not wall it in: {error}") from None
-                env = bot_env()
-                env.update(self._seat_env(game, seat, f"unix:{SOCKET_INSIDE}"))
-                argv = sandbox.command(
-                    submission.folder,
-                    submission.run,
-                    env,
-                    uid=lease.uid if lease is not None else None,
-                    socket=gateway.socket,
-                    group=group,
-                )
-                cap = sandbox.limits.log_bytes
-                cwd = None
-            else:
-                env = dict(os.environ)
-                env.update(self._seat_env(game, seat, f"unix:{gateway.socket}"))
-                if self.config.protos is not None:
-                    env[ENV_PROTOS] = str(self.config.protos)
-                argv = ["/bin/sh", "-c", submission.run]
-                cap = LOG_CAP
-                cwd = submission.folder
-            try:
-                await self._run_hosted(client, seat, argv, env, cwd, cap)
-            except BotFailed as failed:
-                if group is not None and group.oom_killed():
-                    raise BotFailed(
-                        "error", f"out of memory (limit {group.memory_bytes // MIB} MiB)"
-                    ) from None
-                raise failed
-            if group is not None and group.oom_killed():
-                raise BotFailed("error", f"out of memory (limit {group.memory_bytes // MIB} MiB)")
-        finally:
-            if group is not None:
-                group.remove()  # whatever the bot left running is killed with its group
-            if lease is not None:
-                lease.release()
-            await gateway.stop()
+        """Run a hosted submission for one seat (:func:`kutnahora.hosting.seat.play_seat`): walled in
+        unless ``--sandbox none``, reaching the server only through a seat gateway of its own."""
+        if self._host is None:
+            sockets = self.config.gateways or Path(tempfile.mkdtemp(prefix="kutnahora-gateways-"))
+            self._host = SeatHost(
+                sandbox=self.config.sandbox,
+                upstream=self._upstream(),
+                sockets=sockets,
+                credentials=self._tls(),
+                logs=self.config.bot_logs,
+                protos=self.config.protos,
+            )
 
-    def _gateway_socket(self) -> Path:
-        if self._gateway_folder is None:
-            self._gateway_folder = Path(tempfile.mkdtemp(prefix="kutnahora-gateways-"))
-        self._gateway_folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(self._gateway_folder, 0o711)
-        self._gateway_count += 1
-        return self._gateway_folder / f"seat-{self._gateway_count}.sock"
+        async def ended() -> bool:
+            summary = await client.get_game(seat.game_id)
+            return summary.status in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED)
+
+        await play_seat(
+            self._host,
+            submission,
+            seat.game_id,
+            seat.seat,
+            lambda server: self._seat_env(game, seat, server),
+            self.budget(submission.name),
+            ended,
+        )
 
     def _upstream(self) -> str:
         return f"unix:{self.config.socket}" if self.config.socket is not None else self.address
@@ -456,64 +398,6 @@ class Runner:
             return None
         root = Path(self.config.ca_cert).read_bytes() if self.config.ca_cert else None
         return grpc.ssl_channel_credentials(root_certificates=root)
-
-    async def _run_hosted(
-        self,
-        client: Client,
-        seat: SeatCredentials,
-        argv: list[str],
-        env: dict[str, str],
-        cwd: Path | None,
-        cap: int,
-    ) -> None:
-        logs = self.config.bot_logs
-        log: IO[bytes] | None = None
-        if logs is not None:
-            logs.mkdir(parents=True, exist_ok=True)
-            log = (logs / f"{seat.game_id}-seat{seat.seat}.log").open("wb")
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            env=env,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-        written = 0
-        tail = b""
-        flooded = False
-        try:
-            assert process.stdout is not None
-            while chunk := await process.stdout.read(65536):
-                tail = (tail + chunk)[-STDERR_TAIL:]
-                if log is not None and written < cap:
-                    log.write(chunk[: cap - written])
-                written += len(chunk)
-                if written > cap:
-                    flooded = True
-                    _stop_process_group(process, signal.SIGKILL)
-                    while await process.stdout.read(65536):  # to the end, or asyncio never sees it exit
-                        pass
-                    break
-            code = await process.wait()
-        except asyncio.CancelledError:
-            _stop_process_group(process, signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
-                await asyncio.shield(process.wait())
-            raise
-        finally:
-            if log is not None:
-                if written > cap:
-                    log.write(f"\n[log cut at {cap} bytes: the bot was stopped]\n".encode())
-                log.close()
-        if flooded:
-            raise BotFailed("error", f"flooded its output (more than {cap} bytes); stopped")
-        if code != 0:
-            raise BotFailed("error", exit_reason(code, tail))
-        summary = await client.get_game(seat.game_id)
-        if summary.status not in (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABANDONED):
-            raise BotFailed("error", "exited before the game ended")
 
     async def _resign(self, client: Client, seat: SeatCredentials) -> None:
         with contextlib.suppress(ClientError):
@@ -550,46 +434,6 @@ def _duration(seconds: float) -> duration_pb2.Duration:
     duration = duration_pb2.Duration()
     duration.FromMilliseconds(int(seconds * 1000))
     return duration
-
-
-def _stop_process_group(process: asyncio.subprocess.Process, signum: int = signal.SIGTERM) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signum)
-
-
-LIMIT_SIGNALS = {
-    signal.SIGXCPU: "exceeded its CPU time limit",
-    signal.SIGXFSZ: "exceeded its file size limit",
-    signal.SIGKILL: "was killed (SIGKILL)",
-    signal.SIGSEGV: "crashed (SIGSEGV)",
-    signal.SIGABRT: "aborted (SIGABRT)",
-}
-LIMIT_WORDS = (
-    ("MemoryError", "ran out of memory (address space limit)"),
-    ("bad_alloc", "ran out of memory (address space limit)"),
-    ("OutOfMemoryError", "ran out of memory (address space limit)"),
-    ("Cannot allocate memory", "ran out of memory (address space limit)"),
-    ("Resource temporarily unavailable", "hit its process limit"),
-    ("BlockingIOError", "hit its process limit"),
-    ("No space left on device", "filled its /tmp"),
-    ("File too large", "exceeded its file size limit"),
-)
-
-
-def exit_reason(code: int, tail: bytes) -> str:
-    """Why a hosted bot ended: a limit's signal (bubblewrap exits with 128 + the signal, a shell
-    with 128 + the signal, a process with a negative code), a limit named in its last output, or its
-    exit status and last line."""
-    signum = -code if code < 0 else code - 128 if code > 128 else 0
-    text = tail.decode(errors="replace")
-    lines = text.strip().splitlines()
-    last = f": {lines[-1][:200]}" if lines else ""
-    if signum in LIMIT_SIGNALS:
-        return f"{LIMIT_SIGNALS[signal.Signals(signum)]} (exit status {code}){last}"
-    for word, reason in LIMIT_WORDS:
-        if word in text:
-            return f"{reason} (exit status {code}){last}"
-    return f"exited with status {code}{last}"
 
 
 def _scores(summary: game_pb2.GameSummary) -> list[int] | None:

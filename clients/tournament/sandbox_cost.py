@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig
-from kutnahora.clients.tournament.sandbox import Sandbox, bot_env
 from kutnahora.clients.tournament.schedule import schedule
-from kutnahora.clients.tournament.submission import Submission
+from kutnahora.hosting.sandbox import Sandbox, bot_env
+from kutnahora.hosting.submission import Submission
 
 BOT = "python3 -m kutnahora.clients.bots.cli greedy"
 IMPORTS = "python3 -c 'import kutnahora.clients.sdk'"

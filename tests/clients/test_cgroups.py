@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.clients.tournament.cgroups import RUNNER_PREFIX, Cgroups, detect
+from kutnahora.hosting.cgroups import RUNNER_PREFIX, Cgroups, detect
 from tests.clients.helpers import ROOT
 
 MIB = 1 << 20

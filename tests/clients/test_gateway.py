@@ -21,8 +21,8 @@ from grpc_status import rpc_status
 
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.sdk import Client, SeatCredentials, error_info
-from kutnahora.clients.tournament.gateway import REASON, SeatGateway
-from kutnahora.clients.tournament.gateway_limits import GatewayLimits
+from kutnahora.hosting.gateway import REASON, SeatGateway
+from kutnahora.hosting.gateway_limits import GatewayLimits
 from kutnahora.v1 import (
     admin_service_pb2,
     arena_service_pb2,

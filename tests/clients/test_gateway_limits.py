@@ -22,8 +22,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from kutnahora.clients.sdk import Client, SeatCredentials, error_info
-from kutnahora.clients.tournament.gateway import SeatGateway
-from kutnahora.clients.tournament.gateway_limits import BotBudget, GatewayLimits, Refusal
+from kutnahora.hosting.gateway import SeatGateway
+from kutnahora.hosting.gateway_limits import BotBudget, GatewayLimits, Refusal
 from kutnahora.v1 import game_service_pb2, play_service_pb2
 
 from .test_gateway import seated

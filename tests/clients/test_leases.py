@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.clients.tournament.leases import UidLeases
+from kutnahora.hosting.leases import UidLeases
 from tests.clients.helpers import ROOT
 
 WALLS = ROOT / "tests" / "clients" / "walls"
@@ -35,7 +35,7 @@ def test_a_held_user_id_is_not_handed_out_again_and_comes_back_when_its_holder_d
             "-c",
             "import sys, time\n"
             "from pathlib import Path\n"
-            "from kutnahora.clients.tournament.leases import UidLeases\n"
+            "from kutnahora.hosting.leases import UidLeases\n"
             "lease = UidLeases(70000, 3, Path(sys.argv[1])).acquire()\n"
             "print(lease.uid, flush=True)\n"
             "time.sleep(60)\n",

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.clients.tournament import hosting
-from kutnahora.clients.tournament.sandbox import Sandbox
-from kutnahora.clients.tournament.submission import MANIFEST, SubmissionError, load
+from kutnahora.hosting import builds
+from kutnahora.hosting.sandbox import Sandbox
+from kutnahora.hosting.submission import MANIFEST, SubmissionError, load
 from tests.clients.helpers import ROOT
 
 SECRET = "TOPSECRET-4711"
@@ -97,8 +97,8 @@ def test_a_link_inside_the_folder_is_kept(tmp_path: Path) -> None:
     (folder / "bot.py").symlink_to("lib/real.py")
     loaded = load(folder)
     assert loaded.name == "inner"
-    entry = hosting.Entry("inner", folder, loaded, None)
-    spec = asyncio.run(hosting.prepare(entry, tmp_path / "work", None, tmp_path / "logs"))
+    entry = builds.Entry("inner", folder, loaded, None)
+    spec = asyncio.run(builds.prepare(entry, tmp_path / "work", None, tmp_path / "logs"))
     assert spec.broken is None, spec.broken
     assert os.readlink(tmp_path / "work" / "inner" / "bot.py") == "lib/real.py"
 
@@ -116,16 +116,16 @@ def test_the_run_command_is_looked_for_inside_the_sandbox_not_on_the_host(tmp_pa
         for name, program in (("exists", str(there)), ("absent", str(tmp_path / "no-such-tool"))):
             folder = submission(tmp_path / "subs", name)
             (folder / MANIFEST).write_text(f'name = "{name}"\nlanguage = "sh"\nrun = "{program} --play"\n')
-            entry = hosting.Entry(name, folder, load(folder), None)
-            spec = asyncio.run(hosting.prepare(entry, tmp_path / "work", sandbox, tmp_path / "logs"))
+            entry = builds.Entry(name, folder, load(folder), None)
+            spec = asyncio.run(builds.prepare(entry, tmp_path / "work", sandbox, tmp_path / "logs"))
             assert spec.broken is not None
             answers[name] = spec.broken.replace(program, "PROGRAM")
         # and a program that is in the sandbox (the system's shell) is found there
         folder = submission(tmp_path / "subs", "shell")
         (folder / MANIFEST).write_text('name = "shell"\nlanguage = "sh"\nrun = "/bin/sh -c true"\n')
         spec = asyncio.run(
-            hosting.prepare(
-                hosting.Entry("shell", folder, load(folder), None),
+            builds.prepare(
+                builds.Entry("shell", folder, load(folder), None),
                 tmp_path / "work",
                 sandbox,
                 tmp_path / "logs",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.clients.tournament.sandbox import Sandbox, SandboxError
-from kutnahora.clients.tournament.submission import SubmissionError, check_run_command, load
+from kutnahora.hosting.sandbox import Sandbox, SandboxError
+from kutnahora.hosting.submission import SubmissionError, check_run_command, load
 from tests.clients.helpers import ROOT, run_module
 
 TOURNAMENT = "kutnahora.clients.tournament.cli"
@@ -139,7 +139,7 @@ def test_the_sandbox_binds_every_subpackage_the_package_maps() -> None:
     sandbox's list is pyproject.toml's mapping."""
     import tomllib
 
-    from kutnahora.clients.tournament.sandbox import SUBPACKAGES
+    from kutnahora.hosting.sandbox import SUBPACKAGES
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     mapped = {name.split(".", 1)[1] for name in config["tool"]["setuptools"]["package-dir"] if "." in name}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.clients.tournament.sandbox import python_paths
+from kutnahora.hosting.sandbox import python_paths
 from tests.clients.helpers import ROOT
 
 HOSTILE = ROOT / "tests" / "clients" / "hostile"

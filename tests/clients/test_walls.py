@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from kutnahora.clients.tournament.cgroups import detect
-from kutnahora.clients.tournament.sandbox import interpreter_paths
+from kutnahora.hosting.cgroups import detect
+from kutnahora.hosting.sandbox import interpreter_paths
 from tests.clients.helpers import ROOT, SERVER_FLAGS, TournamentRun, start_process, stop_process
 
 WALLS = ROOT / "tests" / "clients" / "walls"

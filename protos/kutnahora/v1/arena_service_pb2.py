@@ -26,15 +26,17 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n kutnahora/v1/arena_service.proto\x12\x0ckutnahora.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x13RegisterBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x61pi_key\x18\x02 \x01(\t\"\x12\n\x10RotateKeyRequest\"$\n\x11RotateKeyResponse\x12\x0f\n\x07\x61pi_key\x18\x01 \x01(\t\" \n\x10RevokeKeyRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x13\n\x11RevokeKeyResponse\"\x85\x01\n\x04Pool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\x30\n\rdecision_time\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\ttime_bank\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"\x1b\n\x0bSeekRequest\x12\x0c\n\x04pool\x18\x01 \x01(\t\"_\n\x0bSeekWaiting\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x17\n\x0ftickets_waiting\x18\x02 \x01(\x05\x12)\n\x06waited\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"z\n\x0bSeekMatched\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x16\n\x0eserver_address\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12\x12\n\nseat_names\x18\x06 \x03(\t\"s\n\x0cSeekResponse\x12,\n\x07waiting\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.SeekWaitingH\x00\x12,\n\x07matched\x18\x02 \x01(\x0b\x32\x19.kutnahora.v1.SeekMatchedH\x00\x42\x07\n\x05\x65vent\"\x12\n\x10ListPoolsRequest\"6\n\x11ListPoolsResponse\x12!\n\x05pools\x18\x01 \x03(\x0b\x32\x12.kutnahora.v1.Pool\"h\n\nPoolRating\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x14\n\x0c\x63onservative\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\x12\x0c\n\x04wins\x18\x06 \x01(\x05\"F\n\x15GetLeaderboardRequest\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"g\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12(\n\x06rating\x18\x03 \x01(\x0b\x32\x18.kutnahora.v1.PoolRating\x12\r\n\x05house\x18\x04 \x01(\x08\"X\n\x16GetLeaderboardResponse\x12/\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1e.kutnahora.v1.LeaderboardEntry\x12\r\n\x05total\x18\x02 \x01(\x05\"$\n\x14GetBotProfileRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"u\n\x0bRatingPoint\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12,\n\x08rated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xb3\x01\n\tArenaGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\t\x12\x16\n\x0eserver_address\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_names\x18\x05 \x03(\t\x12\x0e\n\x06status\x18\x06 \x01(\t\x12\r\n\x05place\x18\x07 \x01(\x05\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xfe\x01\n\x15GetBotProfileResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05house\x18\x02 \x01(\x08\x12\x0f\n\x07revoked\x18\x03 \x01(\x08\x12)\n\x07ratings\x18\x04 \x03(\x0b\x32\x18.kutnahora.v1.PoolRating\x12*\n\x07history\x18\x05 \x03(\x0b\x32\x19.kutnahora.v1.RatingPoint\x12-\n\x0crecent_games\x18\x06 \x03(\x0b\x32\x17.kutnahora.v1.ArenaGame\x12\x31\n\rregistered_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x15\n\x13StreamEventsRequest\"i\n\x0e\x42otGameStarted\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x16\n\x0eserver_address\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_names\x18\x05 \x03(\t\"\xae\x01\n\x0f\x42otGameFinished\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\r\n\x05place\x18\x04 \x01(\x05\x12/\n\rrating_before\x18\x05 \x01(\x0b\x32\x18.kutnahora.v1.PoolRating\x12.\n\x0crating_after\x18\x06 \x01(\x0b\x32\x18.kutnahora.v1.PoolRating\"{\n\x10\x42otGameAbandoned\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12)\n\x05\x63\x61use\x18\x04 \x01(\x0e\x32\x1a.kutnahora.v1.AbandonCause\x12\x0f\n\x07message\x18\x05 \x01(\t\"\xe9\x01\n\x14StreamEventsResponse\x12/\n\x07started\x18\x01 \x01(\x0b\x32\x1c.kutnahora.v1.BotGameStartedH\x00\x12\x31\n\x08\x66inished\x18\x02 \x01(\x0b\x32\x1d.kutnahora.v1.BotGameFinishedH\x00\x12\x33\n\tabandoned\x18\x03 \x01(\x0b\x32\x1e.kutnahora.v1.BotGameAbandonedH\x00\x12/\n\x0brecorded_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05\x65vent*x\n\x0c\x41\x62\x61ndonCause\x12\x1d\n\x19\x41\x42\x41NDON_CAUSE_UNSPECIFIED\x10\x00\x12\"\n\x1e\x41\x42\x41NDON_CAUSE_GAME_SERVER_LOST\x10\x01\x12%\n!ABANDON_CAUSE_ABANDONED_ON_SERVER\x10\x02\x32\x9d\x05\n\x0c\x41renaService\x12R\n\x0bRegisterBot\x12 .kutnahora.v1.RegisterBotRequest\x1a!.kutnahora.v1.RegisterBotResponse\x12L\n\tRotateKey\x12\x1e.kutnahora.v1.RotateKeyRequest\x1a\x1f.kutnahora.v1.RotateKeyResponse\x12L\n\tRevokeKey\x12\x1e.kutnahora.v1.RevokeKeyRequest\x1a\x1f.kutnahora.v1.RevokeKeyResponse\x12?\n\x04Seek\x12\x19.kutnahora.v1.SeekRequest\x1a\x1a.kutnahora.v1.SeekResponse0\x01\x12L\n\tListPools\x12\x1e.kutnahora.v1.ListPoolsRequest\x1a\x1f.kutnahora.v1.ListPoolsResponse\x12[\n\x0eGetLeaderboard\x12#.kutnahora.v1.GetLeaderboardRequest\x1a$.kutnahora.v1.GetLeaderboardResponse\x12X\n\rGetBotProfile\x12\".kutnahora.v1.GetBotProfileRequest\x1a#.kutnahora.v1.GetBotProfileResponse\x12W\n\x0cStreamEvents\x12!.kutnahora.v1.StreamEventsRequest\x1a\".kutnahora.v1.StreamEventsResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n kutnahora/v1/arena_service.proto\x12\x0ckutnahora.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x13RegisterBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x61pi_key\x18\x02 \x01(\t\"\x12\n\x10RotateKeyRequest\"$\n\x11RotateKeyResponse\x12\x0f\n\x07\x61pi_key\x18\x01 \x01(\t\" \n\x10RevokeKeyRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x13\n\x11RevokeKeyResponse\"\x85\x01\n\x04Pool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\x30\n\rdecision_time\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\ttime_bank\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"\x1b\n\x0bSeekRequest\x12\x0c\n\x04pool\x18\x01 \x01(\t\"_\n\x0bSeekWaiting\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x17\n\x0ftickets_waiting\x18\x02 \x01(\x05\x12)\n\x06waited\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"z\n\x0bSeekMatched\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x16\n\x0eserver_address\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12\x12\n\nseat_names\x18\x06 \x03(\t\"s\n\x0cSeekResponse\x12,\n\x07waiting\x18\x01 \x01(\x0b\x32\x19.kutnahora.v1.SeekWaitingH\x00\x12,\n\x07matched\x18\x02 \x01(\x0b\x32\x19.kutnahora.v1.SeekMatchedH\x00\x42\x07\n\x05\x65vent\"\x12\n\x10ListPoolsRequest\"6\n\x11ListPoolsResponse\x12!\n\x05pools\x18\x01 \x03(\x0b\x32\x12.kutnahora.v1.Pool\"h\n\nPoolRating\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x14\n\x0c\x63onservative\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\x12\x0c\n\x04wins\x18\x06 \x01(\x05\"F\n\x15GetLeaderboardRequest\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"\x8f\x01\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12(\n\x06rating\x18\x03 \x01(\x0b\x32\x18.kutnahora.v1.PoolRating\x12\r\n\x05house\x18\x04 \x01(\x08\x12\x0e\n\x06hosted\x18\x05 \x01(\x08\x12\x16\n\x0ehosted_version\x18\x06 \x01(\x05\"X\n\x16GetLeaderboardResponse\x12/\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1e.kutnahora.v1.LeaderboardEntry\x12\r\n\x05total\x18\x02 \x01(\x05\"$\n\x14GetBotProfileRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"u\n\x0bRatingPoint\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12,\n\x08rated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xb3\x01\n\tArenaGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\t\x12\x16\n\x0eserver_address\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_names\x18\x05 \x03(\t\x12\x0e\n\x06status\x18\x06 \x01(\t\x12\r\n\x05place\x18\x07 \x01(\x05\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa6\x02\n\x15GetBotProfileResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05house\x18\x02 \x01(\x08\x12\x0f\n\x07revoked\x18\x03 \x01(\x08\x12)\n\x07ratings\x18\x04 \x03(\x0b\x32\x18.kutnahora.v1.PoolRating\x12*\n\x07history\x18\x05 \x03(\x0b\x32\x19.kutnahora.v1.RatingPoint\x12-\n\x0crecent_games\x18\x06 \x03(\x0b\x32\x17.kutnahora.v1.ArenaGame\x12\x31\n\rregistered_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06hosted\x18\x08 \x01(\x08\x12\x16\n\x0ehosted_version\x18\t \x01(\x05\"\x15\n\x13StreamEventsRequest\"i\n\x0e\x42otGameStarted\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x16\n\x0eserver_address\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_names\x18\x05 \x03(\t\"\xae\x01\n\x0f\x42otGameFinished\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\r\n\x05place\x18\x04 \x01(\x05\x12/\n\rrating_before\x18\x05 \x01(\x0b\x32\x18.kutnahora.v1.PoolRating\x12.\n\x0crating_after\x18\x06 \x01(\x0b\x32\x18.kutnahora.v1.PoolRating\"{\n\x10\x42otGameAbandoned\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12)\n\x05\x63\x61use\x18\x04 \x01(\x0e\x32\x1a.kutnahora.v1.AbandonCause\x12\x0f\n\x07message\x18\x05 \x01(\t\"\xe9\x01\n\x14StreamEventsResponse\x12/\n\x07started\x18\x01 \x01(\x0b\x32\x1c.kutnahora.v1.BotGameStartedH\x00\x12\x31\n\x08\x66inished\x18\x02 \x01(\x0b\x32\x1d.kutnahora.v1.BotGameFinishedH\x00\x12\x33\n\tabandoned\x18\x03 \x01(\x0b\x32\x1e.kutnahora.v1.BotGameAbandonedH\x00\x12/\n\x0brecorded_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05\x65vent\"\xe3\x01\n\nSubmission\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x0e\n\x06\x64igest\x18\x02 \x01(\t\x12\x12\n\nsize_bytes\x18\x03 \x01(\x03\x12\x10\n\x08language\x18\x04 \x01(\t\x12\x30\n\x0csubmitted_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x05state\x18\x06 \x01(\x0e\x32\x1d.kutnahora.v1.SubmissionState\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\x0f\n\x07playing\x18\x08 \x01(\x08\x12\r\n\x05games\x18\t \x01(\x05\"2\n\x10SubmitBotRequest\x12\x0f\n\x07\x61rchive\x18\x01 \x01(\x0c\x12\r\n\x05pools\x18\x02 \x03(\t\"R\n\x11SubmitBotResponse\x12,\n\nsubmission\x18\x01 \x01(\x0b\x32\x18.kutnahora.v1.Submission\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"\x18\n\x16ListSubmissionsRequest\"~\n\x17ListSubmissionsResponse\x12-\n\x0bsubmissions\x18\x01 \x03(\x0b\x32\x18.kutnahora.v1.Submission\x12\x0e\n\x06paused\x18\x02 \x01(\x08\x12\x15\n\rpaused_reason\x18\x03 \x01(\t\x12\r\n\x05pools\x18\x04 \x03(\t\"\'\n\x14GetSubmissionRequest\x12\x0f\n\x07version\x18\x01 \x01(\x05\"X\n\x15GetSubmissionResponse\x12,\n\nsubmission\x18\x01 \x01(\x0b\x32\x18.kutnahora.v1.Submission\x12\x11\n\tbuild_log\x18\x02 \x01(\t\"$\n\x11GetSeatLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"u\n\x12GetSeatLogResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07version\x18\x03 \x01(\x05\x12\x0b\n\x03log\x18\x04 \x01(\t\x12\x11\n\ttruncated\x18\x05 \x01(\x08\x12\x0f\n\x07outcome\x18\x06 \x01(\t\"#\n\x11SetHostingRequest\x12\x0e\n\x06paused\x18\x01 \x01(\x08\"$\n\x12SetHostingResponse\x12\x0e\n\x06paused\x18\x01 \x01(\x08*x\n\x0c\x41\x62\x61ndonCause\x12\x1d\n\x19\x41\x42\x41NDON_CAUSE_UNSPECIFIED\x10\x00\x12\"\n\x1e\x41\x42\x41NDON_CAUSE_GAME_SERVER_LOST\x10\x01\x12%\n!ABANDON_CAUSE_ABANDONED_ON_SERVER\x10\x02*\x8b\x01\n\x0fSubmissionState\x12 \n\x1cSUBMISSION_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19SUBMISSION_STATE_BUILDING\x10\x01\x12\x1a\n\x16SUBMISSION_STATE_READY\x10\x02\x12\x1b\n\x17SUBMISSION_STATE_FAILED\x10\x03\x32\xc7\x08\n\x0c\x41renaService\x12R\n\x0bRegisterBot\x12 .kutnahora.v1.RegisterBotRequest\x1a!.kutnahora.v1.RegisterBotResponse\x12L\n\tRotateKey\x12\x1e.kutnahora.v1.RotateKeyRequest\x1a\x1f.kutnahora.v1.RotateKeyResponse\x12L\n\tRevokeKey\x12\x1e.kutnahora.v1.RevokeKeyRequest\x1a\x1f.kutnahora.v1.RevokeKeyResponse\x12?\n\x04Seek\x12\x19.kutnahora.v1.SeekRequest\x1a\x1a.kutnahora.v1.SeekResponse0\x01\x12L\n\tListPools\x12\x1e.kutnahora.v1.ListPoolsRequest\x1a\x1f.kutnahora.v1.ListPoolsResponse\x12[\n\x0eGetLeaderboard\x12#.kutnahora.v1.GetLeaderboardRequest\x1a$.kutnahora.v1.GetLeaderboardResponse\x12X\n\rGetBotProfile\x12\".kutnahora.v1.GetBotProfileRequest\x1a#.kutnahora.v1.GetBotProfileResponse\x12W\n\x0cStreamEvents\x12!.kutnahora.v1.StreamEventsRequest\x1a\".kutnahora.v1.StreamEventsResponse0\x01\x12L\n\tSubmitBot\x12\x1e.kutnahora.v1.SubmitBotRequest\x1a\x1f.kutnahora.v1.SubmitBotResponse\x12^\n\x0fListSubmissions\x12$.kutnahora.v1.ListSubmissionsRequest\x1a%.kutnahora.v1.ListSubmissionsResponse\x12X\n\rGetSubmission\x12\".kutnahora.v1.GetSubmissionRequest\x1a#.kutnahora.v1.GetSubmissionResponse\x12O\n\nGetSeatLog\x12\x1f.kutnahora.v1.GetSeatLogRequest\x1a .kutnahora.v1.GetSeatLogResponse\x12O\n\nSetHosting\x12\x1f.kutnahora.v1.SetHostingRequest\x1a .kutnahora.v1.SetHostingResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kutnahora.v1.arena_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ABANDONCAUSE']._serialized_start=2534
-  _globals['_ABANDONCAUSE']._serialized_end=2654
+  _globals['_ABANDONCAUSE']._serialized_start=3498
+  _globals['_ABANDONCAUSE']._serialized_end=3618
+  _globals['_SUBMISSIONSTATE']._serialized_start=3621
+  _globals['_SUBMISSIONSTATE']._serialized_end=3760
   _globals['_REGISTERBOTREQUEST']._serialized_start=115
   _globals['_REGISTERBOTREQUEST']._serialized_end=149
   _globals['_REGISTERBOTRESPONSE']._serialized_start=151
@@ -65,28 +67,50 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_POOLRATING']._serialized_end=1001
   _globals['_GETLEADERBOARDREQUEST']._serialized_start=1003
   _globals['_GETLEADERBOARDREQUEST']._serialized_end=1073
-  _globals['_LEADERBOARDENTRY']._serialized_start=1075
-  _globals['_LEADERBOARDENTRY']._serialized_end=1178
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=1180
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=1268
-  _globals['_GETBOTPROFILEREQUEST']._serialized_start=1270
-  _globals['_GETBOTPROFILEREQUEST']._serialized_end=1306
-  _globals['_RATINGPOINT']._serialized_start=1308
-  _globals['_RATINGPOINT']._serialized_end=1425
-  _globals['_ARENAGAME']._serialized_start=1428
-  _globals['_ARENAGAME']._serialized_end=1607
-  _globals['_GETBOTPROFILERESPONSE']._serialized_start=1610
-  _globals['_GETBOTPROFILERESPONSE']._serialized_end=1864
-  _globals['_STREAMEVENTSREQUEST']._serialized_start=1866
-  _globals['_STREAMEVENTSREQUEST']._serialized_end=1887
-  _globals['_BOTGAMESTARTED']._serialized_start=1889
-  _globals['_BOTGAMESTARTED']._serialized_end=1994
-  _globals['_BOTGAMEFINISHED']._serialized_start=1997
-  _globals['_BOTGAMEFINISHED']._serialized_end=2171
-  _globals['_BOTGAMEABANDONED']._serialized_start=2173
-  _globals['_BOTGAMEABANDONED']._serialized_end=2296
-  _globals['_STREAMEVENTSRESPONSE']._serialized_start=2299
-  _globals['_STREAMEVENTSRESPONSE']._serialized_end=2532
-  _globals['_ARENASERVICE']._serialized_start=2657
-  _globals['_ARENASERVICE']._serialized_end=3326
+  _globals['_LEADERBOARDENTRY']._serialized_start=1076
+  _globals['_LEADERBOARDENTRY']._serialized_end=1219
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=1221
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=1309
+  _globals['_GETBOTPROFILEREQUEST']._serialized_start=1311
+  _globals['_GETBOTPROFILEREQUEST']._serialized_end=1347
+  _globals['_RATINGPOINT']._serialized_start=1349
+  _globals['_RATINGPOINT']._serialized_end=1466
+  _globals['_ARENAGAME']._serialized_start=1469
+  _globals['_ARENAGAME']._serialized_end=1648
+  _globals['_GETBOTPROFILERESPONSE']._serialized_start=1651
+  _globals['_GETBOTPROFILERESPONSE']._serialized_end=1945
+  _globals['_STREAMEVENTSREQUEST']._serialized_start=1947
+  _globals['_STREAMEVENTSREQUEST']._serialized_end=1968
+  _globals['_BOTGAMESTARTED']._serialized_start=1970
+  _globals['_BOTGAMESTARTED']._serialized_end=2075
+  _globals['_BOTGAMEFINISHED']._serialized_start=2078
+  _globals['_BOTGAMEFINISHED']._serialized_end=2252
+  _globals['_BOTGAMEABANDONED']._serialized_start=2254
+  _globals['_BOTGAMEABANDONED']._serialized_end=2377
+  _globals['_STREAMEVENTSRESPONSE']._serialized_start=2380
+  _globals['_STREAMEVENTSRESPONSE']._serialized_end=2613
+  _globals['_SUBMISSION']._serialized_start=2616
+  _globals['_SUBMISSION']._serialized_end=2843
+  _globals['_SUBMITBOTREQUEST']._serialized_start=2845
+  _globals['_SUBMITBOTREQUEST']._serialized_end=2895
+  _globals['_SUBMITBOTRESPONSE']._serialized_start=2897
+  _globals['_SUBMITBOTRESPONSE']._serialized_end=2979
+  _globals['_LISTSUBMISSIONSREQUEST']._serialized_start=2981
+  _globals['_LISTSUBMISSIONSREQUEST']._serialized_end=3005
+  _globals['_LISTSUBMISSIONSRESPONSE']._serialized_start=3007
+  _globals['_LISTSUBMISSIONSRESPONSE']._serialized_end=3133
+  _globals['_GETSUBMISSIONREQUEST']._serialized_start=3135
+  _globals['_GETSUBMISSIONREQUEST']._serialized_end=3174
+  _globals['_GETSUBMISSIONRESPONSE']._serialized_start=3176
+  _globals['_GETSUBMISSIONRESPONSE']._serialized_end=3264
+  _globals['_GETSEATLOGREQUEST']._serialized_start=3266
+  _globals['_GETSEATLOGREQUEST']._serialized_end=3302
+  _globals['_GETSEATLOGRESPONSE']._serialized_start=3304
+  _globals['_GETSEATLOGRESPONSE']._serialized_end=3421
+  _globals['_SETHOSTINGREQUEST']._serialized_start=3423
+  _globals['_SETHOSTINGREQUEST']._serialized_end=3458
+  _globals['_SETHOSTINGRESPONSE']._serialized_start=3460
+  _globals['_SETHOSTINGRESPONSE']._serialized_end=3496
+  _globals['_ARENASERVICE']._serialized_start=3763
+  _globals['_ARENASERVICE']._serialized_end=4858
 # @@protoc_insertion_point(module_scope)

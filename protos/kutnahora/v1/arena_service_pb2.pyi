@@ -16,9 +16,20 @@ class AbandonCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ABANDON_CAUSE_UNSPECIFIED: _ClassVar[AbandonCause]
     ABANDON_CAUSE_GAME_SERVER_LOST: _ClassVar[AbandonCause]
     ABANDON_CAUSE_ABANDONED_ON_SERVER: _ClassVar[AbandonCause]
+
+class SubmissionState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SUBMISSION_STATE_UNSPECIFIED: _ClassVar[SubmissionState]
+    SUBMISSION_STATE_BUILDING: _ClassVar[SubmissionState]
+    SUBMISSION_STATE_READY: _ClassVar[SubmissionState]
+    SUBMISSION_STATE_FAILED: _ClassVar[SubmissionState]
 ABANDON_CAUSE_UNSPECIFIED: AbandonCause
 ABANDON_CAUSE_GAME_SERVER_LOST: AbandonCause
 ABANDON_CAUSE_ABANDONED_ON_SERVER: AbandonCause
+SUBMISSION_STATE_UNSPECIFIED: SubmissionState
+SUBMISSION_STATE_BUILDING: SubmissionState
+SUBMISSION_STATE_READY: SubmissionState
+SUBMISSION_STATE_FAILED: SubmissionState
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name",)
@@ -143,16 +154,20 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self, pool: _Optional[str] = ..., page: _Optional[int] = ..., page_size: _Optional[int] = ...) -> None: ...
 
 class LeaderboardEntry(_message.Message):
-    __slots__ = ("rank", "name", "rating", "house")
+    __slots__ = ("rank", "name", "rating", "house", "hosted", "hosted_version")
     RANK_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     RATING_FIELD_NUMBER: _ClassVar[int]
     HOUSE_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     rank: int
     name: str
     rating: PoolRating
     house: bool
-    def __init__(self, rank: _Optional[int] = ..., name: _Optional[str] = ..., rating: _Optional[_Union[PoolRating, _Mapping]] = ..., house: _Optional[bool] = ...) -> None: ...
+    hosted: bool
+    hosted_version: int
+    def __init__(self, rank: _Optional[int] = ..., name: _Optional[str] = ..., rating: _Optional[_Union[PoolRating, _Mapping]] = ..., house: _Optional[bool] = ..., hosted: _Optional[bool] = ..., hosted_version: _Optional[int] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
     __slots__ = ("entries", "total")
@@ -203,7 +218,7 @@ class ArenaGame(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., pool: _Optional[str] = ..., server_address: _Optional[str] = ..., seat: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., place: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetBotProfileResponse(_message.Message):
-    __slots__ = ("name", "house", "revoked", "ratings", "history", "recent_games", "registered_at")
+    __slots__ = ("name", "house", "revoked", "ratings", "history", "recent_games", "registered_at", "hosted", "hosted_version")
     NAME_FIELD_NUMBER: _ClassVar[int]
     HOUSE_FIELD_NUMBER: _ClassVar[int]
     REVOKED_FIELD_NUMBER: _ClassVar[int]
@@ -211,6 +226,8 @@ class GetBotProfileResponse(_message.Message):
     HISTORY_FIELD_NUMBER: _ClassVar[int]
     RECENT_GAMES_FIELD_NUMBER: _ClassVar[int]
     REGISTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     name: str
     house: bool
     revoked: bool
@@ -218,7 +235,9 @@ class GetBotProfileResponse(_message.Message):
     history: _containers.RepeatedCompositeFieldContainer[RatingPoint]
     recent_games: _containers.RepeatedCompositeFieldContainer[ArenaGame]
     registered_at: _timestamp_pb2.Timestamp
-    def __init__(self, name: _Optional[str] = ..., house: _Optional[bool] = ..., revoked: _Optional[bool] = ..., ratings: _Optional[_Iterable[_Union[PoolRating, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[RatingPoint, _Mapping]]] = ..., recent_games: _Optional[_Iterable[_Union[ArenaGame, _Mapping]]] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    hosted: bool
+    hosted_version: int
+    def __init__(self, name: _Optional[str] = ..., house: _Optional[bool] = ..., revoked: _Optional[bool] = ..., ratings: _Optional[_Iterable[_Union[PoolRating, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[RatingPoint, _Mapping]]] = ..., recent_games: _Optional[_Iterable[_Union[ArenaGame, _Mapping]]] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., hosted: _Optional[bool] = ..., hosted_version: _Optional[int] = ...) -> None: ...
 
 class StreamEventsRequest(_message.Message):
     __slots__ = ()
@@ -279,3 +298,105 @@ class StreamEventsResponse(_message.Message):
     abandoned: BotGameAbandoned
     recorded_at: _timestamp_pb2.Timestamp
     def __init__(self, started: _Optional[_Union[BotGameStarted, _Mapping]] = ..., finished: _Optional[_Union[BotGameFinished, _Mapping]] = ..., abandoned: _Optional[_Union[BotGameAbandoned, _Mapping]] = ..., recorded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Submission(_message.Message):
+    __slots__ = ("version", "digest", "size_bytes", "language", "submitted_at", "state", "reason", "playing", "games")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    SUBMITTED_AT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    PLAYING_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    digest: str
+    size_bytes: int
+    language: str
+    submitted_at: _timestamp_pb2.Timestamp
+    state: SubmissionState
+    reason: str
+    playing: bool
+    games: int
+    def __init__(self, version: _Optional[int] = ..., digest: _Optional[str] = ..., size_bytes: _Optional[int] = ..., language: _Optional[str] = ..., submitted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[_Union[SubmissionState, str]] = ..., reason: _Optional[str] = ..., playing: _Optional[bool] = ..., games: _Optional[int] = ...) -> None: ...
+
+class SubmitBotRequest(_message.Message):
+    __slots__ = ("archive", "pools")
+    ARCHIVE_FIELD_NUMBER: _ClassVar[int]
+    POOLS_FIELD_NUMBER: _ClassVar[int]
+    archive: bytes
+    pools: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, archive: _Optional[bytes] = ..., pools: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SubmitBotResponse(_message.Message):
+    __slots__ = ("submission", "created")
+    SUBMISSION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    submission: Submission
+    created: bool
+    def __init__(self, submission: _Optional[_Union[Submission, _Mapping]] = ..., created: _Optional[bool] = ...) -> None: ...
+
+class ListSubmissionsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListSubmissionsResponse(_message.Message):
+    __slots__ = ("submissions", "paused", "paused_reason", "pools")
+    SUBMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_REASON_FIELD_NUMBER: _ClassVar[int]
+    POOLS_FIELD_NUMBER: _ClassVar[int]
+    submissions: _containers.RepeatedCompositeFieldContainer[Submission]
+    paused: bool
+    paused_reason: str
+    pools: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, submissions: _Optional[_Iterable[_Union[Submission, _Mapping]]] = ..., paused: _Optional[bool] = ..., paused_reason: _Optional[str] = ..., pools: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetSubmissionRequest(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class GetSubmissionResponse(_message.Message):
+    __slots__ = ("submission", "build_log")
+    SUBMISSION_FIELD_NUMBER: _ClassVar[int]
+    BUILD_LOG_FIELD_NUMBER: _ClassVar[int]
+    submission: Submission
+    build_log: str
+    def __init__(self, submission: _Optional[_Union[Submission, _Mapping]] = ..., build_log: _Optional[str] = ...) -> None: ...
+
+class GetSeatLogRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class GetSeatLogResponse(_message.Message):
+    __slots__ = ("game_id", "seat", "version", "log", "truncated", "outcome")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    LOG_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat: int
+    version: int
+    log: str
+    truncated: bool
+    outcome: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., version: _Optional[int] = ..., log: _Optional[str] = ..., truncated: _Optional[bool] = ..., outcome: _Optional[str] = ...) -> None: ...
+
+class SetHostingRequest(_message.Message):
+    __slots__ = ("paused",)
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
+    paused: bool
+    def __init__(self, paused: _Optional[bool] = ...) -> None: ...
+
+class SetHostingResponse(_message.Message):
+    __slots__ = ("paused",)
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
+    paused: bool
+    def __init__(self, paused: _Optional[bool] = ...) -> None: ...

@@ -75,6 +75,31 @@ class ArenaServiceStub:
                 request_serializer=kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsRequest.SerializeToString,
                 response_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsResponse.FromString,
                 _registered_method=True)
+        self.SubmitBot = channel.unary_unary(
+                '/kutnahora.v1.ArenaService/SubmitBot',
+                request_serializer=kutnahora_dot_v1_dot_arena__service__pb2.SubmitBotRequest.SerializeToString,
+                response_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.SubmitBotResponse.FromString,
+                _registered_method=True)
+        self.ListSubmissions = channel.unary_unary(
+                '/kutnahora.v1.ArenaService/ListSubmissions',
+                request_serializer=kutnahora_dot_v1_dot_arena__service__pb2.ListSubmissionsRequest.SerializeToString,
+                response_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.ListSubmissionsResponse.FromString,
+                _registered_method=True)
+        self.GetSubmission = channel.unary_unary(
+                '/kutnahora.v1.ArenaService/GetSubmission',
+                request_serializer=kutnahora_dot_v1_dot_arena__service__pb2.GetSubmissionRequest.SerializeToString,
+                response_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.GetSubmissionResponse.FromString,
+                _registered_method=True)
+        self.GetSeatLog = channel.unary_unary(
+                '/kutnahora.v1.ArenaService/GetSeatLog',
+                request_serializer=kutnahora_dot_v1_dot_arena__service__pb2.GetSeatLogRequest.SerializeToString,
+                response_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.GetSeatLogResponse.FromString,
+                _registered_method=True)
+        self.SetHosting = channel.unary_unary(
+                '/kutnahora.v1.ArenaService/SetHosting',
+                request_serializer=kutnahora_dot_v1_dot_arena__service__pb2.SetHostingRequest.SerializeToString,
+                response_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.SetHostingResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -144,6 +169,46 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitBot(self, request, context):
+        """Uploads a new version of the calling bot's hosted code: the arena keeps it (every version, by its
+        digest), builds it once in its sandbox workers, and from then on seeks and plays the bot's games with
+        the newest version that built, around the clock, until the bot is paused. An archive that is too large,
+        not a gzip'd tar, or whose manifest cannot be read is refused with INVALID_ARGUMENT and nothing is
+        kept; one over the bot's daily allowance of versions with RESOURCE_EXHAUSTED ("QUOTA_EXCEEDED").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSubmissions(self, request, context):
+        """Lists the calling bot's hosted versions, newest first, and whether (and why not) it is being played.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSubmission(self, request, context):
+        """Returns one of the calling bot's versions with its build log.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSeatLog(self, request, context):
+        """Returns what the calling bot's hosted code wrote while it played one seat (its own seats only).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetHosting(self, request, context):
+        """Pauses or resumes the hosted play of the calling bot. Resuming clears a pause the arena made after
+        repeated failures; the bot is played again with its newest version that built.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -186,6 +251,31 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.StreamEvents,
                     request_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsRequest.FromString,
                     response_serializer=kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsResponse.SerializeToString,
+            ),
+            'SubmitBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitBot,
+                    request_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.SubmitBotRequest.FromString,
+                    response_serializer=kutnahora_dot_v1_dot_arena__service__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'ListSubmissions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSubmissions,
+                    request_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.ListSubmissionsRequest.FromString,
+                    response_serializer=kutnahora_dot_v1_dot_arena__service__pb2.ListSubmissionsResponse.SerializeToString,
+            ),
+            'GetSubmission': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSubmission,
+                    request_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.GetSubmissionRequest.FromString,
+                    response_serializer=kutnahora_dot_v1_dot_arena__service__pb2.GetSubmissionResponse.SerializeToString,
+            ),
+            'GetSeatLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSeatLog,
+                    request_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.GetSeatLogRequest.FromString,
+                    response_serializer=kutnahora_dot_v1_dot_arena__service__pb2.GetSeatLogResponse.SerializeToString,
+            ),
+            'SetHosting': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetHosting,
+                    request_deserializer=kutnahora_dot_v1_dot_arena__service__pb2.SetHostingRequest.FromString,
+                    response_serializer=kutnahora_dot_v1_dot_arena__service__pb2.SetHostingResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -405,6 +495,141 @@ class ArenaService:
             '/kutnahora.v1.ArenaService/StreamEvents',
             kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsRequest.SerializeToString,
             kutnahora_dot_v1_dot_arena__service__pb2.StreamEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kutnahora.v1.ArenaService/SubmitBot',
+            kutnahora_dot_v1_dot_arena__service__pb2.SubmitBotRequest.SerializeToString,
+            kutnahora_dot_v1_dot_arena__service__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSubmissions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kutnahora.v1.ArenaService/ListSubmissions',
+            kutnahora_dot_v1_dot_arena__service__pb2.ListSubmissionsRequest.SerializeToString,
+            kutnahora_dot_v1_dot_arena__service__pb2.ListSubmissionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSubmission(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kutnahora.v1.ArenaService/GetSubmission',
+            kutnahora_dot_v1_dot_arena__service__pb2.GetSubmissionRequest.SerializeToString,
+            kutnahora_dot_v1_dot_arena__service__pb2.GetSubmissionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSeatLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kutnahora.v1.ArenaService/GetSeatLog',
+            kutnahora_dot_v1_dot_arena__service__pb2.GetSeatLogRequest.SerializeToString,
+            kutnahora_dot_v1_dot_arena__service__pb2.GetSeatLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetHosting(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kutnahora.v1.ArenaService/SetHosting',
+            kutnahora_dot_v1_dot_arena__service__pb2.SetHostingRequest.SerializeToString,
+            kutnahora_dot_v1_dot_arena__service__pb2.SetHostingResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -9,11 +9,11 @@ Each bot process runs as ``[join its cgroup] bwrap`` … ``prlimit`` … ``setpr
   there), its own submission folder read-only at ``/bot`` (writable only while it is built), a private
   ``/tmp`` of ``tmp_bytes``, fresh ``/proc`` and ``/dev``, its own PID, IPC, UTS and network namespaces
   (no network at all: the only way out is the Unix socket bound in at ``/run/kutnahora/server.sock``,
-  which leads to its seat gateway, :mod:`kutnahora.clients.tournament.gateway`), and the project's
+  which leads to its seat gateway, :mod:`kutnahora.hosting.gateway`), and the project's
   ``.proto`` files read-only at ``/run/kutnahora/protos`` (``KUTNAHORA_PROTOS``), so that a build can
   generate its code without the network;
 * its memory and process count are limited for all its processes together by a control group of its
-  own where the machine allows (:mod:`kutnahora.clients.tournament.cgroups`), and ``prlimit`` sets CPU
+  own where the machine allows (:mod:`kutnahora.hosting.cgroups`), and ``prlimit`` sets CPU
   seconds, processes, open files and file size (and, without cgroups, address space) per process;
 * the package, the ``.proto`` files and the submissions are copied, once per run, into a tmpfs of the
   run's own (:meth:`Sandbox.stage`, when the runner is root), and bound from there: a bind mount's
@@ -23,7 +23,7 @@ Each bot process runs as ``[join its cgroup] bwrap`` … ``prlimit`` … ``setpr
   checkout or the run's work folder lie on the host (the system folders and the runner's Python are bound
   where they lie, at the same paths: they name nothing the bot does not see);
 * ``setpriv`` drops to a user id of its own, leased for the bot's life from a range shared by every
-  runner on the host (:mod:`kutnahora.clients.tournament.leases`), so that the process limit counts that
+  runner on the host (:mod:`kutnahora.hosting.leases`), so that the process limit counts that
   bot's processes only and the runner's files, the server's database and the other bots are out of reach.
 
 Run by root, bubblewrap sets up the namespaces itself; run by another user, it needs unprivileged user
@@ -41,8 +41,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kutnahora.clients.tournament.cgroups import BotGroup, Cgroups, detect
-from kutnahora.clients.tournament.leases import Lease, LeaseError, UidLeases
+from kutnahora.hosting.cgroups import BotGroup, Cgroups, detect
+from kutnahora.hosting.leases import Lease, LeaseError, UidLeases
 
 SOCKET_INSIDE = "/run/kutnahora/server.sock"
 PROTOS_INSIDE = "/run/kutnahora/protos"
@@ -111,6 +111,7 @@ SUBPACKAGES = (
     "server",
     "plumbing",
     "arena",
+    "hosting",
     "bench",
     "web",
 )

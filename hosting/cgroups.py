@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kutnahora.clients.stopping import running
+from kutnahora.hosting.processes import running
 
 RUNNER_PREFIX = "kutnahora-runner-"
 CPU_PERIOD_US = 100_000

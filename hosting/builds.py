@@ -1,4 +1,4 @@
-"""Getting hosted submissions ready to play: each copied into the run's work folder and built once.
+"""Getting hosted submissions ready to play: each copied into a work folder and built once.
 
 A submission is checked (:func:`submission_files.check_tree`: no link out of its folder, no hard link, no
 FIFO) and copied descriptor by descriptor without following links (so that its build cannot touch the
@@ -19,9 +19,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from kutnahora.clients.tournament.runner import BotSpec
-from kutnahora.clients.tournament.sandbox import ENV_PROTOS, Sandbox, SandboxError, bot_env, bot_path
-from kutnahora.clients.tournament.submission import (
+from kutnahora.hosting.sandbox import ENV_PROTOS, Sandbox, SandboxError, bot_env, bot_path
+from kutnahora.hosting.submission import (
     Submission,
     SubmissionError,
     check_run_command,
@@ -29,11 +28,20 @@ from kutnahora.clients.tournament.submission import (
     missing_program,
     run_program,
 )
-from kutnahora.clients.tournament.submission_files import LinkError, copy_tree
+from kutnahora.hosting.submission_files import LinkError, copy_tree
 
 BUILD_LOG_TAIL = 600  # characters of a failed build's output quoted in its reason (at most)
 BUILD_LOG_CAP = 1 << 20  # bytes of a build's output kept in its log (the last ones)
 CHECK_SECONDS = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A submission after :func:`prepare`: built and ready (``submission``), or ``broken`` with the reason."""
+
+    name: str
+    submission: Submission | None = None
+    broken: str | None = None
 
 
 @dataclass(slots=True)
@@ -65,12 +73,13 @@ def read(folders: list[Path]) -> list[Entry]:
 
 async def prepare(
     entry: Entry, work: Path, sandbox: Sandbox | None, logs: Path, protos: Path | None = None
-) -> BotSpec:
-    """Copy, build and check one submission; its :class:`BotSpec`, broken with a reason if need be.
+) -> Prepared:
+    """Copy, build and check one submission; what became of it (:class:`Prepared`), broken with a
+    reason if need be.
     ``logs``: where its build log is kept. ``protos``: the project's ``.proto`` files for an unwalled
     build (``KUTNAHORA_PROTOS``); a walled one finds them where the sandbox binds them."""
     if entry.submission is None:
-        return BotSpec(entry.name, broken=entry.problem or "not a usable submission")
+        return Prepared(entry.name, broken=entry.problem or "not a usable submission")
     submission = entry.submission
     folder = work / entry.name
     if folder.exists():
@@ -93,8 +102,8 @@ async def prepare(
         else:
             await _check_inside(ready, sandbox)
     except SubmissionError as error:
-        return BotSpec(entry.name, broken=str(error))
-    return BotSpec(entry.name, submission=ready)
+        return Prepared(entry.name, broken=str(error))
+    return Prepared(entry.name, submission=ready)
 
 
 async def _check_inside(submission: Submission, sandbox: Sandbox) -> None:

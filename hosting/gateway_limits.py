@@ -1,6 +1,6 @@
 """What one hosted bot may cost the runner through its seat gateways, and what it did cost.
 
-Every seat a submission plays has a :class:`~kutnahora.clients.tournament.gateway.SeatGateway` of its own;
+Every seat a submission plays has a :class:`~kutnahora.hosting.gateway.SeatGateway` of its own;
 the gateways of one submission share one :class:`BotBudget`, so that its bounds hold for the bot as a
 whole, however many seats and games it plays at once:
 

@@ -26,7 +26,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from kutnahora.clients.tournament.submission_files import LinkError, check_tree, read_file
+from kutnahora.hosting.submission_files import LinkError, check_tree, read_file
 
 MANIFEST = "kutnahora-bot.toml"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

@@ -25,8 +25,8 @@ the older one ends at once, ``ABORTED`` with the ``ErrorInfo`` reason ``STREAM_R
 opened faster than ``stream_rate`` are refused ``RESOURCE_EXHAUSTED`` (``RATE_LIMITED``) with a
 ``RetryInfo``, without reaching the server. What the bot may cost the runner (connections, calls and bytes
 in flight, the largest message, a call rate, a share of the runner's CPU) is bounded by the
-:class:`~kutnahora.clients.tournament.gateway_limits.BotBudget` its gateways share, which also counts
-what it did cost (:mod:`kutnahora.clients.tournament.gateway_limits`).
+:class:`~kutnahora.hosting.gateway_limits.BotBudget` its gateways share, which also counts
+what it did cost (:mod:`kutnahora.hosting.gateway_limits`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from kutnahora.clients.tournament.gateway_limits import BotBudget, Bucket, Refusal, metered
+from kutnahora.hosting.gateway_limits import BotBudget, Bucket, Refusal, metered
 from kutnahora.v1 import admin_service_pb2, game_service_pb2, play_service_pb2
 
 DOMAIN = "kutnahora.v1"

@@ -1,0 +1,103 @@
+"""A submission folder packed and unpacked (kutnahora.hosting.archives): the same folder gives the same
+bytes, and a stranger's archive is refused, naming what is wrong, before anything is written."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from kutnahora.hosting import archives
+from kutnahora.hosting.archives import ArchiveError
+from kutnahora.hosting.submission import load
+
+
+def _folder(root: Path) -> Path:
+    folder = root / "bot"
+    (folder / "lib").mkdir(parents=True)
+    manifest = 'name = "packed"\nlanguage = "python"\nrun = "python3 bot.py"\n'
+    (folder / "kutnahora-bot.toml").write_text(manifest)
+    (folder / "bot.py").write_text("print('hello')\n")
+    (folder / "lib" / "helper.py").write_text("X = 1\n")
+    (folder / "run.sh").write_text("#!/bin/sh\n")
+    os.chmod(folder / "run.sh", 0o755)
+    return folder
+
+
+def _tar(*members: tuple[tarfile.TarInfo, bytes | None]) -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for info, data in members:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return gzip.compress(raw.getvalue())
+
+
+def test_a_folder_packs_to_the_same_bytes_and_unpacks_to_the_same_files(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    first = archives.pack(folder)
+    os.utime(folder / "bot.py", (1, 1))  # times are not part of the archive
+    assert archives.pack(folder) == first
+    assert archives.digest(first) == archives.digest(archives.pack(folder))
+    target = tmp_path / "out"
+    archives.unpack(first, target)
+    assert (target / "bot.py").read_text() == "print('hello')\n"
+    assert (target / "lib" / "helper.py").read_text() == "X = 1\n"
+    assert os.access(target / "run.sh", os.X_OK) and not os.access(target / "bot.py", os.X_OK)
+    assert load(target).name == "packed"
+    (folder / "bot.py").write_text("print('changed')\n")
+    assert archives.digest(archives.pack(folder)) != archives.digest(first)
+
+
+def test_a_link_out_of_the_folder_is_refused_when_packing(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "secret").symlink_to("/etc/passwd")
+    with pytest.raises(ArchiveError, match="secret is a symbolic link out of its folder"):
+        archives.pack(folder)
+
+
+@pytest.mark.parametrize(
+    ("member", "data", "words"),
+    [
+        (tarfile.TarInfo("../escape.py"), b"x", "lies outside its folder"),
+        (tarfile.TarInfo("/etc/cron.d/job"), b"x", "lies outside its folder"),
+        (tarfile.TarInfo("link"), None, "is a link or a special file"),
+        (tarfile.TarInfo("fifo"), None, "is a link or a special file"),
+    ],
+)
+def test_a_strangers_archive_with_a_bad_member_is_refused_before_anything_is_written(
+    tmp_path: Path, member: tarfile.TarInfo, data: bytes | None, words: str
+) -> None:
+    if member.name == "link":
+        member.type, member.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    elif member.name == "fifo":
+        member.type = tarfile.FIFOTYPE
+    elif data is not None:
+        member.size = len(data)
+    good = tarfile.TarInfo("kutnahora-bot.toml")
+    manifest = b'name = "x"\nlanguage = "sh"\nrun = "true"\n'
+    good.size = len(manifest)
+    archive = _tar((good, manifest), (member, data))
+    target = tmp_path / "out"
+    with pytest.raises(ArchiveError, match=words):
+        archives.unpack(archive, target)
+    assert not target.exists() or not any(target.iterdir())
+
+
+def test_bombs_and_non_archives_are_refused(tmp_path: Path) -> None:
+    bomb = gzip.compress(b"\0" * (archives.UNPACKED_CAP + (8 << 20)))
+    assert len(bomb) < archives.ARCHIVE_CAP
+    with pytest.raises(ArchiveError, match="unpacks to more than 64 MiB"):
+        archives.unpack(bomb, tmp_path / "bomb")
+    with pytest.raises(ArchiveError, match="not gzip'd"):
+        archives.unpack(b"plain text, not an archive", tmp_path / "text")
+    with pytest.raises(ArchiveError, match="at most 4 MiB"):
+        archives.unpack(b"\0" * (archives.ARCHIVE_CAP + 1), tmp_path / "big")
+    many = [(tarfile.TarInfo(f"d{i}"), None) for i in range(archives.MEMBER_CAP + 1)]
+    for info, _ in many:
+        info.type = tarfile.DIRTYPE
+    with pytest.raises(ArchiveError, match="members; at most 2000"):
+        archives.unpack(_tar(*many), tmp_path / "many")
