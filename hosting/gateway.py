@@ -46,6 +46,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from kutnahora.hosting.gateway_limits import BotBudget, Bucket, Refusal, metered
+from kutnahora.plumbing.auth import QUOTA_KEY
 from kutnahora.v1 import admin_service_pb2, game_service_pb2, play_service_pb2
 
 DOMAIN = "kutnahora.v1"
@@ -65,6 +66,7 @@ ALLOWED = (*GAME_METHODS, PLAY, COMPONENTS, SERVER_INFO)
 SUBMIT = PLAY_SERVICE + "SubmitDecision"
 YOUR_TURN_TAG = 0x0A  # a PlayResponse whose first byte is field 1 (your_turn), length-delimited
 UPSTREAM_MESSAGE = 16 << 20  # the largest answer taken from the server (observations are far smaller)
+AUTHORIZATION = "authorization"
 DROPPED_METADATA = ("grpc-", ":")  # gRPC's own keys; everything else (the seat token) goes through
 
 
@@ -79,13 +81,22 @@ def _refusal(code: grpc.StatusCode, reason: str, message: str) -> status_pb2.Sta
     return status
 
 
-def _outgoing(context: grpc.aio.ServicerContext[Any, Any]) -> list[tuple[str, str | bytes]]:
-    """The bot's metadata, less gRPC's own entries, to send on to the server."""
-    return [
+def _outgoing(
+    context: grpc.aio.ServicerContext[Any, Any], seat_token: str | None
+) -> list[tuple[str, str | bytes]]:
+    """The bot's metadata, less gRPC's own entries, to send on to the server. With the seat's token known
+    (``seat_token``), the credentials are the gateway's to give: whatever ``authorization`` or quota token
+    the bot sent is replaced by its seat token, so every call it makes, reads without a token included, is
+    counted as its seat by the server's per-caller limits, and no other credential passes through."""
+    kept = [
         (key, value)
         for key, value in context.invocation_metadata() or ()
         if not key.startswith(DROPPED_METADATA)
+        and (seat_token is None or key not in (AUTHORIZATION, QUOTA_KEY))
     ]
+    if seat_token is not None:
+        kept.append((AUTHORIZATION, f"Bearer {seat_token}"))
+    return kept
 
 
 def _timeout(context: grpc.aio.ServicerContext[Any, Any]) -> float | None:
@@ -107,7 +118,9 @@ class SeatGateway:
     """Serves one hosted bot on its own Unix socket, forwarding only its own games' calls.
 
     ``upstream`` is the server's address as gRPC names it (``unix:/path`` or ``host:port``);
-    ``credentials`` the channel credentials for TLS, None for a plain connection."""
+    ``credentials`` the channel credentials for TLS, None for a plain connection. ``seat_token``: the
+    seat's token, sent with every call in place of whatever credential the bot sends (None: the bot's
+    own metadata goes through as it is)."""
 
     def __init__(
         self,
@@ -117,8 +130,10 @@ class SeatGateway:
         *,
         credentials: grpc.ChannelCredentials | None = None,
         budget: BotBudget | None = None,
+        seat_token: str | None = None,
     ) -> None:
         self.socket = socket
+        self.seat_token = seat_token
         self.upstream = upstream
         self.games = frozenset(games)
         self.credentials = credentials
@@ -320,7 +335,7 @@ def _unary(gateway: SeatGateway, method: str) -> Callable[..., Any]:
             budget.usage.bytes_up += len(request)
             call = gateway.channel.unary_unary(
                 method, request_serializer=_identity, response_deserializer=_identity
-            )(request, metadata=_outgoing(context), timeout=_timeout(context))
+            )(request, metadata=_outgoing(context, gateway.seat_token), timeout=_timeout(context))
             try:
                 response: bytes = await call
             except grpc.aio.AioRpcError as error:
@@ -408,7 +423,7 @@ def _play(gateway: SeatGateway) -> Callable[..., Awaitable[None]]:
         budget.usage.calls += 1
         call = gateway.channel.stream_stream(
             PLAY, request_serializer=_identity, response_deserializer=_identity
-        )(metadata=_outgoing(context), timeout=_timeout(context))  # type: ignore[call-arg]
+        )(metadata=_outgoing(context, gateway.seat_token), timeout=_timeout(context))  # type: ignore[call-arg]
         holder.call = call
 
         async def upward() -> None:

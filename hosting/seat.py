@@ -82,16 +82,24 @@ async def play_seat(
     seat_env: Callable[[str], dict[str, str]],
     budget: BotBudget,
     ended: Callable[[], Awaitable[bool]],
+    *,
+    seat_token: str | None = None,
 ) -> None:
     """Run ``submission`` for one seat of ``game_id`` until it exits; :class:`SeatFailed` if it failed.
 
     ``seat_env(server)``: the seat's environment for a bot whose server is ``server`` (the SDK's
     ``KUTNAHORA_SERVER``, ``KUTNAHORA_GAME_ID``, ``KUTNAHORA_SEAT``, ``KUTNAHORA_TOKEN`` and the bot's
     seed). ``ended()``: whether the game has ended, asked when the bot exits cleanly (a bot that exits
-    before the end has failed)."""
+    before the end has failed). ``seat_token``: the seat's token, which the gateway then sends with every
+    call in place of the bot's own credentials (so that the server counts all its calls as its seat)."""
     sandbox = host.sandbox
     gateway = SeatGateway(
-        host.socket(), host.upstream, [game_id], credentials=host.credentials, budget=budget
+        host.socket(),
+        host.upstream,
+        [game_id],
+        credentials=host.credentials,
+        budget=budget,
+        seat_token=seat_token,
     )
     lease = None
     group: BotGroup | None = None

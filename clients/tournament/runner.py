@@ -388,6 +388,7 @@ class Runner:
             lambda server: self._seat_env(game, seat, server),
             self.budget(submission.name),
             ended,
+            seat_token=seat.token,
         )
 
     def _upstream(self) -> str:
