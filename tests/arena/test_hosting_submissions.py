@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from kutnahora.arena.app import Arena, create_arena
-from kutnahora.hosting.archives import digest
+from kutnahora.hosting.archives import ARCHIVE_CAP, digest
 from kutnahora.v1 import arena_service_pb2 as pb
 from tests.arena.conftest import arena_config
 from tests.arena.hosting_helpers import archive, auth, metric, refused, stubs
@@ -79,6 +79,7 @@ async def test_a_version_is_kept_once_by_digest_and_listed(arena: Arena, tmp_pat
     [
         (b"", "needs the archive"),
         (b"not a tar at all", "not gzip'd"),
+        (b"\0" * (ARCHIVE_CAP + 1), "at most 4 MiB"),
         (tar_of({"bot.py": b"print()"}), "no kutnahora-bot.toml"),
         (tar_of({"kutnahora-bot.toml": b"name = [broken"}), "not valid TOML"),
         (tar_of({"kutnahora-bot.toml": b'name = "writer"\nlanguage = "c"\n'}), "lacks run"),

@@ -14,11 +14,12 @@ import grpc
 import pytest
 
 from kutnahora.arena.app import Arena, create_arena
+from kutnahora.arena.main import build_parser, config_from_args
 from kutnahora.arena.pools import parse_pools
 from kutnahora.arena.ratings import Rating
 from kutnahora.v1 import arena_service_pb2 as pb
 from kutnahora.v1 import hosting_service_pb2 as hpb
-from tests.arena.conftest import arena_config
+from tests.arena.conftest import StartArena, arena_config
 from tests.arena.hosting_helpers import WORKER_TOKEN, archive, auth, metric, refused, stubs
 from tests.store.pg import fresh_schema
 
@@ -326,6 +327,16 @@ async def test_the_hours_allowance_and_a_finished_seat(tmp_path: Path, game_serv
             assert not first.paused and not finished.paused
             log = await bots.GetSeatLog(pb.GetSeatLogRequest(game_id=seats[1].game_id), metadata=auth(key))
             assert (log.outcome, log.log, log.truncated) == ("finished", "good game", True)
+            # a version's games are its rated ones: the finished seat's game, once rated
+            ids = {name: (await arena.store.account_by_name(name)).account_id for name in ("hourly", "foe")}  # type: ignore[union-attr]
+            by_seat = [ids[name] for name in seats[1].seat_names]
+            listed = await bots.ListSubmissions(pb.ListSubmissionsRequest(), metadata=auth(key))
+            assert listed.submissions[0].games == 0, "no game rated yet"
+            assert await arena.store.rate_game(
+                seats[1].game_id, "2-fast", by_seat, [1, 2], lambda before: [Rating(), Rating()]
+            )
+            listed = await bots.ListSubmissions(pb.ListSubmissionsRequest(), metadata=auth(key))
+            assert listed.submissions[0].games == 1
             await workers.ReleaseLease(hpb.ReleaseLeaseRequest(lease_id=leased.lease_id), metadata=WORKER)
             none_left = await workers.LeaseWork(hpb.LeaseWorkRequest(can_host=True), metadata=WORKER)
             assert none_left.lease_id == "", "no games left this hour: no host lease"
@@ -334,6 +345,28 @@ async def test_the_hours_allowance_and_a_finished_seat(tmp_path: Path, game_serv
             ).failures == 0  # type: ignore[union-attr]
     finally:
         await arena.stop(0)
+
+
+async def test_the_flags_enable_hosting(start_arena: StartArena, tmp_path: Path) -> None:
+    """``--worker-token-file`` enables the HostingService with the token it holds; ``--lease-time`` is the
+    lease's time; a file that is empty or missing stops the arena from starting, with a sentence."""
+    token_file = tmp_path / "worker.token"
+    token_file.write_text(f"  {WORKER_TOKEN}\n", encoding="utf-8")
+    arena = await start_arena("--worker-token-file", str(token_file), "--lease-time", "7.5")
+    async with stubs(arena) as (bots, workers):
+        key = (await bots.RegisterBot(pb.RegisterBotRequest(name="flagged"))).api_key
+        await bots.SubmitBot(
+            pb.SubmitBotRequest(archive=archive(tmp_path / "f", "flagged")), metadata=auth(key)
+        )
+        leased = await workers.LeaseWork(hpb.LeaseWorkRequest(can_build=True), metadata=WORKER)
+        assert leased.build.bot_name == "flagged" and leased.lease_time.ToTimedelta().total_seconds() == 7.5
+    empty = tmp_path / "empty.token"
+    empty.write_text("\n", encoding="utf-8")
+    for path in (empty, tmp_path / "missing.token"):
+        with pytest.raises(SystemExit, match="--worker-token-file"):
+            config_from_args(build_parser().parse_args(["--worker-token-file", str(path)]))
+    with pytest.raises(SystemExit, match="--hosted-max-failures"):
+        config_from_args(build_parser().parse_args(["--hosted-max-failures", "0"]))
 
 
 async def test_hosting_on_postgresql(game_server: str, tmp_path: Path) -> None:
