@@ -36,6 +36,9 @@ STATES = {
     FAILED: pb.SUBMISSION_STATE_FAILED,
 }
 PAUSED_BY_AUTHOR = "paused by its author"
+CHECKS_AT_ONCE = 2
+"""Archives unpacked and checked at once (each up to 64 MiB on disk); more SubmitBot calls wait their turn,
+so that a flood of them keeps no more than two busy."""
 
 
 def _timestamp(seconds: float) -> timestamp_pb2.Timestamp:
@@ -94,12 +97,14 @@ class SubmissionCalls:
         self.per_day = per_day
         self.metrics = metrics
         self.log = log
+        self._checks = asyncio.Semaphore(CHECKS_AT_ONCE)
 
     async def submit(self, account: Account, request: pb.SubmitBotRequest) -> pb.SubmitBotResponse:
         """Keep a new version (or find the one the archive is) and set the bot's pools."""
         try:
             pools = self._pools(request.pools)
-            name, language = await asyncio.to_thread(check_archive, request.archive)
+            async with self._checks:
+                name, language = await asyncio.to_thread(check_archive, request.archive)
             if name != account.name:
                 raise invalid(
                     f"the manifest names bot {clip(name)!r}, but the key is bot {account.name!r}'s: a bot "
