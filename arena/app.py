@@ -1,4 +1,5 @@
-"""Assemble an arena: store, game servers, lobby, servicer, health, reflection, metrics, house bots.
+"""Assemble an arena: store, game servers, lobby, servicers (the bots' and the sandbox workers'), health,
+reflection, metrics, house bots.
 
 :func:`create_arena` binds the address (port 0 picks one) and returns the arena and its port;
 :meth:`Arena.start` opens the store, follows the games left active, starts matchmaking, the metrics
@@ -16,6 +17,7 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2
 from prometheus_client import start_http_server
 
+from kutnahora.arena.hosting import HostingServicer
 from kutnahora.arena.house import HouseBot, HouseBots
 from kutnahora.arena.lobby import Lobby
 from kutnahora.arena.matchmaker import Window
@@ -25,6 +27,7 @@ from kutnahora.arena.quotas import ArenaQuotas
 from kutnahora.arena.servers import POLL_SECONDS, GameServers
 from kutnahora.arena.service import ArenaServicer
 from kutnahora.arena.store import ArenaStore
+from kutnahora.hosting.archives import ARCHIVE_CAP
 from kutnahora.plumbing import health as health_service
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import DEFAULT_EXEMPT, Network
@@ -43,9 +46,17 @@ from kutnahora.plumbing.probes import ProbeGuard
 from kutnahora.plumbing.quota_store import MEMORY, QuotaStore
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.plumbing.signals import Signals
-from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
+from kutnahora.v1 import (
+    arena_service_pb2,
+    arena_service_pb2_grpc,
+    hosting_service_pb2,
+    hosting_service_pb2_grpc,
+)
 
 SERVICE_NAME = arena_service_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+HOSTING_SERVICE_NAME = hosting_service_pb2.DESCRIPTOR.services_by_name["HostingService"].full_name
+MAX_MESSAGE_BYTES = ARCHIVE_CAP + (1 << 20)
+"""The largest message the arena receives: a SubmitBot of the largest archive taken, and some."""
 
 
 @dataclass(slots=True)
@@ -99,6 +110,16 @@ class ArenaConfig:
     """Seconds a new connection has to complete its opening before the arena closes it."""
     max_connection_idle_seconds: float = DEFAULT_IDLE_SECONDS
     """Seconds a connection may hold no call before the arena closes it (0: never)."""
+    worker_token: str = ""
+    """The token the sandbox workers' HostingService calls carry (empty: the arena hosts no bots)."""
+    submissions_per_day: int = 20
+    """New versions of its hosted code one bot may submit in 24 hours."""
+    hosted_games_per_hour: int = 60
+    """Hosted games one bot may start in an hour."""
+    hosted_max_failures: int = 3
+    """Failed hosted seats in a row that pause a bot."""
+    lease_seconds: float = 30.0
+    """How long a worker's lease lives without a renewal."""
 
 
 class Arena:
@@ -150,14 +171,29 @@ class Arena:
             ),
             status_interval=config.status_seconds,
             log=log,
+            submissions_per_day=config.submissions_per_day,
         )
         generated: Any = arena_service_pb2_grpc  # the generated gRPC code is untyped
         generated.add_ArenaServiceServicer_to_server(self.servicer, server)
+        self.hosting = HostingServicer(
+            self.store,
+            sorted(config.pools),
+            worker_token=config.worker_token,
+            lease_seconds=config.lease_seconds,
+            games_per_hour=config.hosted_games_per_hour,
+            max_failures=config.hosted_max_failures,
+            metrics=self.metrics,
+            log=log,
+        )
+        hosting_generated: Any = hosting_service_pb2_grpc
+        hosting_generated.add_HostingServiceServicer_to_server(self.hosting, server)
         self.health: Any = health.aio.HealthServicer()  # type: ignore[attr-defined]  # an implicit re-export
         guard = ProbeGuard(on_refusal=lambda limit: self.metrics.refusals.labels(reason=limit).inc())
         server.add_generic_rpc_handlers((health_service.handler(self.health, guard),))
         add_reflection(
-            server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), guard
+            server,
+            (SERVICE_NAME, HOSTING_SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
+            guard,
         )
         self.house = HouseBots(config.house_bots, self.store, sorted(config.pools), log)
         self.metrics_port: int | None = None
@@ -184,6 +220,7 @@ class Arena:
             self.metrics_port = int(self._metrics_server.server_port)
         self.signals = Signals(self.metrics.registry).start()  # event-loop lag, collector pauses
         await self.lobby.start()
+        self.hosting.start()
         await self.grpc_server.start()
         for name in ("", SERVICE_NAME):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -197,6 +234,7 @@ class Arena:
         await self.house.stop()
         await self.grpc_server.stop(self.config.grace_seconds if grace is None else grace)
         await self.lobby.close()
+        await self.hosting.close()
         await self.servers.close()
         await self.store.close()
         await self.servicer.quotas.store.close()
@@ -224,6 +262,7 @@ async def create_arena(address: str, config: ArenaConfig) -> tuple[Arena, int]:
             *server_pings(config.keepalive_seconds, config.keepalive_timeout_seconds),
             *handshake(config.handshake_timeout_seconds),
             *idle(config.max_connection_idle_seconds),
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ]
     )
     port = server.add_insecure_port(address)

@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from kutnahora.arena.app import ArenaConfig, create_arena
@@ -230,6 +231,44 @@ def build_parser() -> argparse.ArgumentParser:
         "seconds a connection may hold no call before it is closed (0: never); a bot's channel reconnects "
         "for its next call",
     )
+    add(
+        "--worker-token-file",
+        "WORKER_TOKEN_FILE",
+        "",
+        str,
+        "file holding the token the sandbox workers (kutnahora-arena-worker) send with their HostingService "
+        "calls; without it the arena hosts no bots and refuses those calls",
+    )
+    add(
+        "--submissions-per-day",
+        "SUBMISSIONS_PER_DAY",
+        20,
+        int,
+        "new versions of its hosted code one bot may submit in 24 hours (the same archive again is free)",
+    )
+    add(
+        "--hosted-games-per-hour",
+        "HOSTED_GAMES_PER_HOUR",
+        60,
+        int,
+        "hosted games one bot may start in an hour (its workers seek no more)",
+    )
+    add(
+        "--hosted-max-failures",
+        "HOSTED_MAX_FAILURES",
+        3,
+        int,
+        "failed hosted seats in a row (crash, limit, timeout, early exit) that pause a bot until its author "
+        "resumes it or a new version builds",
+    )
+    add(
+        "--lease-time",
+        "LEASE_TIME",
+        30.0,
+        float,
+        "seconds a worker's lease lives without a renewal (workers renew every third of it); a host lease "
+        "that lapses frees its bot, and its game in progress goes to the next worker",
+    )
     add("--log-format", "LOG_FORMAT", "json", str, "log lines as json or console")
     add("--log-level", "LOG_LEVEL", "info", str, "debug, info, warning or error")
     return parser
@@ -278,6 +317,14 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
             "kutnahora-arena: --keepalive must be 0 (no pings) or more seconds and --keepalive-timeout more "
             f"than 0, not {args.keepalive:g} and {args.keepalive_timeout:g}"
         )
+    if args.submissions_per_day < 1 or args.hosted_games_per_hour < 1 or args.hosted_max_failures < 1:
+        raise SystemExit(
+            "kutnahora-arena: --submissions-per-day, --hosted-games-per-hour and --hosted-max-failures must "
+            "be at least 1"
+        )
+    if args.lease_time <= 0:
+        raise SystemExit(f"kutnahora-arena: --lease-time must be more than 0, not {args.lease_time:g}")
+    worker_token = read_token_file(args.worker_token_file) if args.worker_token_file else ""
     servers = [s.strip() for s in args.server.split(",") if s.strip()]
     if not servers:
         raise SystemExit("kutnahora-arena: name at least one game server with --server")
@@ -318,7 +365,27 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         keepalive_timeout_seconds=args.keepalive_timeout,
         handshake_timeout_seconds=args.handshake_timeout,
         max_connection_idle_seconds=args.max_connection_idle,
+        worker_token=worker_token,
+        submissions_per_day=args.submissions_per_day,
+        hosted_games_per_hour=args.hosted_games_per_hour,
+        hosted_max_failures=args.hosted_max_failures,
+        lease_seconds=args.lease_time,
     )
+
+
+def read_token_file(path: str) -> str:
+    """The token in ``--worker-token-file`` (surrounding white space dropped); SystemExit with a sentence
+    when it cannot be read, is empty, or holds white space within."""
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise SystemExit(f"kutnahora-arena: --worker-token-file {path}: cannot be read ({error})") from None
+    if not token or any(c.isspace() for c in token):
+        raise SystemExit(
+            f"kutnahora-arena: --worker-token-file {path} must hold one token (no spaces), such as the "
+            "output of: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return token
 
 
 async def serve(host: str, port: int, config: ArenaConfig) -> None:

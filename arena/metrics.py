@@ -8,7 +8,8 @@ WAIT_BUCKETS = (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300)
 
 
 class ArenaMetrics:
-    """Tickets waiting, time to a match, matches, rating updates and placement failures."""
+    """Tickets waiting, time to a match, matches, rating updates and placement failures; hosted bots'
+    submissions, builds, leases and seats."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -72,5 +73,31 @@ class ArenaMetrics:
             "kutnahora_arena_matchmaker_seconds",
             "Seconds one matchmaker pass takes.",
             buckets=(0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1),
+            registry=self.registry,
+        )
+        self.submissions = Counter(
+            "kutnahora_arena_submissions_total",
+            "SubmitBot calls by outcome: created (a new version), existing (an archive submitted before), "
+            "invalid (refused: the archive, its manifest or the pools), over_allowance "
+            "(--submissions-per-day).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.builds = Counter(
+            "kutnahora_arena_builds_total",
+            "Builds reported by the sandbox workers, by outcome (ok, failed).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.live_leases = Gauge(
+            "kutnahora_arena_live_leases",
+            "The sandbox workers' live leases, by kind (build, host).",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.hosted_seats = Counter(
+            "kutnahora_arena_hosted_seats_total",
+            "Hosted seats reported by the sandbox workers, by outcome (started, finished, failed).",
+            ["outcome"],
             registry=self.registry,
         )

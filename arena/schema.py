@@ -1,11 +1,12 @@
 """The arena's tables and their migrations: accounts, placed games and their seats, ratings with their
-history, shared tickets and events.
+history, shared tickets and events, and hosted bots (archives, versions, hosting settings, workers'
+leases, seat logs).
 
 Migrations are versioned as the game server's, by the same runner
 (:class:`kutnahora.plumbing.migrations.Schema`): ``MIGRATIONS`` lists the steps, ``arena_schema_version``
 records those applied, a database migrated by a newer arena is refused, and with PostgreSQL the migration
 runs under an advisory lock so replicas that start together migrate once. ``{ID}`` in a statement stands
-for each database's auto-numbered key.
+for each database's auto-numbered key, ``{BLOB}`` for its type of bytes.
 """
 
 from __future__ import annotations
@@ -103,6 +104,81 @@ MIGRATIONS += (
                 recorded_at DOUBLE PRECISION NOT NULL
             )""",
             "CREATE INDEX arena_events_by_time ON arena_events (recorded_at)",
+        ),
+    ),
+)
+MIGRATIONS += (
+    (
+        4,
+        (
+            # Hosted bots. Each archive is kept once, by its SHA-256; each account's versions are numbered
+            # from 1 and name their archive (the same archive twice from one account is one version).
+            """CREATE TABLE arena_archives (
+                digest TEXT PRIMARY KEY,
+                archive {BLOB} NOT NULL,
+                size_bytes INTEGER NOT NULL,
+                stored_at DOUBLE PRECISION NOT NULL
+            )""",
+            """CREATE TABLE arena_versions (
+                account_id INTEGER NOT NULL REFERENCES arena_accounts (account_id),
+                version INTEGER NOT NULL,
+                digest TEXT NOT NULL REFERENCES arena_archives (digest),
+                state TEXT NOT NULL,
+                reason TEXT NOT NULL DEFAULT '',
+                build_log TEXT NOT NULL DEFAULT '',
+                language TEXT NOT NULL,
+                size_bytes INTEGER NOT NULL,
+                submitted_at DOUBLE PRECISION NOT NULL,
+                built_at DOUBLE PRECISION,
+                PRIMARY KEY (account_id, version),
+                UNIQUE (account_id, digest)
+            )""",
+            "CREATE INDEX arena_versions_by_state ON arena_versions (state, submitted_at)",
+            # Each hosted account's settings: the pools it is sought in (empty: every pool), whether its
+            # hosted play is paused and why, its failed seats in a row, and when it was last given to a
+            # worker (the least recently hosted goes first).
+            """CREATE TABLE arena_hosting (
+                account_id INTEGER PRIMARY KEY REFERENCES arena_accounts (account_id),
+                pools TEXT NOT NULL DEFAULT '',
+                paused INTEGER NOT NULL DEFAULT 0,
+                paused_reason TEXT NOT NULL DEFAULT '',
+                failures INTEGER NOT NULL DEFAULT 0,
+                hosted_at DOUBLE PRECISION NOT NULL DEFAULT 0
+            )""",
+            # The workers' leases, one row per job (``build:ACCOUNT:VERSION`` or ``host:ACCOUNT``): a
+            # worker takes a job by inserting its row, or by taking over the row of an expired lease in one
+            # conditional update, so two replicas never lease one job twice. A host lease keeps the hash of
+            # its seek key and the seat of the game its worker reported started (handed to the next lease
+            # while that game is active).
+            """CREATE TABLE arena_leases (
+                job TEXT PRIMARY KEY,
+                lease_id TEXT NOT NULL UNIQUE,
+                kind TEXT NOT NULL,
+                account_id INTEGER NOT NULL REFERENCES arena_accounts (account_id),
+                version INTEGER NOT NULL,
+                worker TEXT NOT NULL,
+                seek_key_hash TEXT UNIQUE,
+                expires_at DOUBLE PRECISION NOT NULL,
+                server TEXT,
+                game_id TEXT,
+                seat INTEGER,
+                seat_token TEXT
+            )""",
+            # What each hosted seat's code wrote, per game and account (its author's to read).
+            """CREATE TABLE arena_seat_logs (
+                game_id TEXT NOT NULL REFERENCES arena_games (game_id),
+                account_id INTEGER NOT NULL REFERENCES arena_accounts (account_id),
+                seat INTEGER NOT NULL,
+                version INTEGER NOT NULL,
+                outcome TEXT NOT NULL,
+                failed INTEGER NOT NULL DEFAULT 0,
+                log TEXT NOT NULL DEFAULT '',
+                truncated INTEGER NOT NULL DEFAULT 0,
+                started_at DOUBLE PRECISION NOT NULL,
+                ended_at DOUBLE PRECISION,
+                PRIMARY KEY (game_id, account_id)
+            )""",
+            "CREATE INDEX arena_seat_logs_by_account ON arena_seat_logs (account_id, started_at)",
         ),
     ),
 )

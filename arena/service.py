@@ -1,9 +1,12 @@
-"""The ``kutnahora.v1.ArenaService`` servicer: accounts, seeking, leaderboards and profiles.
+"""The ``kutnahora.v1.ArenaService`` servicer: accounts, seeking, leaderboards and profiles, and the calls
+of hosted bots' authors (:mod:`kutnahora.arena.submission_calls`).
 
 Refusals are :class:`kutnahora.plumbing.errors.ServiceError`, sent as the game server sends them: a status
 code, a sentence, and a ``google.rpc.ErrorInfo`` whose reason is a ``RejectReason`` name
 (:func:`kutnahora.plumbing.status.status_details`). API keys are checked as the game server checks seat
 tokens (:mod:`kutnahora.plumbing.auth`: stored as SHA-256, compared in constant time) and never logged.
+Seek and StreamEvents also take the seek key of a live host lease (:mod:`kutnahora.arena.hosting`), acting
+as its bot; every other call refuses it.
 
 The arena is open to strangers, so every call is first counted against its caller's limits
 (:mod:`kutnahora.arena.quotas`: registrations, calls, open streams), before the store is read: a refused
@@ -30,6 +33,7 @@ from kutnahora.arena.pools import Pool
 from kutnahora.arena.quotas import ArenaQuotas
 from kutnahora.arena.ratings import Rating
 from kutnahora.arena.store import ArenaStore
+from kutnahora.arena.submission_calls import SubmissionCalls
 from kutnahora.plumbing import auth
 from kutnahora.plumbing.callers import Caller, forwarded_values
 from kutnahora.plumbing.errors import (
@@ -50,6 +54,28 @@ from kutnahora.v1 import arena_service_pb2_grpc
 T = TypeVar("T")
 Context = grpc.aio.ServicerContext[Any, Any]
 MAX_PAGE_SIZE = 200
+
+
+async def guarded(
+    context: Context,
+    what: str,
+    work: Callable[[], Awaitable[T]],
+    abort: Callable[[Context, ServiceError], Awaitable[None]],
+    log: Any,
+) -> T:
+    """Run one call's work, turning refusals and store failures into the call's status (``abort``)."""
+    try:
+        return await work()
+    except ServiceError as error:
+        await abort(context, error)
+    except StoreError as error:
+        await abort(context, store_unavailable(f"the arena store failed: {error}"))
+    except (asyncio.CancelledError, grpc.aio.AbortError):
+        raise
+    except Exception:
+        log.exception("arena call failed", rpc=what)
+        await abort(context, server_fault(f"the arena failed to handle this {what}"))
+    raise AssertionError("unreachable: abort raises")
 
 
 def _duration(seconds: float) -> duration_pb2.Duration:
@@ -134,6 +160,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         quotas: ArenaQuotas,
         status_interval: float,
         log: Any,
+        submissions_per_day: int = 20,
     ) -> None:
         self.store = store
         self.lobby = lobby
@@ -142,23 +169,15 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self.quotas = quotas
         self.status_interval = status_interval
         self.log = log
+        self.authors = SubmissionCalls(
+            store, sorted(lobby.pools), per_day=submissions_per_day, metrics=lobby.metrics, log=log
+        )
 
     # --- helpers ---------------------------------------------------------------------------------------
 
     async def _guard(self, context: Context, what: str, work: Callable[[], Awaitable[T]]) -> T:
         """Run one call's work, turning refusals and store failures into the call's status."""
-        try:
-            return await work()
-        except ServiceError as error:
-            await self._abort(context, error)
-        except StoreError as error:
-            await self._abort(context, store_unavailable(f"the arena store failed: {error}"))
-        except (asyncio.CancelledError, grpc.aio.AbortError):
-            raise
-        except Exception:
-            self.log.exception("arena call failed", rpc=what)
-            await self._abort(context, server_fault(f"the arena failed to handle this {what}"))
-        raise AssertionError("unreachable: abort raises")
+        return await guarded(context, what, work, self._abort, self.log)
 
     async def _abort(self, context: Context, error: ServiceError) -> None:
         self.lobby.metrics.refusals.labels(reason=error.reason.value).inc()
@@ -168,20 +187,38 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         token = auth.token_from_metadata(context.invocation_metadata())
         return bool(self.admin_hash) and auth.matches(token, self.admin_hash)
 
-    async def _account(self, context: Context) -> Account:
-        """The calling bot, from its API key; UNAUTHENTICATED without a valid, unrevoked key."""
+    async def _account(self, context: Context, *, seek_key: bool = False) -> Account:
+        """The calling bot, from its API key (or, with ``seek_key``, the seek key of its live host lease);
+        UNAUTHENTICATED without a valid, unrevoked key, PERMISSION_DENIED for a seek key where it does not
+        serve."""
         key = auth.token_from_metadata(context.invocation_metadata())
         if not key:
             raise unauthenticated("this call needs the bot's API key as 'authorization: Bearer <key>'")
         account = await self.store.account_by_key_hash(auth.token_hash(key))
         if account is None or not auth.matches(key, account.key_hash):
-            raise unauthenticated("the API key is not one the arena knows")
+            account = await self._seek_key_account(key, seek_key)
         if account.revoked:
             raise ServiceError(
                 grpc.StatusCode.UNAUTHENTICATED,
                 f"the API key of bot {account.name!r} was revoked",
                 "key_revoked",
             )
+        return account
+
+    async def _seek_key_account(self, key: str, allowed: bool) -> Account:
+        """The bot whose live host lease has this seek key; UNAUTHENTICATED for a key the arena does not
+        know or whose lease has ended, PERMISSION_DENIED unless the call takes seek keys."""
+        found = await self.store.seek_key_account(auth.token_hash(key))
+        if found is None:
+            raise unauthenticated("the API key is not one the arena knows")
+        account, live = found
+        if not allowed:
+            raise denied(
+                f"this key is a seek key of bot {account.name!r}'s hosted play, which acts only for Seek and "
+                "StreamEvents; this call takes the bot's API key"
+            )
+        if not live:
+            raise unauthenticated(f"the seek key's lease of bot {account.name!r} has ended")
         return account
 
     def _caller(self, context: Context) -> Caller:
@@ -278,7 +315,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
 
     async def Seek(self, request: pb.SeekRequest, context: Context) -> AsyncIterator[pb.SeekResponse]:
         async def open_ticket() -> Any:
-            account = await self._account(context)
+            account = await self._account(context, seek_key=True)
             pool = self._pool(request.pool)
             return await self.lobby.open_ticket(account, pool)
 
@@ -324,7 +361,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self, request: pb.StreamEventsRequest, context: Context
     ) -> AsyncIterator[pb.StreamEventsResponse]:
         async def open_stream() -> tuple[Account, asyncio.Queue[GameEvent | None], list[GameEvent]]:
-            account = await self._account(context)
+            account = await self._account(context, seek_key=True)
             queue = self.lobby.watch(account.account_id)  # before reading the games, so none is missed
             try:
                 playing = await self.store.started_events(account.account_id)
@@ -387,12 +424,16 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             size = min(request.page_size or 50, MAX_PAGE_SIZE)
             entries, total = await self.store.leaderboard(pool.name, request.page * size, size)
             response = pb.GetLeaderboardResponse(total=total)
+            hosted = await self.store.playing_versions([account.account_id for account, _ in entries])
             for offset, (account, rating) in enumerate(entries):
+                version = hosted.get(account.account_id, 0)
                 response.entries.add(
                     rank=request.page * size + offset + 1,
                     name=account.name,
                     rating=_rating(pool.name, rating),
                     house=account.house,
+                    hosted=version > 0,
+                    hosted_version=version,
                 )
             return response
 
@@ -409,11 +450,14 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                     grpc.StatusCode.NOT_FOUND, f"there is no bot {clip(request.name)!r}", "not_found"
                 )
             ratings, history, games = await self.store.profile(account.account_id)
+            version = (await self.store.playing_versions([account.account_id])).get(account.account_id, 0)
             response = pb.GetBotProfileResponse(
                 name=account.name,
                 house=account.house,
                 revoked=account.revoked,
                 registered_at=_timestamp(account.created_at),
+                hosted=version > 0,
+                hosted_version=version,
             )
             for pool, rating in ratings.items():
                 response.ratings.append(_rating(pool, rating))
@@ -439,3 +483,44 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
             return response
 
         return await self._guard(context, "profile request", work)
+
+    # --- hosted bots' authors ----------------------------------------------------------------------------
+
+    async def SubmitBot(self, request: pb.SubmitBotRequest, context: Context) -> pb.SubmitBotResponse:
+        async def work() -> pb.SubmitBotResponse:
+            await self.quotas.count_call(self._caller(context), "SubmitBot")
+            return await self.authors.submit(await self._account(context), request)
+
+        return await self._guard(context, "submission", work)
+
+    async def ListSubmissions(
+        self, request: pb.ListSubmissionsRequest, context: Context
+    ) -> pb.ListSubmissionsResponse:
+        async def work() -> pb.ListSubmissionsResponse:
+            await self.quotas.count_call(self._caller(context), "ListSubmissions")
+            return await self.authors.list(await self._account(context))
+
+        return await self._guard(context, "submission listing", work)
+
+    async def GetSubmission(
+        self, request: pb.GetSubmissionRequest, context: Context
+    ) -> pb.GetSubmissionResponse:
+        async def work() -> pb.GetSubmissionResponse:
+            await self.quotas.count_call(self._caller(context), "GetSubmission")
+            return await self.authors.get(await self._account(context), request.version)
+
+        return await self._guard(context, "submission request", work)
+
+    async def GetSeatLog(self, request: pb.GetSeatLogRequest, context: Context) -> pb.GetSeatLogResponse:
+        async def work() -> pb.GetSeatLogResponse:
+            await self.quotas.count_call(self._caller(context), "GetSeatLog")
+            return await self.authors.seat_log(await self._account(context), request.game_id)
+
+        return await self._guard(context, "seat log request", work)
+
+    async def SetHosting(self, request: pb.SetHostingRequest, context: Context) -> pb.SetHostingResponse:
+        async def work() -> pb.SetHostingResponse:
+            await self.quotas.count_call(self._caller(context), "SetHosting")
+            return await self.authors.set_hosting(await self._account(context), request.paused)
+
+        return await self._guard(context, "hosting change", work)

@@ -10,7 +10,9 @@ as one transaction: every write that belongs together (a game's result, its seat
 ratings and history) is one. The statements are beside it, by the tables they serve: accounts
 (:mod:`kutnahora.arena.accounts`), placed games (:mod:`kutnahora.arena.placements`), ratings and the
 leaderboard (:mod:`kutnahora.arena.standings`), events (:mod:`kutnahora.arena.game_events`), shared
-tickets (:mod:`kutnahora.arena.tickets`) and profiles (:mod:`kutnahora.arena.profiles`).
+tickets (:mod:`kutnahora.arena.tickets`), profiles (:mod:`kutnahora.arena.profiles`), and hosted bots: their
+versions and settings (:mod:`kutnahora.arena.submissions`), the workers' leases
+(:mod:`kutnahora.arena.host_leases`) and the seats' logs (:mod:`kutnahora.arena.seat_logs`).
 :class:`MatchmakerLock` says which replica runs the matchmaker.
 """
 
@@ -21,16 +23,30 @@ import contextlib
 import hashlib
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from kutnahora.arena import accounts, game_events, placements, profiles, standings, tickets
+from kutnahora.arena import (
+    accounts,
+    game_events,
+    host_leases,
+    placements,
+    profiles,
+    seat_logs,
+    standings,
+    submissions,
+    tickets,
+)
 from kutnahora.arena.accounts import Account, NameTaken
 from kutnahora.arena.game_events import EVENT_KEEP_SECONDS, GameEvent
+from kutnahora.arena.host_leases import BuildWork, HostWork, Lease, ReportedSeat
 from kutnahora.arena.profiles import GameRecord, HistoryPoint
 from kutnahora.arena.ratings import RatedGame, Rating
 from kutnahora.arena.schema import SCHEMA
+from kutnahora.arena.seat_logs import SeatLog
 from kutnahora.arena.sql import Sql
+from kutnahora.arena.submissions import Hosting, Version
 from kutnahora.plumbing.databases import is_postgres_url, redact_url
 from kutnahora.plumbing.errors import StoreError
 
@@ -103,9 +119,12 @@ class ArenaStore:
             if self.postgres
             else "INTEGER PRIMARY KEY AUTOINCREMENT"
         )
+        blob = "BYTEA" if self.postgres else "BLOB"
         try:
             SCHEMA.migrate(
-                conn, postgres=self.postgres, statement=lambda text: text.replace("{ID}", identity)
+                conn,
+                postgres=self.postgres,
+                statement=lambda text: text.replace("{ID}", identity).replace("{BLOB}", blob),
             )
         except BaseException:
             conn.rollback()
@@ -289,6 +308,159 @@ class ArenaStore:
         games: those in play first (the newest first), then the ended ones, the one that ended last first,
         so that a game under way is never listed below games that ended after it began."""
         return await self._run(lambda conn: profiles.profile(self._sql, conn, account_id))
+
+    # --- hosted bots ------------------------------------------------------------------------------------
+
+    async def submit(
+        self,
+        account_id: int,
+        archive: bytes,
+        digest: str,
+        language: str,
+        pools: Sequence[str],
+        per_day: int,
+    ) -> tuple[Version, bool]:
+        """Keep an archive as the account's next version (True), or find the account's version of that
+        digest (False), and set the account's pools; :class:`~kutnahora.arena.submissions.OverAllowance`
+        (nothing written) past ``per_day`` versions in 24 hours. Two submissions of one account at once
+        (on two replicas) are retried once the first is written."""
+        for attempt in range(3):
+            try:
+                return await self._run(
+                    lambda conn: submissions.submit(
+                        self._sql, conn, account_id, archive, digest, language, pools, per_day, time.time()
+                    )
+                )
+            except submissions.OverAllowance:
+                raise
+            except Exception as error:
+                text = str(error).lower()
+                if attempt == 2 or ("unique" not in text and "duplicate" not in text):
+                    raise
+        raise AssertionError("unreachable")
+
+    async def versions(self, account_id: int) -> list[Version]:
+        """The account's versions, newest first."""
+        return await self._run(lambda conn: submissions.versions(self._sql, conn, account_id))
+
+    async def version(self, account_id: int, number: int) -> tuple[Version, str] | None:
+        """One of the account's versions with its build log, or None."""
+        return await self._run(lambda conn: submissions.version(self._sql, conn, account_id, number))
+
+    async def hosting(self, account_id: int) -> Hosting:
+        """The account's hosting settings."""
+        return await self._run(lambda conn: submissions.hosting(self._sql, conn, account_id))
+
+    async def set_paused(self, account_id: int, paused: bool, reason: str = "") -> Hosting:
+        """Pause (with ``reason``) or resume the account's hosted play; its settings after."""
+
+        def work(conn: Any) -> Hosting:
+            submissions.set_paused(self._sql, conn, account_id, paused, reason)
+            return submissions.hosting(self._sql, conn, account_id)
+
+        return await self._run(work)
+
+    async def playing_versions(self, account_ids: Sequence[int]) -> dict[int, int]:
+        """The hosted version each of these accounts plays now (accounts not hosted are not listed)."""
+        if not account_ids:
+            return {}
+        return await self._run(lambda conn: submissions.playing_versions(self._sql, conn, account_ids))
+
+    async def archive(self, digest: str) -> bytes | None:
+        """The archive of this digest, or None."""
+        return await self._run(lambda conn: submissions.archive(self._sql, conn, digest))
+
+    async def seat_log(self, account_id: int, game_id: str) -> SeatLog | None:
+        """The account's hosted seat of the game with its log, or None."""
+        return await self._run(lambda conn: seat_logs.seat_log(self._sql, conn, account_id, game_id))
+
+    # --- the workers' leases ----------------------------------------------------------------------------
+
+    async def lease_work(
+        self,
+        lease_id: str,
+        worker: str,
+        *,
+        build: bool,
+        host: bool,
+        seek_key_hash: str,
+        lease_time: float,
+        per_hour: int,
+        pools: Sequence[str],
+    ) -> BuildWork | HostWork | None:
+        """Lease a build (when ``build``) or else a bot to host (when ``host``), or nothing."""
+
+        def work(conn: Any) -> BuildWork | HostWork | None:
+            now = time.time()
+            if build:
+                found = host_leases.lease_build(self._sql, conn, lease_id, worker, now, lease_time)
+                if found is not None:
+                    return found
+            if host:
+                return host_leases.lease_host(
+                    self._sql, conn, lease_id, worker, seek_key_hash, now, lease_time, per_hour, pools
+                )
+            return None
+
+        return await self._run(work)
+
+    async def renew_lease(self, lease_id: str, lease_time: float, per_hour: int) -> tuple[Lease, str] | None:
+        """Extend a live lease: the lease and, for a host lease, why its worker should wind down ("" to go
+        on); None when the lease is no longer live."""
+
+        def work(conn: Any) -> tuple[Lease, str] | None:
+            now = time.time()
+            held = host_leases.renew(self._sql, conn, lease_id, now, lease_time)
+            if held is None:
+                return None
+            if held.kind != host_leases.HOST:
+                return held, ""
+            return held, host_leases.wind_down_reason(self._sql, conn, held, per_hour, now)
+
+        return await self._run(work)
+
+    async def report_build(self, lease_id: str, ok: bool, reason: str, log: str) -> tuple[Lease, bool]:
+        """Record a build's result and end its lease (:func:`kutnahora.arena.host_leases.report_build`)."""
+        return await self._run(
+            lambda conn: host_leases.report_build(self._sql, conn, lease_id, ok, reason, log, time.time())
+        )
+
+    async def report_started(self, lease_id: str, seat: ReportedSeat) -> Lease:
+        """Record a hosted seat started (:func:`kutnahora.arena.host_leases.report_started`)."""
+        return await self._run(
+            lambda conn: host_leases.report_started(self._sql, conn, lease_id, seat, time.time())
+        )
+
+    async def report_ended(
+        self,
+        lease_id: str,
+        game_id: str,
+        seat: int,
+        failure: str | None,
+        log: str,
+        truncated: bool,
+        max_failures: int,
+    ) -> tuple[Lease, bool, bool]:
+        """Record how a hosted seat ended (:func:`kutnahora.arena.host_leases.report_ended`)."""
+        return await self._run(
+            lambda conn: host_leases.report_ended(
+                self._sql, conn, lease_id, game_id, seat, failure, log, truncated, max_failures, time.time()
+            )
+        )
+
+    async def release_lease(self, lease_id: str) -> Lease | None:
+        """End a lease (:func:`kutnahora.arena.host_leases.release`)."""
+        return await self._run(lambda conn: host_leases.release(self._sql, conn, lease_id, time.time()))
+
+    async def seek_key_account(self, key_hash: str) -> tuple[Account, bool] | None:
+        """The account of the host lease with this seek key's hash and whether the lease lives, or None."""
+        return await self._run(
+            lambda conn: host_leases.seek_key_account(self._sql, conn, key_hash, time.time())
+        )
+
+    async def live_leases(self) -> dict[str, int]:
+        """How many leases of each kind live now."""
+        return await self._run(lambda conn: host_leases.live_leases(self._sql, conn, time.time()))
 
 
 def matchmaker_lock_key(schema: str) -> int:

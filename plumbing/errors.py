@@ -52,6 +52,8 @@ class Reason(StrEnum):
     OVERLOADED = "overloaded"
     SEAT_RATE = "seat_rate"
     STREAM_REPLACED = "stream_replaced"
+    SUBMISSIONS_PER_DAY = "submissions_per_day"
+    HOSTING_DISABLED = "hosting_disabled"
 
 
 ECHO_LIMIT = 100

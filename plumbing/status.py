@@ -52,6 +52,8 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.OVERLOADED: game_pb2.REJECT_REASON_OVERLOADED,
     Reason.SEAT_RATE: game_pb2.REJECT_REASON_RATE_LIMITED,
     Reason.STREAM_REPLACED: game_pb2.REJECT_REASON_STREAM_REPLACED,
+    Reason.SUBMISSIONS_PER_DAY: game_pb2.REJECT_REASON_QUOTA_EXCEEDED,
+    Reason.HOSTING_DISABLED: game_pb2.REJECT_REASON_PERMISSION_DENIED,
 }
 """Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
 

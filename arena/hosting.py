@@ -1,0 +1,326 @@
+"""The ``kutnahora.v1.HostingService`` servicer: the sandbox workers' leases of builds and of bots to host.
+
+Every call carries the arena's worker token (``--worker-token-file``), compared as API keys are (its
+SHA-256, in constant time); an arena started without one refuses every call with FAILED_PRECONDITION,
+saying how to enable hosting. The rules (:mod:`kutnahora.arena.host_leases` keeps them in the store):
+
+- LeaseWork gives a build first (when the worker can build: the oldest version still building without a
+  live lease), else a bot to host (when it can host: those with a seat to resume first, then the one hosted
+  least recently), else nothing, with a ``retry_after`` of 2 s. A host lease carries a fresh seek key (the
+  store keeps its hash), the pools, the games the bot may still start this hour (``--hosted-games-per-hour``)
+  and, when the bot's last lease expired while its worker played a game still active, that seat.
+- A lease lives ``--lease-time`` seconds from its last renewal; RenewLease of a host lease says to wind
+  down when the bot is paused, a newer version is ready, or the hour's games are used up.
+- ReportSeat records a hosted seat started (for a handover) or ended with its log; ``--hosted-max-failures``
+  failed seats in a row pause the bot. ReportBuild records a build and ends its lease, ReleaseLease ends a
+  lease before its time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import secrets
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+import grpc.aio
+from google.protobuf import duration_pb2
+
+from kutnahora.arena.host_leases import BuildWork, LeaseGone, NotItsSeat, ReportedSeat
+from kutnahora.arena.metrics import ArenaMetrics
+from kutnahora.arena.service import Context, guarded
+from kutnahora.arena.store import ArenaStore
+from kutnahora.plumbing import auth
+from kutnahora.plumbing.errors import ServiceError, clip, invalid, precondition, unauthenticated
+from kutnahora.plumbing.status import status_details
+from kutnahora.v1 import hosting_service_pb2 as pb
+from kutnahora.v1 import hosting_service_pb2_grpc
+
+T = TypeVar("T")
+
+RETRY_SECONDS = 2.0
+"""How long a worker given no work waits before asking again."""
+BUILD_LOG_CAP = 256 << 10
+"""Bytes of a build's log kept (its end)."""
+SEAT_LOG_CAP = 64 << 10
+"""Bytes of a seat's log kept (its end)."""
+REASON_CAP = 500
+"""Characters of a worker's reason kept."""
+DIGEST = re.compile(r"^[0-9a-f]{64}$")
+ENABLE = (
+    "this arena hosts no bots: start it with --worker-token-file FILE "
+    "(or KUTNAHORA_ARENA_WORKER_TOKEN_FILE), FILE holding the token its sandbox workers are given"
+)
+
+
+def _duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(int(seconds * 1e9))
+    return duration
+
+
+def tail(data: bytes, cap: int) -> tuple[str, bool]:
+    """The last ``cap`` bytes of a log as text (bytes that are not UTF-8 replaced), and whether its start
+    was cut."""
+    cut = len(data) > cap
+    return data[-cap:].decode("utf-8", errors="replace"), cut
+
+
+class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
+    """Answers ``HostingService`` calls."""
+
+    def __init__(
+        self,
+        store: ArenaStore,
+        pools: Sequence[str],
+        *,
+        worker_token: str,
+        lease_seconds: float,
+        games_per_hour: int,
+        max_failures: int,
+        metrics: ArenaMetrics,
+        log: Any,
+    ) -> None:
+        self.store = store
+        self.pools = tuple(sorted(pools))
+        self.token_hash = auth.token_hash(worker_token) if worker_token else ""
+        self.lease_seconds = lease_seconds
+        self.games_per_hour = games_per_hour
+        self.max_failures = max_failures
+        self.metrics = metrics
+        self.log = log
+        self._counting: asyncio.Task[None] | None = None
+        for kind in ("build", "host"):
+            metrics.live_leases.labels(kind=kind).set(0)
+
+    # --- lifecycle ---------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Keep the live-lease gauges current (leases also end by expiring), when hosting is enabled."""
+        if self.token_hash:
+            self._counting = asyncio.create_task(self._count_loop())
+
+    async def close(self) -> None:
+        """Stop counting leases."""
+        if self._counting is not None:
+            self._counting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._counting
+
+    async def _count_loop(self) -> None:
+        while True:
+            try:
+                await self._count_leases()
+            except Exception:
+                self.log.exception("counting leases failed")
+            await asyncio.sleep(max(1.0, self.lease_seconds / 3))
+
+    async def _count_leases(self) -> None:
+        for kind, count in (await self.store.live_leases()).items():
+            self.metrics.live_leases.labels(kind=kind).set(count)
+
+    # --- helpers -----------------------------------------------------------------------------------------
+
+    async def _abort(self, context: Context, error: ServiceError) -> None:
+        self.metrics.refusals.labels(reason=error.reason.value).inc()
+        await context.abort(error.code, error.message, trailing_metadata=status_details(error))
+
+    async def _guard(self, context: Context, what: str, work: Callable[[], Awaitable[T]]) -> T:
+        async def checked() -> T:
+            self._check_worker(context)
+            return await work()
+
+        return await guarded(context, what, checked, self._abort, self.log)
+
+    def _check_worker(self, context: Context) -> None:
+        """FAILED_PRECONDITION when hosting is not enabled, UNAUTHENTICATED without the worker token."""
+        if not self.token_hash:
+            raise precondition(ENABLE, "hosting_disabled")
+        token = auth.token_from_metadata(context.invocation_metadata())
+        if not token:
+            raise unauthenticated(
+                "HostingService calls need the arena's worker token as 'authorization: Bearer'"
+            )
+        if not auth.matches(token, self.token_hash):
+            raise unauthenticated("the worker token is not this arena's (its --worker-token-file)")
+
+    @staticmethod
+    def _gone(lease_id: str) -> ServiceError:
+        return ServiceError(
+            grpc.StatusCode.NOT_FOUND,
+            f"lease {clip(lease_id)!r} has expired or ended (or never was): stop its work",
+            "not_found",
+        )
+
+    # --- the calls ---------------------------------------------------------------------------------------
+
+    async def LeaseWork(self, request: pb.LeaseWorkRequest, context: Context) -> pb.LeaseWorkResponse:
+        async def work() -> pb.LeaseWorkResponse:
+            lease_id = secrets.token_hex(16)
+            seek_key = auth.new_token()
+            worker = clip(request.worker or context.peer())
+            found = await self.store.lease_work(
+                lease_id,
+                worker,
+                build=request.can_build,
+                host=request.can_host,
+                seek_key_hash=auth.token_hash(seek_key),
+                lease_time=self.lease_seconds,
+                per_hour=self.games_per_hour,
+                pools=self.pools,
+            )
+            if found is None:
+                return pb.LeaseWorkResponse(retry_after=_duration(RETRY_SECONDS))
+            response = pb.LeaseWorkResponse(lease_id=lease_id, lease_time=_duration(self.lease_seconds))
+            if isinstance(found, BuildWork):
+                response.build.CopyFrom(
+                    pb.BuildJob(bot_name=found.bot_name, version=found.version, digest=found.digest)
+                )
+                self.log.info("build leased", bot=found.bot_name, version=found.version, worker=worker)
+            else:
+                job = pb.HostJob(
+                    bot_name=found.bot_name,
+                    version=found.version,
+                    digest=found.digest,
+                    seek_key=seek_key,
+                    pools=list(found.pools),
+                    games_left=found.games_left,
+                )
+                if found.resume is not None:
+                    job.resume.CopyFrom(
+                        pb.SeatToResume(
+                            server_address=found.resume.server,
+                            game_id=found.resume.game_id,
+                            seat=found.resume.seat,
+                            seat_token=found.resume.token,
+                        )
+                    )
+                response.host.CopyFrom(job)
+                self.log.info(
+                    "bot leased to host",
+                    bot=found.bot_name,
+                    version=found.version,
+                    worker=worker,
+                    resume=None if found.resume is None else found.resume.game_id,
+                )
+            await self._count_leases()
+            return response
+
+        return await self._guard(context, "lease request", work)
+
+    async def RenewLease(self, request: pb.RenewLeaseRequest, context: Context) -> pb.RenewLeaseResponse:
+        async def work() -> pb.RenewLeaseResponse:
+            renewed = await self.store.renew_lease(request.lease_id, self.lease_seconds, self.games_per_hour)
+            if renewed is None:
+                raise self._gone(request.lease_id)
+            _, reason = renewed
+            return pb.RenewLeaseResponse(
+                lease_time=_duration(self.lease_seconds), wind_down=bool(reason), reason=reason
+            )
+
+        return await self._guard(context, "lease renewal", work)
+
+    async def GetArchive(self, request: pb.GetArchiveRequest, context: Context) -> pb.GetArchiveResponse:
+        async def work() -> pb.GetArchiveResponse:
+            if not DIGEST.match(request.digest):
+                raise invalid(f"{clip(request.digest)!r} is not an archive's SHA-256 in lower-case hex")
+            archive = await self.store.archive(request.digest)
+            if archive is None:
+                raise ServiceError(
+                    grpc.StatusCode.NOT_FOUND, f"the arena keeps no archive {request.digest}", "not_found"
+                )
+            return pb.GetArchiveResponse(archive=archive)
+
+        return await self._guard(context, "archive request", work)
+
+    async def ReportBuild(self, request: pb.ReportBuildRequest, context: Context) -> pb.ReportBuildResponse:
+        async def work() -> pb.ReportBuildResponse:
+            log, _ = tail(request.log, BUILD_LOG_CAP)
+            reason = "" if request.ok else clip(request.reason or "the build failed", REASON_CAP)
+            try:
+                held, taken = await self.store.report_build(request.lease_id, request.ok, reason, log)
+            except LeaseGone:
+                raise self._gone(request.lease_id) from None
+            if taken:
+                self.metrics.builds.labels(outcome="ok" if request.ok else "failed").inc()
+                self.log.info(
+                    "version built" if request.ok else "version failed to build",
+                    bot=held.bot_name,
+                    version=held.version,
+                    reason=reason or None,
+                )
+            await self._count_leases()
+            return pb.ReportBuildResponse()
+
+        return await self._guard(context, "build report", work)
+
+    async def ReportSeat(self, request: pb.ReportSeatRequest, context: Context) -> pb.ReportSeatResponse:
+        async def work() -> pb.ReportSeatResponse:
+            if not request.game_id or request.seat < 0:
+                raise invalid("ReportSeat needs the game's id and the bot's seat")
+            outcome = request.outcome
+            try:
+                if outcome == pb.SEAT_OUTCOME_STARTED:
+                    if not request.server_address or not request.seat_token:
+                        raise invalid(
+                            "ReportSeat STARTED needs the game server's address and the seat's token"
+                        )
+                    seat = ReportedSeat(
+                        request.server_address, request.game_id, request.seat, request.seat_token
+                    )
+                    held = await self.store.report_started(request.lease_id, seat)
+                    self.metrics.hosted_seats.labels(outcome="started").inc()
+                    self.log.info("hosted seat started", bot=held.bot_name, game_id=request.game_id)
+                    return pb.ReportSeatResponse(paused=False)
+                if outcome not in (pb.SEAT_OUTCOME_FINISHED, pb.SEAT_OUTCOME_FAILED):
+                    raise invalid("ReportSeat needs an outcome: STARTED, FINISHED or FAILED")
+                failure = None
+                if outcome == pb.SEAT_OUTCOME_FAILED:
+                    failure = clip(request.reason or "the bot's code failed", REASON_CAP)
+                log, cut = tail(request.log, SEAT_LOG_CAP)
+                held, new, paused = await self.store.report_ended(
+                    request.lease_id,
+                    request.game_id,
+                    request.seat,
+                    failure,
+                    log,
+                    cut or request.log_truncated,
+                    self.max_failures,
+                )
+            except LeaseGone:
+                raise self._gone(request.lease_id) from None
+            except NotItsSeat:
+                raise ServiceError(
+                    grpc.StatusCode.NOT_FOUND,
+                    f"game {clip(request.game_id)!r} has no seat {request.seat} of the lease's bot",
+                    "not_found",
+                ) from None
+            if new:
+                self.metrics.hosted_seats.labels(outcome="failed" if failure else "finished").inc()
+                self.log.info(
+                    "hosted seat ended",
+                    bot=held.bot_name,
+                    game_id=request.game_id,
+                    outcome=failure or "finished",
+                    paused=paused,
+                )
+            return pb.ReportSeatResponse(paused=paused)
+
+        return await self._guard(context, "seat report", work)
+
+    async def ReleaseLease(
+        self, request: pb.ReleaseLeaseRequest, context: Context
+    ) -> pb.ReleaseLeaseResponse:
+        async def work() -> pb.ReleaseLeaseResponse:
+            held = await self.store.release_lease(request.lease_id)
+            if held is not None:
+                self.log.info(
+                    "lease released", bot=held.bot_name, kind=held.kind, reason=clip(request.reason) or None
+                )
+            await self._count_leases()
+            return pb.ReleaseLeaseResponse()
+
+        return await self._guard(context, "lease release", work)
