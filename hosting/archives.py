@@ -132,6 +132,8 @@ def _check_members(members: list[tarfile.TarInfo]) -> None:
     for member in members:
         name = member.name
         parts = PurePosixPath(name).parts
+        if not parts and member.isdir():
+            continue  # "." itself, as `tar -czf bot.tar.gz -C my-bot .` writes it
         if name.startswith("/") or ".." in parts or not parts:
             raise ArchiveError(f"the archive's member {name[:200]!r} lies outside its folder")
         if not (member.isreg() or member.isdir()):

@@ -101,3 +101,15 @@ def test_bombs_and_non_archives_are_refused(tmp_path: Path) -> None:
         info.type = tarfile.DIRTYPE
     with pytest.raises(ArchiveError, match="members; at most 2000"):
         archives.unpack(_tar(*many), tmp_path / "many")
+
+
+def test_an_archive_made_with_tar_from_inside_the_folder_is_taken(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    archive = tmp_path / "bot.tar.gz"
+    import subprocess
+
+    subprocess.run(["tar", "-czf", str(archive), "-C", str(folder), "."], check=True)
+    target = tmp_path / "out"
+    archives.unpack(archive.read_bytes(), target)
+    assert load(target).name == "packed"
+    assert (target / "lib" / "helper.py").read_text() == "X = 1\n"
