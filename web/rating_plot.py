@@ -18,6 +18,8 @@ from kutnahora.v1 import arena_service_pb2
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28
 """The plot's box and its margins (the y axis's labels on the left, the x axis's below)."""
+INSET = 8
+"""The first and the last point's distance from the box's sides."""
 COLOURS = ("#1f5fa8", "#b3261e", "#1e7a34", "#7b3fa0", "#a05a00")
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2")
 
@@ -95,7 +97,7 @@ def plot(history: Sequence[arena_service_pb2.RatingPoint]) -> Plot | None:
     low, high = min(values), max(values)
     margin = max((high - low) * 0.08, 0.5)
     low, high = low - margin, high + margin
-    inner_width = WIDTH - LEFT - RIGHT
+    inner_width = WIDTH - LEFT - RIGHT - 2 * INSET
     inner_height = HEIGHT - TOP - BOTTOM
     steps = max(1, len(history) - 1)
 
@@ -105,7 +107,7 @@ def plot(history: Sequence[arena_service_pb2.RatingPoint]) -> Plot | None:
     lines: dict[str, Line] = {}
     rows = []
     for index, rating in enumerate(history):
-        x = LEFT + (inner_width * index / steps if len(history) > 1 else inner_width / 2)
+        x = LEFT + INSET + (inner_width * index / steps if len(history) > 1 else inner_width / 2)
         point = Point(
             index + 1, rating.pool, rating.game_id, rating.mu, rating.sigma, _when(rating), x, y_of(rating.mu)
         )
