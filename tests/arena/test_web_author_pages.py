@@ -127,7 +127,7 @@ async def test_the_key_is_kept_in_an_httponly_cookie_and_never_shown(site: Site)
     assert not any(ACE_KEY in text for text in site.pages), "the key is in no page and no address"
 
 
-async def test_over_https_the_cookie_is_secure(arena: Arena, fake: FakeArena, site: Site) -> None:
+async def test_over_https_the_cookie_is_secure(site: Site) -> None:
     transport = httpx.ASGITransport(app=Starlette(routes=author_pages.routes()))
     async with httpx.AsyncClient(transport=transport, base_url="https://test") as web:
         given = await web.post(
