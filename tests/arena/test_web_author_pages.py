@@ -215,6 +215,26 @@ async def test_an_upload_too_large_is_refused_before_the_arena(site: Site) -> No
         "/arena/author/upload", 413, files={"archive": ("big.tar.gz", big, "application/gzip")}
     )
     assert "larger than 4 MiB" in page.text
+    # Without a Content-Length (sent in chunks), it is refused once more than the bound has come.
+    boundary = "kutnahora-test-boundary"
+    envelope = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; filename="big.tar.gz"\r\n'
+        "Content-Type: application/gzip\r\n\r\n"
+    ).encode()
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield envelope
+        for _ in range(5):
+            yield b"0" * (1024 * 1024)
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    chunked = await site.post(
+        "/arena/author/upload",
+        413,
+        content=chunks(),
+        headers={**ORIGIN, "content-type": f"multipart/form-data; boundary={boundary}"},
+    )
+    assert "content-length" not in chunked.request.headers and "larger than 4 MiB" in chunked.text
     assert "SubmitBot" not in [name for name, _ in site.fake.calls[calls:]]
     empty = await site.post("/arena/author/upload", 400, files={"archive": ("", b"", "application/gzip")})
     assert "Choose the archive" in empty.text
