@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import grpc
 import grpc.aio
@@ -52,7 +52,7 @@ class ArenaClient:
         self._arena: Any = module.ArenaServiceStub(self._channel)
 
     @classmethod
-    async def connect(cls, address: str, *, timeout: float = 5.0) -> ArenaClient:
+    async def connect(cls, address: str, *, timeout: float = 5.0) -> Self:
         """Open a connection and wait until the arena answers; :class:`ConnectError` if it does not."""
         client = cls(address)
         try:

@@ -15,6 +15,8 @@
 ``POST /api/games/ID/join``               take a waiting seat
 ``POST /api/games/ID/decide``             answer the pending decision with a listed option's index
 ``POST /api/games/ID/resign``             resign this browser's seat
+``GET /arena…``                           the arena's leaderboards and bots' pages (:mod:`.arena_pages`)
+``GET|POST /arena/author…``               a bot's author's area, with its API key (:mod:`.author_pages`)
 ========================================  ==============================================================
 
 A browser's seat token lives only in its cookie (:mod:`.seats`); every POST must come from this site's
@@ -44,7 +46,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from kutnahora.plumbing.callers import Network
-from kutnahora.web import arena_pages
+from kutnahora.web import arena_pages, author_pages
 from kutnahora.web.api import components, create_game, decide, get_game, join_game, list_games, resign
 from kutnahora.web.bots import BotPlayers
 from kutnahora.web.connection import Connection
@@ -130,6 +132,7 @@ def create_app(
         Route("/api/games/{game_id}/decide", api(decide), methods=["POST"]),
         Route("/api/games/{game_id}/resign", api(resign), methods=["POST"]),
         *arena_pages.routes(),
+        *author_pages.routes(),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     middleware = [

@@ -3,21 +3,25 @@
 They read a ``kutnahora-arena`` through its public ``ArenaService`` (the SDK's
 :class:`~kutnahora.clients.arena_client.ArenaClient`), named by ``$KUTNAHORA_WEB_ARENA``
 (``host:port``); without it the pages say that no arena is configured. The site's menu links the
-leaderboards when it is set, and each leaderboard links the other pools'. The rating chart is drawn on
-the server as inline SVG, so the pages need no script. A bot's games link to their replays on this site
-(``/games/ID``), which shows them when the arena places games on the game server this site talks to.
+leaderboards when it is set, and each leaderboard links the other pools'. A bot whose games its hosted
+code plays in the arena's sandbox is marked "hosted vN" (the version played). The rating chart is drawn
+on the server as inline SVG (:mod:`.rating_plot`), so the pages need no script. A bot's games link to
+their replays on this site (``/games/ID``), which shows them when the arena places games on the game
+server this site talks to.
 
 ========================================  ==============================================================
 ``GET /arena[?pool=P&page=N]``            a pool's leaderboard (the first pool by default)
 ``GET /arena/bots/NAME``                  a bot's ratings, rating chart and recent games
 ========================================  ==============================================================
+
+Both link the author's area (:mod:`.author_pages`), whose calls act for a bot with its API key: the
+client these pages share is an :class:`~kutnahora.web.author_arena.AuthorArena`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -26,15 +30,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.sdk import ClientError
-from kutnahora.v1 import arena_service_pb2
+from kutnahora.web.author_arena import AuthorArena
+from kutnahora.web.rating_plot import plot
 
 ENV_ARENA = "KUTNAHORA_WEB_ARENA"
 PAGE_SIZE = 50
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parent / "templates"))
 
-_clients: dict[str, ArenaClient] = {}
+_clients: dict[str, AuthorArena] = {}
 _lock = asyncio.Lock()
 
 
@@ -51,59 +55,27 @@ def add_menu(environment: Jinja2Templates) -> None:
 add_menu(templates)
 
 
-async def _client() -> ArenaClient | None:
+async def client() -> AuthorArena | None:
+    """The client of the arena this site shows (one connection for every page), or None without one."""
     address = arena_address()
     if not address:
         return None
     async with _lock:
         if address not in _clients:
-            _clients[address] = await ArenaClient.connect(address)
+            _clients[address] = await AuthorArena.connect(address)
         return _clients[address]
-
-
-@dataclass(frozen=True, slots=True)
-class Chart:
-    """A rating-over-time chart: one SVG polyline per pool, in a 600 × 200 box."""
-
-    width: int
-    height: int
-    lines: list[tuple[str, str]]  # (pool, "x,y x,y ...")
-    low: float
-    high: float
-
-
-def chart(history: list[arena_service_pb2.RatingPoint]) -> Chart | None:
-    """The chart of a bot's μ after each rated game, or None without history."""
-    if not history:
-        return None
-    width, height = 600, 200
-    values = [p.mu for p in history]
-    low, high = min(values), max(values)
-    span = (high - low) or 1.0
-    by_pool: dict[str, list[tuple[int, float]]] = {}
-    for index, point in enumerate(history):
-        by_pool.setdefault(point.pool, []).append((index, point.mu))
-    steps = max(1, len(history) - 1)
-    lines = []
-    for pool, points in sorted(by_pool.items()):
-        coords = " ".join(
-            f"{10 + (width - 20) * i / steps:.1f},{10 + (height - 20) * (1 - (mu - low) / span):.1f}"
-            for i, mu in points
-        )
-        lines.append((pool, coords))
-    return Chart(width, height, lines, low, high)
 
 
 async def leaderboard_page(request: Request) -> Response:
     """A pool's leaderboard, one page of it."""
     try:
-        client = await _client()
-        if client is None:
+        arena = await client()
+        if arena is None:
             return templates.TemplateResponse(request, "arena_board.html", {"missing": True}, status_code=503)
-        pools = [p.name for p in await client.pools()]
+        pools = [p.name for p in await arena.pools()]
         pool = request.query_params.get("pool") or (pools[0] if pools else "")
         page = max(0, int(request.query_params.get("page", "0") or 0))
-        board = await client.leaderboard(pool, page, PAGE_SIZE)
+        board = await arena.leaderboard(pool, page, PAGE_SIZE)
     except ValueError:
         return Response("page must be a number", status_code=400)
     except ClientError as error:
@@ -119,16 +91,16 @@ async def leaderboard_page(request: Request) -> Response:
 async def bot_page(request: Request) -> Response:
     """A bot's ratings, rating chart and recent games."""
     try:
-        client = await _client()
-        if client is None:
+        arena = await client()
+        if arena is None:
             return templates.TemplateResponse(request, "arena_board.html", {"missing": True}, status_code=503)
-        profile = await client.bot_profile(request.path_params["name"])
+        profile = await arena.bot_profile(request.path_params["name"])
     except ClientError as error:
         status = 404 if error.code == grpc.StatusCode.NOT_FOUND else 503
         return templates.TemplateResponse(
             request, "arena_bot.html", {"error": str(error)}, status_code=status
         )
-    context = {"profile": profile, "chart": chart(list(profile.history))}
+    context = {"profile": profile, "plot": plot(profile.history)}
     return templates.TemplateResponse(request, "arena_bot.html", context)
 
 

@@ -202,6 +202,85 @@ def arena_site(servers: Servers) -> Iterator[ArenaSite]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+AUTHOR_KEY = "steady-key-" + "k" * 32
+
+
+@dataclass(frozen=True)
+class AuthorSite:
+    """A web server whose arena is :class:`~tests.web.fake_arena.FakeArena` in front of ``arena_site``'s:
+    ``steady-greedy`` has uploaded version 1 (built, with a build log) and played ``game_id`` with it
+    (a seat log), and its key is ``key``."""
+
+    web: str
+    fake: Any
+    bot: str
+    key: str
+    game_id: str
+    folder: Path
+
+
+def _prepare_author(fake: Any, address: str, bot: str, folder: Path) -> str:
+    """Upload a version of ``bot`` through the fake's SubmitBot, build it, and give it a seat log of one of
+    its games; the game's id."""
+    import grpc
+
+    from kutnahora.hosting.archives import pack
+    from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
+
+    source = folder / "steady"
+    source.mkdir()
+    (source / "kutnahora-bot.toml").write_text(
+        f'name = "{bot}"\nlanguage = "python"\nrun = "python3 -m kutnahora.clients.bots.cli greedy"\n'
+    )
+    metadata = (("authorization", f"Bearer {AUTHOR_KEY}"),)
+    with grpc.insecure_channel(address) as channel:
+        stub = arena_service_pb2_grpc.ArenaServiceStub(channel)
+        stub.SubmitBot(
+            arena_service_pb2.SubmitBotRequest(archive=pack(source), pools=["2"]), metadata=metadata
+        )
+        profile = stub.GetBotProfile(arena_service_pb2.GetBotProfileRequest(name=bot))
+    fake.built(bot, 1, ok=True, log="Collecting kutnahora\nbuilt <steady> in 2.1 s\n")
+    game_id = str(profile.recent_games[0].game_id)
+    fake.seat_played(
+        bot, game_id, profile.recent_games[0].seat, "seat joined\ndecision 1: <greedy> took 3 ms\n"
+    )
+    return game_id
+
+
+@pytest.fixture(scope="session")
+def author_site(servers: Servers, arena_site: ArenaSite) -> Iterator[AuthorSite]:
+    from tests.web.fake_arena import FakeArena
+
+    folder = Path(tempfile.mkdtemp(prefix="kutnahora-author-web-"))
+    fake = FakeArena(arena_site.arena)
+    fake.add_bot("steady-greedy", AUTHOR_KEY)
+    fake.add_bot("lucky-random", "lucky-key-" + "l" * 33)
+    try:
+        with fake.serve() as address:
+            game_id = _prepare_author(fake, address, "steady-greedy", folder)
+            web, url = start(
+                [
+                    sys.executable,
+                    "-m",
+                    "kutnahora.web.cli",
+                    "--server",
+                    servers.grpc,
+                    "--port",
+                    "0",
+                    *UNLIMITED,
+                ],
+                r"serving (http://\S+)",
+                folder / "web.log",
+                env={"KUTNAHORA_WEB_ARENA": address},
+            )
+            try:
+                yield AuthorSite(url, fake, "steady-greedy", AUTHOR_KEY, game_id, folder)
+            finally:
+                stop(web)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     """Headless Chromium (Debian's), or a skip saying why there is none.

@@ -4,8 +4,9 @@ a whole game can be played with the keyboard alone; your turn shows in the title
 
 The pages: the lobby, a game during the player's decision (each part of the board), a game seen by a
 spectator, a replay, a finished game, the standings, a tournament game's replay page, the arena's
-leaderboard and a bot's page, the pages that say there is no such game or no arena. Without axe-core the
-axe tests skip, saying so.
+leaderboard and a bot's page, a bot's author's area (the key form, a refused key, the versions with the
+rating plot and its numbers, a build log, a seat log, a game without one), the pages that say there is no
+such game or no arena. Without axe-core the axe tests skip, saying so.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import httpx
 import pytest
 
 from tests.web import axe
-from tests.web.conftest import ArenaSite, Servers, run, start, stop
+from tests.web.conftest import ArenaSite, AuthorSite, Servers, run, start, stop
 from tests.web.games import PlayedGame, play_bot_game
 from tests.web.test_layout import READY, start_game
 from tests.web.test_tournament import tournament
@@ -150,6 +151,30 @@ def test_the_arena_pages(arena_site: ArenaSite, servers: Servers, checked: Any) 
     found["a bot that is not there"] = axe.every_state(page)
     visit(page, f"{servers.web}/arena", 503)  # a site that shows no arena says so
     found["no arena"] = axe.every_state(page)
+    report(found)
+
+
+def test_the_authors_area(author_site: AuthorSite, checked: Any) -> None:
+    site = author_site
+    page = checked.new_page()
+    visit(page, f"{site.web}/arena/author?bot={site.bot}")
+    found = {"the author's key form": axe.every_state(page, "#give-key")}
+    page.locator("#api-key").fill("wrong-key-" + "w" * 33)
+    page.locator("#give-key").click()
+    page.wait_for_selector("#author-error")
+    found["a refused key"] = [*axe.violations(page), *axe.csp_violations(page)]
+    page.locator("#api-key").fill(site.key)
+    page.locator("#give-key").click()
+    page.wait_for_selector("#versions")
+    visit(page, f"{site.web}/arena/author")
+    page.click(".numbers summary")  # the plot's numbers, shown
+    found["the author's area"] = axe.every_state(page, "#versions a")
+    visit(page, f"{site.web}/arena/author/versions/1")
+    found["a version's build log"] = axe.every_state(page)
+    visit(page, f"{site.web}/arena/author/games/{site.game_id}")
+    found["a seat's log"] = axe.every_state(page)
+    visit(page, f"{site.web}/arena/author/games/not0the0bots0game", 404)
+    found["a game without the bot's log"] = axe.every_state(page)
     report(found)
 
 
