@@ -116,7 +116,7 @@ class HostJob:
 
     async def _seek(self) -> list[ArenaSeat]:
         """Seek in every pool at once until a match (rarely two at the same moment: both are played);
-        :class:`Stopped` when the job must end first."""
+        none when the arena asks the job to wind down first, :class:`Stopped` when it must stop now."""
         pools = list(self.job.pools)
         if not pools:
             listed = await retrying(
@@ -136,7 +136,7 @@ class HostJob:
                 if matched:
                     return matched
                 if winding.done():
-                    raise Stopped()
+                    return []  # the job winds down: the caller says why
                 if not (pending - {winding}):
                     raise ClientError("no pool is left to seek in")
         finally:
