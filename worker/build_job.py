@@ -38,6 +38,9 @@ async def run(context: Context, lease_id: str, lease_time: float, job: pb.BuildJ
         released = "the worker is stopping" if context.stopping.is_set() else ""
     except ClientError as error:
         log.warning("the arena refused the build's report", error=str(error))
+    except Exception as error:  # the worker's own fault: the version goes back, to be built again
+        released = f"the worker failed: {type(error).__name__}: {error}"
+        log.exception("the build job failed")
     finally:
         await keeper.stop()
         context.metrics.leases.labels("build").dec()

@@ -80,6 +80,9 @@ class HostJob:
         except ClientError as error:
             why = f"the worker gave up: {error}"
             self.log.warning("the job ends on a refusal", error=str(error))
+        except Exception as error:  # the worker's own fault: the lease goes back, for another worker
+            why = f"the worker failed: {type(error).__name__}: {error}"
+            self.log.exception("the job failed")
         finally:
             if used:
                 self.context.builder.done_with(used)

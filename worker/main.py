@@ -43,6 +43,8 @@ from kutnahora.worker.metrics import WorkerMetrics
 from kutnahora.worker.options import build_parser, limits_of
 from kutnahora.worker.worker import Worker, WorkerRefused
 
+SOCKET_PATH_CAP = 107  # the longest Unix socket path gRPC binds
+
 
 class UsageError(Exception):
     """The command line or the machine cannot run a worker; the message says why."""
@@ -85,6 +87,12 @@ async def serve(args: argparse.Namespace, sandbox: Sandbox | None, work: Path) -
     arena = ArenaClient(args.arena)
     builder = Builder(hosting, work, sandbox, log)
     room = builder.setup()
+    longest = room / ".gateways" / f"seat-{os.getpid()}-{10**9}.sock"
+    if len(str(longest)) > SOCKET_PATH_CAP:
+        raise UsageError(
+            f"the seat gateways' sockets would lie under {room / '.gateways'}, too long a path for a Unix "
+            f"socket ({SOCKET_PATH_CAP} characters at most); give a shorter --work"
+        )
     gateway = replace(GatewayLimits(), rate=args.gateway_rate, cpu_share=args.gateway_cpu)
     context = Context(
         name=f"{socket.gethostname()}:{os.getpid()}",

@@ -19,7 +19,8 @@ class WorkerMetrics:
         )
         self.builds = Counter(
             "kutnahora_worker_builds",
-            "Builds of hosted versions, by outcome (ok, failed).",
+            "Build jobs reported, by outcome (ok, failed); a version built before on this worker is reported "
+            "with its first build's outcome without being built again.",
             ["outcome"],
             registry=self.registry,
         )

@@ -10,6 +10,7 @@ import secrets
 import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,11 +72,13 @@ class WorkerProcess:
 async def start_worker(tmp_path: Path, arena: FakeArena) -> AsyncIterator[object]:
     """Start a worker against the fake arena: ``await start_worker(*extra_flags)``."""
     started: list[WorkerProcess] = []
+    folders: list[Path] = []
 
     async def start(*extra: str, token_text: str | None = None) -> WorkerProcess:
         token = tmp_path / "worker-token"
         token.write_text((arena.token if token_text is None else token_text) + "\n")
-        work = tmp_path / f"work-{len(started)}"
+        work = Path(tempfile.mkdtemp(prefix="kw-", dir="/tmp"))  # short: the gateways' sockets lie in it
+        folders.append(work)
         log = tmp_path / f"worker-{len(started)}.log"
         command = [
             *(sys.executable, "-m", "kutnahora.worker.main", "--arena", arena.address),
@@ -101,6 +104,8 @@ async def start_worker(tmp_path: Path, arena: FakeArena) -> AsyncIterator[object
         if worker.process.returncode is None:
             with contextlib.suppress(AssertionError):
                 await worker.terminate(30)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def sleepy(folder: Path) -> tuple[Path, str]:

@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import socket
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from kutnahora.clients.bots import make_bot
 from kutnahora.clients.sdk import Client
@@ -55,6 +58,22 @@ def runner_groups(pid: int) -> list[Path]:
         probe.close()
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def scrape(port: int) -> dict[str, float]:
+    """The worker's metrics, by sample name and labels."""
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    return {
+        sample.name + str(sorted(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
 def ended(arena: FakeArena) -> list[pb.ReportSeatRequest]:
     return [r for r in arena.seat_reports if r.outcome != pb.SEAT_OUTCOME_STARTED]
 
@@ -65,7 +84,8 @@ async def test_builds_are_reported_with_their_logs_and_each_archive_fetched_once
     good = arena.queue_build("good", 1, GOOD)
     failing = arena.queue_build("failingbuild", 1, FAILING)
     arena.queue_build("good", 1, GOOD)  # the same version again (a build lease that expired elsewhere)
-    worker = await start_worker("--seats", "0", "--builds", "1")
+    port = free_port()
+    worker = await start_worker("--seats", "0", "--builds", "1", "--metrics-port", str(port))
     await arena.wait_for(lambda: len(arena.build_reports) == 3)
     leases = {r.lease_id: arena.leases[r.lease_id].job.digest for r in arena.build_reports}
     by_digest: dict[str, list[pb.ReportBuildRequest]] = {}
@@ -81,6 +101,12 @@ async def test_builds_are_reported_with_their_logs_and_each_archive_fetched_once
     assert arena.archive_fetches.count(good) == 1 and arena.archive_fetches.count(failing) == 1
     assert arena.releases == []  # a reported build ends its lease
     assert all(not call.can_host for call in arena.lease_calls)
+    metrics = scrape(port)
+    assert (
+        metrics["kutnahora_worker_builds_total[('outcome', 'ok')]"] == 2
+    )  # built once, reported for both jobs
+    assert metrics["kutnahora_worker_builds_total[('outcome', 'failed')]"] == 1
+    assert metrics["kutnahora_worker_leases[('kind', 'build')]"] == 0
     assert await worker.terminate() == 0
 
 
@@ -89,8 +115,12 @@ async def test_a_hosted_bot_plays_its_game_to_the_end_and_stops_when_paused(
 ) -> None:
     arena.pause_after_reports = 1
     arena.queue_host("good", GOOD, games_left=3)
-    worker = await start_worker("--seats", "1", "--builds", "0")
+    port = free_port()
+    worker = await start_worker("--seats", "1", "--builds", "0", "--metrics-port", str(port))
     await arena.wait_for(lambda: len(arena.releases) == 1, timeout=120)
+    metrics = scrape(port)
+    assert metrics["kutnahora_worker_seats_total[('outcome', 'finished')]"] == 1, worker.output()
+    assert metrics["kutnahora_worker_seats_total[('outcome', 'failed')]"] == 0
     started = [r for r in arena.seat_reports if r.outcome == pb.SEAT_OUTCOME_STARTED]
     (report,) = ended(arena)
     assert len(started) == 1 and started[0].game_id == report.game_id == arena.games[0]
@@ -104,6 +134,28 @@ async def test_a_hosted_bot_plays_its_game_to_the_end_and_stops_when_paused(
     assert summary.status == game_pb2.GAME_STATUS_FINISHED
     assert arena.releases[0][1] == "the bot is paused"  # the arena's answer ended the job after one game
     assert len(arena.games) == 1
+    assert await worker.terminate() == 0
+
+
+async def test_a_crashing_bot_is_reported_failed_with_its_reason_and_log(
+    arena: FakeArena, start_worker: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "crasher"
+    folder.mkdir()
+    (folder / "kutnahora-bot.toml").write_text(
+        'name = "crasher"\nlanguage = "python"\nrun = "python3 crash.py"\n'
+    )
+    (folder / "crash.py").write_text(
+        'import os\nprint("looking at seat", os.environ["KUTNAHORA_SEAT"])\nraise SystemExit(3)\n'
+    )
+    arena.queue_host("crasher", pack(folder), games_left=1)
+    worker = await start_worker("--seats", "1", "--builds", "0")
+    await arena.wait_for(lambda: len(arena.releases) == 1, timeout=120)
+    (report,) = ended(arena)
+    assert report.outcome == pb.SEAT_OUTCOME_FAILED, worker.output()
+    assert "status 3" in report.reason
+    assert b"looking at seat 0" in report.log
+    assert arena.releases[0][1] == "its games for the hour are played"
     assert await worker.terminate() == 0
 
 
