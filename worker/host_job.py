@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 from typing import Any
 
 import grpc
@@ -86,6 +87,7 @@ class HostJob:
         finally:
             if used:
                 self.context.builder.done_with(used)
+            shutil.rmtree(self.host.logs or self.context.seat_logs / self.lease_id, ignore_errors=True)
             await self.keeper.stop()
             self.context.metrics.leases.labels("host").dec()
             if not self.keeper.lost.is_set():

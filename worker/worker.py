@@ -77,7 +77,10 @@ class Worker:
                 except ConnectError as error:
                     context.metrics.arena_errors.inc()
                     context.log.warning(
-                        "the arena cannot be reached; asking for work again", retry_in=delay, error=str(error)
+                        "the arena cannot be reached; asking for work again",
+                        arena=context.hosting.address,
+                        retry_in=delay,
+                        error=str(error),
                     )
                     await self._pause(delay)
                     delay = min(delay * 2, BACKOFF[1])

@@ -94,13 +94,14 @@ class FakeArena:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    async def start(self) -> FakeArena:
+    async def start(self, port: int = 0) -> FakeArena:
+        """Serve on ``port`` (0: a free one; the same one again after :meth:`stop`)."""
         self._server = grpc.aio.server()
         hosting: Any = hosting_service_pb2_grpc
         arena: Any = arena_service_pb2_grpc
         hosting.add_HostingServiceServicer_to_server(_Hosting(self), self._server)
         arena.add_ArenaServiceServicer_to_server(_Arena(self), self._server)
-        self.port = self._server.add_insecure_port("127.0.0.1:0")
+        self.port = self._server.add_insecure_port(f"127.0.0.1:{port}")
         await self._server.start()
         return self
 

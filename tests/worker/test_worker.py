@@ -146,7 +146,8 @@ async def test_a_crashing_bot_is_reported_failed_with_its_reason_and_log(
         'name = "crasher"\nlanguage = "python"\nrun = "python3 crash.py"\n'
     )
     (folder / "crash.py").write_text(
-        'import os\nprint("looking at seat", os.environ["KUTNAHORA_SEAT"])\nraise SystemExit(3)\n'
+        'import os\nprint("looking at seat", os.environ["KUTNAHORA_SEAT"])\n'
+        'print(*sorted(f"{k}={v}" for k, v in os.environ.items()))\nraise SystemExit(3)\n'
     )
     arena.queue_host("crasher", pack(folder), games_left=1)
     worker = await start_worker("--seats", "1", "--builds", "0")
@@ -155,6 +156,10 @@ async def test_a_crashing_bot_is_reported_failed_with_its_reason_and_log(
     assert report.outcome == pb.SEAT_OUTCOME_FAILED, worker.output()
     assert "status 3" in report.reason
     assert b"looking at seat 0" in report.log
+    # Its environment holds its seat, and neither the lease's seek key nor the worker token.
+    assert b"KUTNAHORA_TOKEN=" in report.log and b"KUTNAHORA_SERVER=unix:" in report.log
+    lease = arena.leases[report.lease_id]
+    assert lease.seek_key.encode() not in report.log and arena.token.encode() not in report.log
     assert arena.releases[0][1] == "its games for the hour are played"
     assert await worker.terminate() == 0
 
@@ -254,3 +259,22 @@ async def test_a_wrong_worker_token_ends_the_worker_with_the_arenas_sentence(
     code = await asyncio.wait_for(worker.process.wait(), 60)
     assert code == 1
     assert "the worker token is missing or wrong" in worker.output()
+
+
+async def test_an_arena_out_of_reach_is_asked_again_until_it_answers(
+    arena: FakeArena, start_worker: Any
+) -> None:
+    port = arena.port
+    await arena.stop()
+    worker = await start_worker("--seats", "0", "--builds", "1")
+    for _ in range(100):
+        if worker.output().count("the arena cannot be reached") >= 2:
+            break
+        await asyncio.sleep(0.1)
+    assert worker.output().count("the arena cannot be reached") >= 2, worker.output()
+    assert worker.process.returncode is None
+    await arena.start(port)
+    arena.queue_build("good", 1, GOOD)
+    await arena.wait_for(lambda: len(arena.build_reports) == 1, timeout=60)
+    assert arena.build_reports[0].ok
+    assert await worker.terminate() == 0
