@@ -211,6 +211,13 @@ class HostJob:
                 if path is not None:
                     path.unlink(missing_ok=True)
             raise
+        if result.lost:
+            self.context.metrics.seats.labels("lost").inc()
+            log.warning(
+                "the seat's game server was lost; the seat is left to the arena, not counted a failure",
+                reason=result.reason,
+            )
+            return
         outcome = "failed" if result.failed else "finished"
         self.context.metrics.seats.labels(outcome).inc()
         log.info("seat ended", outcome=outcome, reason=result.reason or None, log_bytes=len(result.log))

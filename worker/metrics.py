@@ -12,8 +12,8 @@ class WorkerMetrics:
         self.registry = CollectorRegistry()
         self.seats = Counter(
             "kutnahora_worker_seats",
-            "Hosted seats played, by how they ended (finished, failed, stopped: the worker stopped or its "
-            "lease was lost while the seat played).",
+            "Hosted seats played, by how they ended (finished, failed; stopped: the worker stopped or its "
+            "lease was lost while the seat played; lost: its game server was lost).",
             ["outcome"],
             registry=self.registry,
         )
@@ -35,7 +35,7 @@ class WorkerMetrics:
             "Calls to the arena that failed because it could not be reached (each is retried).",
             registry=self.registry,
         )
-        for outcome in ("finished", "failed", "stopped"):
+        for outcome in ("finished", "failed", "stopped", "lost"):
             self.seats.labels(outcome)
         for outcome in ("ok", "failed"):
             self.builds.labels(outcome)

@@ -8,8 +8,9 @@ is watched: once it has ended, a bot still running gets ``EXIT_GRACE`` seconds t
 
 The seat has *finished* when the bot played to the game's end; it has *failed* when the bot crashed,
 exceeded a limit, exited before the end, or left decisions to the game server's clock (a strike; not
-counted for a seat handed over from a lost worker, whose clock ran while nobody played). The report
-carries the last ``LOG_TAIL`` bytes of what the bot wrote.
+counted for a seat handed over from a lost worker, whose clock ran while nobody played). A bot that
+failed while its game server was lost (unreachable, or no longer knowing the game) is not blamed:
+``SeatResult.lost``. The report carries the last ``LOG_TAIL`` bytes of what the bot wrote.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
+
 from kutnahora.clients.sdk import (
     ENV_GAME_ID,
     ENV_SEAT,
@@ -27,6 +30,7 @@ from kutnahora.clients.sdk import (
     ENV_TOKEN,
     Client,
     ClientError,
+    ConnectError,
 )
 from kutnahora.hosting.gateway_limits import BotBudget
 from kutnahora.hosting.seat import SeatFailed, SeatHost, play_seat
@@ -52,12 +56,15 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class SeatResult:
-    """How the bot's code ended: ``failed`` with ``reason``, or finished; its log's tail."""
+    """How the bot's code ended: ``failed`` with ``reason``, or finished; its log's tail. ``lost``: it
+    failed while its game server could not be reached or no longer knew the game, so the failure is
+    not the bot's (the arena rules on a game whose server is lost)."""
 
     failed: bool
     reason: str
     log: bytes
     truncated: bool
+    lost: bool = False
 
 
 async def play(
@@ -98,12 +105,24 @@ async def play(
                 playing.cancel()
                 with contextlib.suppress(asyncio.CancelledError, SeatFailed):
                     await playing
+        lost = failure is not None and await _server_lost(game, seat)
         if failure is None and not resumed:
             failure = await _strikes(game, seat)
     finally:
         await game.close()
     log, truncated = _log_tail(host.log_path(seat.game_id, seat.seat))
-    return SeatResult(failure is not None, failure or "", log, truncated)
+    return SeatResult(failure is not None, failure or "", log, truncated, lost)
+
+
+async def _server_lost(game: Client, seat: Seat) -> bool:
+    """Whether the game server cannot be reached or no longer knows the game."""
+    try:
+        await game.get_game(seat.game_id)
+    except ConnectError:
+        return True
+    except ClientError as error:
+        return error.code == grpc.StatusCode.NOT_FOUND
+    return False
 
 
 async def _until_done(game: Client, seat: Seat, playing: asyncio.Task[None]) -> None:
