@@ -113,7 +113,13 @@ class HostJob:
                 return "its games for the hour are played"
             matched = await self._seek()
             self.games_left -= len(matched)
-            await asyncio.gather(*(self._seat(submission, self._seat_of(m), resumed=False) for m in matched))
+            played = await asyncio.gather(
+                *(self._seat(submission, self._seat_of(m), resumed=False) for m in matched),
+                return_exceptions=True,  # each seat to its end before the job goes on or ends
+            )
+            for outcome in played:
+                if isinstance(outcome, BaseException):
+                    raise outcome
 
     @staticmethod
     def _seat_of(matched: ArenaSeat) -> Seat:
