@@ -112,6 +112,7 @@ SUBPACKAGES = (
     "plumbing",
     "arena",
     "hosting",
+    "worker",
     "bench",
     "web",
 )

@@ -10,13 +10,16 @@ Examples::
     kutnahora-bot neural-mcts --iterations 100 --server localhost:50051 --game 5f0c2a9e  # network picks, mcts
     kutnahora-bot register my-bot --key-file my-bot.key --arena localhost:50061   # once; plays no game
     kutnahora-bot greedy --arena localhost:50061 --key-file my-bot.key --pool 4 --games 20  # rated games
+    kutnahora-bot submit my-bot/ --arena localhost:50061 --key-file my-bot.key --wait  # hosted by the arena
+    kutnahora-bot submissions --arena localhost:50061 --key-file my-bot.key   # its hosted versions
 
 A runner (such as ``kutnahora-tournament --bot-cmd``) may hand over a seat it has already joined through
 the environment: ``KUTNAHORA_SERVER``, ``KUTNAHORA_GAME_ID``, ``KUTNAHORA_SEAT`` and ``KUTNAHORA_TOKEN``.
 
 Exit status: 0 when the game ended, 1 when it could not be played, 2 for a usage error or when the server
 cannot be reached. ``kutnahora-bot register`` exits 0 when registered, 1 when the arena refuses the name,
-2 for a usage error or an unreachable arena.
+2 for a usage error or an unreachable arena. ``kutnahora-bot submit``, ``submissions`` and ``hosting``:
+see :mod:`kutnahora.clients.bots.hosted`.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from kutnahora.clients.bots import BOTS, make_bot, neural_bot, neural_mcts_bot
+from kutnahora.clients.bots import BOTS, hosted, make_bot, neural_bot, neural_mcts_bot
 from kutnahora.clients.bots.arena import ENV_ARENA_KEY, play_rated, read_key, register
 from kutnahora.clients.bots.mcts import DEFAULT_ITERATIONS, ROLLOUTS, MctsBot
 from kutnahora.clients.bots.paced import PacedBot
@@ -63,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
             "Without --game or --create, the seat named by KUTNAHORA_GAME_ID, KUTNAHORA_SEAT and "
             "KUTNAHORA_TOKEN is played (this is how kutnahora-tournament --bot-cmd starts bots). "
             "'kutnahora-bot register NAME --key-file FILE' registers a bot with an arena and plays no game "
-            "(see 'kutnahora-bot register --help')."
+            "(see 'kutnahora-bot register --help'). 'kutnahora-bot submit FOLDER' uploads the bot's code for "
+            "the arena to host; 'kutnahora-bot submissions' lists its versions and 'kutnahora-bot hosting "
+            "pause|resume' pauses or resumes its hosted play (each has its --help)."
         ),
     )
     parser.add_argument("bot", choices=sorted(BOTS), help="which bot plays")
@@ -315,6 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def error(message: str) -> None:
         print(f"kutnahora-bot: {message}", file=sys.stderr)
 
+    if arguments[:1] and arguments[0] in hosted.COMMANDS:
+        return hosted.main(arguments, console)
     if arguments[:1] == ["register"]:
         try:
             return asyncio.run(run_register(build_register_parser().parse_args(arguments[1:]), console))

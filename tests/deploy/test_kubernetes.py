@@ -36,9 +36,10 @@ CUSTOM_GROUPS = ("monitoring.coreos.com",)
 
 
 def load_all() -> dict[tuple[str, str], dict[str, Any]]:
-    """Every manifest, by (kind, name)."""
+    """Every manifest of the server (deploy/kubernetes/kustomization.yaml's), by (kind, name); the
+    tournament's and the sandbox workers' have tests of their own."""
     documents: dict[tuple[str, str], dict[str, Any]] = {}
-    for path in manifest_files():
+    for path in listed_files(KUBERNETES / "kustomization.yaml"):
         for document in yaml.safe_load_all(path.read_text()):
             if document:
                 key = (document["kind"], document["metadata"]["name"])

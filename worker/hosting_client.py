@@ -1,0 +1,88 @@
+"""The worker's connection to the arena's ``HostingService``, with the worker token on every call.
+
+Every call carries ``authorization: Bearer <worker token>`` and a deadline. A failed call raises the
+SDK's :class:`~kutnahora.clients.sdk.ClientError` (a :class:`~kutnahora.clients.sdk.ConnectError` when
+the arena cannot be reached), whose message says what was being done and why it failed. The archive of a
+hosted version is up to 4 MiB, so the channel takes messages of up to 16 MiB.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import grpc
+import grpc.aio
+from google.protobuf.message import Message
+
+from kutnahora.clients.sdk import channel_options, rpc_error
+from kutnahora.v1 import hosting_service_pb2 as pb
+from kutnahora.v1 import hosting_service_pb2_grpc
+
+CALL_SECONDS = 15.0  # the deadline of one call (GetArchive: twice that)
+M = TypeVar("M", bound=Message)
+
+
+class HostingClient:
+    """``HostingService`` as the worker calls it: one method per RPC, the token sent with each."""
+
+    def __init__(self, address: str, token: str) -> None:
+        self.address = address
+        self._metadata = (("authorization", f"Bearer {token}"),)
+        self._channel = grpc.aio.insecure_channel(address, options=channel_options())
+        module: Any = hosting_service_pb2_grpc  # the generated stubs are untyped
+        self._stub: Any = module.HostingServiceStub(self._channel)
+
+    async def close(self) -> None:
+        """Close the connection."""
+        await self._channel.close(grace=None)
+
+    async def _call(self, method: str, request: Message, kind: type[M], doing: str, seconds: float) -> M:
+        try:
+            response = await getattr(self._stub, method)(request, metadata=self._metadata, timeout=seconds)
+        except grpc.aio.AioRpcError as error:
+            raise rpc_error(error, doing) from None
+        assert isinstance(response, kind)
+        return response
+
+    async def lease_work(self, worker: str, *, can_build: bool, can_host: bool) -> pb.LeaseWorkResponse:
+        """One piece of work, or none (then ``retry_after`` says when to ask again)."""
+        request = pb.LeaseWorkRequest(worker=worker, can_build=can_build, can_host=can_host)
+        return await self._call("LeaseWork", request, pb.LeaseWorkResponse, "leasing work", CALL_SECONDS)
+
+    async def renew(self, lease_id: str) -> pb.RenewLeaseResponse:
+        """Keep a lease alive; NOT_FOUND once it has expired or been released."""
+        request = pb.RenewLeaseRequest(lease_id=lease_id)
+        return await self._call(
+            "RenewLease", request, pb.RenewLeaseResponse, "renewing a lease", CALL_SECONDS
+        )
+
+    async def archive(self, digest: str) -> bytes:
+        """The archive whose SHA-256 is ``digest``."""
+        response = await self._call(
+            "GetArchive",
+            pb.GetArchiveRequest(digest=digest),
+            pb.GetArchiveResponse,
+            f"fetching archive {digest[:12]}",
+            2 * CALL_SECONDS,
+        )
+        return bytes(response.archive)
+
+    async def report_build(self, lease_id: str, *, ok: bool, reason: str, log: bytes) -> None:
+        """Report a build's result and log (its lease ends)."""
+        request = pb.ReportBuildRequest(lease_id=lease_id, ok=ok, reason=reason, log=log)
+        await self._call("ReportBuild", request, pb.ReportBuildResponse, "reporting a build", CALL_SECONDS)
+
+    async def report_seat(self, request: pb.ReportSeatRequest) -> pb.ReportSeatResponse:
+        """Report a seat started, finished or failed; says whether the bot is now paused."""
+        return await self._call(
+            "ReportSeat",
+            request,
+            pb.ReportSeatResponse,
+            f"reporting seat {request.seat} of {request.game_id}",
+            CALL_SECONDS,
+        )
+
+    async def release(self, lease_id: str, reason: str) -> None:
+        """End a lease before its time."""
+        request = pb.ReleaseLeaseRequest(lease_id=lease_id, reason=reason)
+        await self._call("ReleaseLease", request, pb.ReleaseLeaseResponse, "releasing a lease", CALL_SECONDS)
