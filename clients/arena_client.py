@@ -9,7 +9,7 @@ with the game client, :class:`kutnahora.clients.sdk.Client`, whose connection op
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
@@ -186,53 +186,66 @@ class ArenaClient:
         )
 
     async def submit_bot(
-        self, api_key: str, archive: bytes, pools: list[str] | None = None
+        self, api_key: str, archive: bytes, pools: Sequence[str] = (), *, timeout: float | None = None
     ) -> arena_service_pb2.SubmitBotResponse:
-        """Upload the bot's hosted code (a packed submission folder); the version kept
-        (``kutnahora.v1.SubmitBotResponse``: an existing one when the same archive was submitted before)."""
-        request = arena_service_pb2.SubmitBotRequest(archive=archive, pools=pools or [])
+        """Upload the bot's hosted code (a packed submission folder) to be played in ``pools`` (none: every
+        pool); the version kept (``kutnahora.v1.SubmitBotResponse``: an existing one when the same archive
+        was submitted before). ``timeout``: seconds to wait (None: no bound), as for the calls below."""
+        request = arena_service_pb2.SubmitBotRequest(archive=archive, pools=list(pools))
         return await Client._call(
-            self._arena.SubmitBot(request, metadata=self._auth(api_key)),
+            self._arena.SubmitBot(request, metadata=self._auth(api_key), timeout=timeout),
             "submitting the bot's code",
             arena_service_pb2.SubmitBotResponse,
         )
 
-    async def submissions(self, api_key: str) -> arena_service_pb2.ListSubmissionsResponse:
+    async def submissions(
+        self, api_key: str, *, timeout: float | None = None
+    ) -> arena_service_pb2.ListSubmissionsResponse:
         """The bot's hosted versions, newest first, and whether its hosted play is paused
         (``kutnahora.v1.ListSubmissionsResponse``)."""
         return await Client._call(
             self._arena.ListSubmissions(
-                arena_service_pb2.ListSubmissionsRequest(), metadata=self._auth(api_key)
+                arena_service_pb2.ListSubmissionsRequest(), metadata=self._auth(api_key), timeout=timeout
             ),
             "listing the bot's submissions",
             arena_service_pb2.ListSubmissionsResponse,
         )
 
-    async def submission(self, api_key: str, version: int) -> arena_service_pb2.GetSubmissionResponse:
+    async def submission(
+        self, api_key: str, version: int, *, timeout: float | None = None
+    ) -> arena_service_pb2.GetSubmissionResponse:
         """One of the bot's versions with its build log (``kutnahora.v1.GetSubmissionResponse``)."""
         return await Client._call(
             self._arena.GetSubmission(
-                arena_service_pb2.GetSubmissionRequest(version=version), metadata=self._auth(api_key)
+                arena_service_pb2.GetSubmissionRequest(version=version),
+                metadata=self._auth(api_key),
+                timeout=timeout,
             ),
             f"reading version {version} of the bot",
             arena_service_pb2.GetSubmissionResponse,
         )
 
-    async def seat_log(self, api_key: str, game_id: str) -> arena_service_pb2.GetSeatLogResponse:
+    async def seat_log(
+        self, api_key: str, game_id: str, *, timeout: float | None = None
+    ) -> arena_service_pb2.GetSeatLogResponse:
         """What the bot's hosted code wrote while it played its seat of ``game_id``."""
         return await Client._call(
             self._arena.GetSeatLog(
-                arena_service_pb2.GetSeatLogRequest(game_id=game_id), metadata=self._auth(api_key)
+                arena_service_pb2.GetSeatLogRequest(game_id=game_id),
+                metadata=self._auth(api_key),
+                timeout=timeout,
             ),
             f"reading the bot's log of game {game_id}",
             arena_service_pb2.GetSeatLogResponse,
         )
 
-    async def set_hosting(self, api_key: str, *, paused: bool) -> bool:
+    async def set_hosting(self, api_key: str, *, paused: bool, timeout: float | None = None) -> bool:
         """Pause or resume the bot's hosted play; whether it is paused now."""
         response = await Client._call(
             self._arena.SetHosting(
-                arena_service_pb2.SetHostingRequest(paused=paused), metadata=self._auth(api_key)
+                arena_service_pb2.SetHostingRequest(paused=paused),
+                metadata=self._auth(api_key),
+                timeout=timeout,
             ),
             "pausing the bot's hosted play" if paused else "resuming the bot's hosted play",
             arena_service_pb2.SetHostingResponse,

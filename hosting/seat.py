@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
+import secrets
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ from kutnahora.hosting.submission import Submission
 
 TAIL = 2000  # characters of a bot's last output kept for its failure reason
 LOG_CAP = 16 << 20  # bytes of a hosted bot's output kept when it runs unwalled (--sandbox none)
+_SOCKETS = itertools.count(1)  # the gateways' sockets made by this process
 
 
 class SeatFailed(Exception):
@@ -58,14 +61,13 @@ class SeatHost:
     logs: Path | None = None  # where each seat's output is kept, as GAME-seatN.log (None: not kept)
     protos: Path | None = None  # the .proto files an unwalled bot is told of (KUTNAHORA_PROTOS)
     extra_env: dict[str, str] | None = None  # added to an unwalled bot's environment
-    _count: int = 0
 
     def socket(self) -> Path:
-        """A fresh socket path for one seat's gateway."""
+        """A socket path for one seat's gateway that no other gateway has, whichever host made it (two
+        gateways on one path would hand one bot another's seat)."""
         self.sockets.mkdir(parents=True, exist_ok=True)
         os.chmod(self.sockets, 0o711)
-        self._count += 1
-        return self.sockets / f"seat-{os.getpid()}-{self._count}.sock"
+        return self.sockets / f"seat-{next(_SOCKETS)}-{secrets.token_hex(4)}.sock"
 
     def log_path(self, game_id: str, seat: int) -> Path | None:
         """Where one seat's output is kept (None when logs are not kept)."""

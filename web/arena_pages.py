@@ -15,7 +15,7 @@ server this site talks to.
 ========================================  ==============================================================
 
 Both link the author's area (:mod:`.author_pages`), whose calls act for a bot with its API key: the
-client these pages share is an :class:`~kutnahora.web.author_arena.AuthorArena`.
+client these pages share is an :class:`~kutnahora.clients.arena_client.ArenaClient`.
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.sdk import ClientError
-from kutnahora.web.author_arena import AuthorArena
 from kutnahora.web.rating_plot import plot
 
 ENV_ARENA = "KUTNAHORA_WEB_ARENA"
 PAGE_SIZE = 50
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parent / "templates"))
 
-_clients: dict[str, AuthorArena] = {}
+_clients: dict[str, ArenaClient] = {}
 _lock = asyncio.Lock()
 
 
@@ -55,14 +55,14 @@ def add_menu(environment: Jinja2Templates) -> None:
 add_menu(templates)
 
 
-async def client() -> AuthorArena | None:
+async def client() -> ArenaClient | None:
     """The client of the arena this site shows (one connection for every page), or None without one."""
     address = arena_address()
     if not address:
         return None
     async with _lock:
         if address not in _clients:
-            _clients[address] = await AuthorArena.connect(address)
+            _clients[address] = await ArenaClient.connect(address)
         return _clients[address]
 
 

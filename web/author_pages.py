@@ -2,7 +2,7 @@
 
 The author gives the bot's name and API key once (a form); the key is then kept in this browser's
 cookie only (:mod:`.author_key`) and sent to the arena with each of these pages' calls
-(:class:`~kutnahora.web.author_arena.AuthorArena`). What only the author may see (the versions, build
+(:class:`~kutnahora.clients.arena_client.ArenaClient`). What only the author may see (the versions, build
 logs and seat logs) is asked of the arena with that key, so the arena decides what it shows: another
 bot's game has no log here, as it has none for that key. A refused key (wrong, rotated or revoked) is
 said so, and forgotten.
@@ -38,11 +38,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.sdk import ClientError
 from kutnahora.v1 import arena_service_pb2
 from kutnahora.web import author_key, seats
 from kutnahora.web.arena_pages import client, templates
-from kutnahora.web.author_arena import AuthorArena
 from kutnahora.web.author_key import Author
 from kutnahora.web.rating_plot import plot
 from kutnahora.web.requests import BODY_SECONDS, HTTP_STATUS, TooLarge, bounded_body
@@ -54,6 +54,8 @@ MAX_UPLOAD_BYTES = MAX_ARCHIVE_BYTES + 64 * 1024
 """The longest upload read: an archive of 4 MiB and its form's envelope (the pools, the boundaries)."""
 MAX_FORM_BYTES = 4 * 1024
 """The longest body of the other forms (a name and a key, or one switch)."""
+CALL_SECONDS = 15.0
+"""How long a page waits for one of the author's calls before it says the arena did not answer."""
 UPLOAD_SECONDS = 60.0
 """How long an upload may take to arrive."""
 STATES = {
@@ -182,11 +184,11 @@ async def read_form(request: Request, most: int, what: str, seconds: float) -> F
 
 
 async def dashboard(
-    request: Request, arena: AuthorArena, author: Author, notice: str = "", error: str = "", status: int = 200
+    request: Request, arena: ArenaClient, author: Author, notice: str = "", error: str = "", status: int = 200
 ) -> Response:
     """The author's page of their bot: versions, hosting, rating, games, the upload form."""
     try:
-        submissions = await arena.submissions(author.key)
+        submissions = await arena.submissions(author.key, timeout=CALL_SECONDS)
     except ClientError as refusal:
         if refusal.code == grpc.StatusCode.UNAUTHENTICATED:
             return refused_key(request, author, refusal)
@@ -221,7 +223,7 @@ async def dashboard(
     return page(request, "arena_author.html", context, status)
 
 
-Handler = Callable[[Request, AuthorArena, Author], Awaitable[Response]]
+Handler = Callable[[Request, ArenaClient, Author], Awaitable[Response]]
 
 
 def for_author(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -253,7 +255,7 @@ def _bot_asked(request: Request) -> str:
     return name if author_key.NAME.match(name) else ""
 
 
-async def author_home(request: Request, arena: AuthorArena, author: Author) -> Response:
+async def author_home(request: Request, arena: ArenaClient, author: Author) -> Response:
     return await dashboard(request, arena, author)
 
 
@@ -279,7 +281,7 @@ async def give_key(request: Request) -> Response:
         arena = await client()
         if arena is None:
             return missing(request)
-        await arena.submissions(key)
+        await arena.submissions(key, timeout=CALL_SECONDS)
         await arena.bot_profile(bot)
     except ClientError as error:
         if error.code == grpc.StatusCode.UNAUTHENTICATED:
@@ -299,13 +301,13 @@ async def forget_key(request: Request) -> Response:
     return response
 
 
-async def set_hosting(request: Request, arena: AuthorArena, author: Author) -> Response:
+async def set_hosting(request: Request, arena: ArenaClient, author: Author) -> Response:
     form = await read_form(request, MAX_FORM_BYTES, "The form is too long for a switch.", BODY_SECONDS)
     paused = str(form.get("paused", ""))
     if paused not in ("true", "false"):
         raise Refusal("Say whether to pause (paused=true) or to resume (paused=false).")
     try:
-        await arena.set_hosting(author.key, paused=paused == "true")
+        await arena.set_hosting(author.key, paused=paused == "true", timeout=CALL_SECONDS)
     except ClientError as error:
         if error.code == grpc.StatusCode.UNAUTHENTICATED:
             return refused_key(request, author, error)
@@ -313,7 +315,7 @@ async def set_hosting(request: Request, arena: AuthorArena, author: Author) -> R
     return home()
 
 
-async def upload(request: Request, arena: AuthorArena, author: Author) -> Response:
+async def upload(request: Request, arena: ArenaClient, author: Author) -> Response:
     """Send an uploaded archive to the arena as the bot's new version."""
     too_large = (
         f"The archive is larger than {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB, the most the arena takes."
@@ -329,7 +331,7 @@ async def upload(request: Request, arena: AuthorArena, author: Author) -> Respon
         raise Refusal(f"{archive.filename} is empty.")
     pools = [str(p) for p in form.getlist("pools") if str(p)]
     try:
-        submitted = await arena.submit_bot(author.key, data, pools)
+        submitted = await arena.submit_bot(author.key, data, pools, timeout=UPLOAD_SECONDS)
     except ClientError as error:
         if error.code == grpc.StatusCode.UNAUTHENTICATED:
             return refused_key(request, author, error)
@@ -343,7 +345,7 @@ async def upload(request: Request, arena: AuthorArena, author: Author) -> Respon
     return await dashboard(request, arena, author, notice=notice)
 
 
-async def build_log(request: Request, arena: AuthorArena, author: Author) -> Response:
+async def build_log(request: Request, arena: ArenaClient, author: Author) -> Response:
     number = request.path_params["version"]
     if not 1 <= number < 2**31:
         return page(
@@ -353,7 +355,7 @@ async def build_log(request: Request, arena: AuthorArena, author: Author) -> Res
             404,
         )
     try:
-        found = await arena.submission(author.key, number)
+        found = await arena.submission(author.key, number, timeout=CALL_SECONDS)
     except ClientError as error:
         if error.code == grpc.StatusCode.UNAUTHENTICATED:
             return refused_key(request, author, error)
@@ -364,13 +366,13 @@ async def build_log(request: Request, arena: AuthorArena, author: Author) -> Res
     return page(request, "arena_author_log.html", shown)
 
 
-async def seat_log(request: Request, arena: AuthorArena, author: Author) -> Response:
+async def seat_log(request: Request, arena: ArenaClient, author: Author) -> Response:
     game_id = request.path_params["game_id"]
     if not seats.GAME_ID.match(game_id):
         context = {"error": "There is no such game: a game id is letters and digits.", "bot": author.bot}
         return page(request, "arena_author_log.html", context, 404)
     try:
-        found = await arena.seat_log(author.key, game_id)
+        found = await arena.seat_log(author.key, game_id, timeout=CALL_SECONDS)
     except ClientError as error:
         if error.code == grpc.StatusCode.UNAUTHENTICATED:
             return refused_key(request, author, error)

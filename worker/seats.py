@@ -31,6 +31,7 @@ from kutnahora.clients.sdk import (
     Client,
     ClientError,
     ConnectError,
+    SeatCredentials,
 )
 from kutnahora.hosting.gateway_limits import BotBudget
 from kutnahora.hosting.seat import SeatFailed, SeatHost, play_seat
@@ -91,7 +92,9 @@ async def play(
             }
 
         playing = asyncio.create_task(
-            play_seat(host, submission, seat.game_id, seat.seat, seat_env, budget, ended)
+            play_seat(
+                host, submission, seat.game_id, seat.seat, seat_env, budget, ended, seat_token=seat.token
+            )
         )
         failure: str | None = None
         try:
@@ -106,6 +109,11 @@ async def play(
                 with contextlib.suppress(asyncio.CancelledError, SeatFailed):
                     await playing
         lost = failure is not None and await _server_lost(game, seat)
+        if failure is not None and not lost:
+            # As in a tournament: the failed seat is resigned, so the server's random policy plays it to
+            # the end and the other bots' game goes on at their pace, not the clock's.
+            with contextlib.suppress(ClientError):
+                await game.resign(SeatCredentials(seat.game_id, seat.seat, seat.token))
         if failure is None and not resumed:
             failure = await _strikes(game, seat)
     finally:

@@ -77,16 +77,19 @@ async def test_a_version_is_kept_once_by_digest_and_listed(arena: Arena, tmp_pat
 @pytest.mark.parametrize(
     ("content", "why"),
     [
-        (b"", "needs the archive"),
-        (b"not a tar at all", "not gzip'd"),
-        (b"\0" * (ARCHIVE_CAP + 1), "at most 4 MiB"),
-        (tar_of({"bot.py": b"print()"}), "no kutnahora-bot.toml"),
-        (tar_of({"kutnahora-bot.toml": b"name = [broken"}), "not valid TOML"),
-        (tar_of({"kutnahora-bot.toml": b'name = "writer"\nlanguage = "c"\n'}), "lacks run"),
-        (tar_of({"../escape": b"x"}), "outside its folder"),
-        (
+        pytest.param(b"", "needs the archive", id="empty"),
+        pytest.param(b"not a tar at all", "not gzip'd", id="not-gzip"),
+        pytest.param(b"\0" * (ARCHIVE_CAP + 1), "at most 4 MiB", id="too-large"),
+        pytest.param(tar_of({"bot.py": b"print()"}), "no kutnahora-bot.toml", id="no-manifest"),
+        pytest.param(tar_of({"kutnahora-bot.toml": b"name = [broken"}), "not valid TOML", id="bad-toml"),
+        pytest.param(
+            tar_of({"kutnahora-bot.toml": b'name = "writer"\nlanguage = "c"\n'}), "lacks run", id="no-run"
+        ),
+        pytest.param(tar_of({"../escape": b"x"}), "outside its folder", id="escape"),
+        pytest.param(
             tar_of({"kutnahora-bot.toml": b'name = "someone-else"\nlanguage = "c"\nrun = "./a"\n'}),
             "someone-else",
+            id="another-name",
         ),
     ],
 )

@@ -74,6 +74,17 @@ def scrape(port: int) -> dict[str, float]:
     }
 
 
+async def settled_metrics(port: int, name: str, value: float, timeout: float = 10.0) -> dict[str, float]:
+    """The worker's metrics once ``name`` reads ``value`` (a report reaches the arena a moment before the
+    worker counts its lease as ended), or as they are after ``timeout`` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        metrics = scrape(port)
+        if metrics.get(name) == value or asyncio.get_running_loop().time() > deadline:
+            return metrics
+        await asyncio.sleep(0.1)
+
+
 def ended(arena: FakeArena) -> list[pb.ReportSeatRequest]:
     return [r for r in arena.seat_reports if r.outcome != pb.SEAT_OUTCOME_STARTED]
 
@@ -101,7 +112,7 @@ async def test_builds_are_reported_with_their_logs_and_each_archive_fetched_once
     assert arena.archive_fetches.count(good) == 1 and arena.archive_fetches.count(failing) == 1
     assert arena.releases == []  # a reported build ends its lease
     assert all(not call.can_host for call in arena.lease_calls)
-    metrics = scrape(port)
+    metrics = await settled_metrics(port, "kutnahora_worker_leases[('kind', 'build')]", 0)
     assert (
         metrics["kutnahora_worker_builds_total[('outcome', 'ok')]"] == 2
     )  # built once, reported for both jobs
