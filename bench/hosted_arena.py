@@ -405,7 +405,7 @@ def conduct(args: argparse.Namespace) -> int:
                         [
                             *(sys.executable, "-m", "kutnahora.worker.main", "--arena", arena),
                             *("--worker-token-file", str(token_file), "--seats", str(args.seats)),
-                            *("--work", str(work), "--log-level", "warning"),
+                            *("--work", str(work), "--log-level", "info", "--log-format", "console"),
                         ],
                         stdout=log,
                         stderr=subprocess.STDOUT,
@@ -536,10 +536,8 @@ def conduct(args: argparse.Namespace) -> int:
         )
         for name, row in sorted(board[busiest].items(), key=lambda item: -item[1]["conservative"]):
             print(
-                print(
-                    f"    {name:28} {kinds.get(name, '?'):16} {row['conservative']:7.2f} "
-                    f"({int(row['games'])} games)"
-                )
+                f"    {name:28} {kinds.get(name, '?'):16} {row['conservative']:7.2f} "
+                f"({int(row['games'])} games)"
             )
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=1) + "\n")

@@ -40,6 +40,7 @@ from kutnahora.hosting.processes import running
 RUNNER_PREFIX = "kutnahora-runner-"
 CPU_PERIOD_US = 100_000
 MIB = 1 << 20
+RECLAIM_SECONDS = 30.0  # how often a runner removes the groups of dead runners beside its own
 MOUNTINFO = Path("/proc/self/mountinfo")
 OWN_GROUPS = Path("/proc/self/cgroup")
 
@@ -100,6 +101,7 @@ class Cgroups:
     parents: list[Path] = field(default_factory=list)  # the runner's own group, in each hierarchy
     cpu: Path | None = None  # v1: the runner's group in the cpu hierarchy; v2: the group itself, if cpu is on
     _count: itertools.count[int] = field(default_factory=itertools.count)
+    _reclaimed: float = 0.0  # when the groups of dead runners beside this one were last removed
 
     @property
     def in_force(self) -> bool:
@@ -122,6 +124,12 @@ class Cgroups:
         mode."""
         if not self.in_force:
             return None
+        now = time.monotonic()
+        if now - self._reclaimed >= RECLAIM_SECONDS:
+            # A runner killed beside this one (an arena worker lost mid-game) leaves its groups behind;
+            # a long-lived runner removes them as it goes, not only when it starts.
+            self._reclaimed = now
+            Cgroups.reclaim([*self.parents, *([self.cpu] if self.cpu is not None else [])])
         name = f"bot-{next(self._count)}"
         folders = [parent / name for parent in self.parents]
         version = 2 if self.mode == "cgroup v2" else 1

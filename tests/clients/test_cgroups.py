@@ -152,6 +152,25 @@ def test_a_dead_runners_groups_are_reclaimed_by_the_next(cgroups: Cgroups) -> No
     assert all(parent.exists() for parent in cgroups.parents)  # a live runner's groups stay
 
 
+def test_a_runner_that_goes_on_reclaims_the_groups_of_one_killed_beside_it(cgroups: Cgroups) -> None:
+    """An arena worker lives for days: one killed beside it (its groups left) is cleaned up as it goes."""
+    first = cgroups.create(64 * MIB, 16)
+    assert first is not None
+    first.remove()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    left = [parent.parent / f"{RUNNER_PREFIX}{int(dead.stdout)}" for parent in cgroups.parents]
+    for folder in left:
+        (folder / "bot-0").mkdir(parents=True)
+    cgroups._reclaimed -= 3600  # as if the last look were long ago
+    second = cgroups.create(64 * MIB, 16)
+    assert second is not None
+    second.remove()
+    assert not any(folder.exists() for folder in left)
+    assert all(parent.exists() for parent in cgroups.parents)
+
+
 def running_bot(runner_group: Path) -> list[int]:
     """The processes of one bot group of the runner's that holds any (none yet: empty). A bot's group is
     removed when its game ends, so one listed may be gone by the time it is read: it is passed over."""
