@@ -2,7 +2,8 @@
 processes, with authors using the commands docs/hosted-bots.md gives them.
 
 Two authors register (``kutnahora-bot register``) and submit a folder each (``kutnahora-bot submit --wait``:
-built by a worker in the sandbox); a worker plays their bots' games in the arena's ordinary pool. Both bots
+built by a worker in the sandbox): the walk-through's own bot (examples/hosted-bot, my-bot) and the
+project's random bot; a worker plays their bots' games in the arena's ordinary pool. Both bots
 are rated, marked hosted with their version on the leaderboard, and each author reads its own seat log
 (another author's is not found). Then a worker is killed in the middle of a game: a second worker takes
 the bot over, the game ends and is rated, and when the workers have stopped, no process of a sandbox user
@@ -67,13 +68,17 @@ def bot_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def author(folder: Path, arena: str, name: str, bot: str) -> Path:
-    """An author's bot folder, registered and submitted as docs/hosted-bots.md says; its key file."""
+def author(folder: Path, arena: str, name: str, bot: str | None) -> Path:
+    """An author's bot folder (``bot`` None: examples/hosted-bot, the walk-through's, which names itself
+    my-bot), registered as docs/hosted-bots.md says; its key file."""
     submission = folder / name
-    submission.mkdir()
-    (submission / "kutnahora-bot.toml").write_text(
-        f'name = "{name}"\nlanguage = "python"\nrun = "python3 -m kutnahora.clients.bots.cli {bot}"\n'
-    )
+    if bot is None:
+        shutil.copytree(ROOT / "examples" / "hosted-bot", submission)
+    else:
+        submission.mkdir()
+        (submission / "kutnahora-bot.toml").write_text(
+            f'name = "{name}"\nlanguage = "python"\nrun = "python3 -m kutnahora.clients.bots.cli {bot}"\n'
+        )
     key = folder / f"{name}.key"
     registered = bot_cli("register", name, "--key-file", str(key), "--arena", arena)
     assert registered.returncode == 0, registered.stderr
@@ -128,47 +133,47 @@ async def test_authors_submit_and_their_hosted_bots_are_rated_and_survive_a_lost
     service: tuple[str, Path], workers: list[asyncio.subprocess.Process]
 ) -> None:
     arena, folder = service
-    greedy_key = author(folder, arena, "hosted-greedy", "greedy")
+    my_key = author(folder, arena, "my-bot", None)
     random_key = author(folder, arena, "hosted-random", "random")
     first, first_work = await start_worker(arena, folder, 0)
     workers.append(first)
-    for name, key in (("hosted-greedy", greedy_key), ("hosted-random", random_key)):
+    for name, key in (("my-bot", my_key), ("hosted-random", random_key)):
         submitted = await asyncio.to_thread(
             bot_cli, "submit", str(folder / name), "--arena", arena, "--key-file", str(key), "--wait"
         )
         assert submitted.returncode == 0, submitted.stdout + submitted.stderr
         assert "version 1" in submitted.stdout, submitted.stdout
-    listed = bot_cli("submissions", "--arena", arena, "--key-file", str(greedy_key))
+    listed = bot_cli("submissions", "--arena", arena, "--key-file", str(my_key))
     assert listed.returncode == 0 and "ready" in listed.stdout, listed.stdout + listed.stderr
 
     async with await ArenaClient.connect(arena) as client:
         await until(lambda: _both_rated(client), 240, "both hosted bots to finish a rated game")
         board = await client.leaderboard("2", page_size=200)
         marks = {e.name: (e.hosted, e.hosted_version) for e in board.entries}
-        assert marks["hosted-greedy"] == (True, 1) and marks["hosted-random"] == (True, 1)
-        profile = await client.bot_profile("hosted-greedy")
+        assert marks["my-bot"] == (True, 1) and marks["hosted-random"] == (True, 1)
+        profile = await client.bot_profile("my-bot")
         finished = [g for g in profile.recent_games if g.status == "finished"]
         assert finished, profile
-        own = await client.seat_log(greedy_key.read_text().strip(), finished[0].game_id)
+        own = await client.seat_log(my_key.read_text().strip(), finished[0].game_id)
         assert own.outcome == "finished" and own.version == 1
         with pytest.raises(ClientError) as caught:  # the other author's log of the same game
             await client.seat_log(random_key.read_text().strip(), "not-a-game-of-this-bot")
         assert caught.value.code == grpc.StatusCode.NOT_FOUND
 
         # A worker lost in the middle of a game: its bots go to another worker and the game still ends.
-        before = await rated_games(client, "hosted-greedy")
-        await until(lambda: _playing(client, "hosted-greedy"), 120, "a game in progress")
+        before = await rated_games(client, "my-bot")
+        await until(lambda: _playing(client, "my-bot"), 120, "a game in progress")
         first.send_signal(signal.SIGKILL)
         await first.wait()
         second, second_work = await start_worker(arena, folder, 1)
         workers.append(second)
         await until(
-            lambda: _more_rated(client, "hosted-greedy", before), 240, "a game rated after the worker's loss"
+            lambda: _more_rated(client, "my-bot", before), 240, "a game rated after the worker's loss"
         )
     second.send_signal(signal.SIGTERM)
     assert await asyncio.wait_for(second.wait(), 60) == 0
     await asyncio.sleep(1.0)
-    assert processes_running("kutnahora.clients.bots.cli greedy") == []
+    assert processes_running("python3 bot.py") == []
     assert processes_running("kutnahora.clients.bots.cli random") == []
     assert not any(group.exists() for group in runner_groups(second.pid))
     shutil.rmtree(first_work, ignore_errors=True)
@@ -176,7 +181,7 @@ async def test_authors_submit_and_their_hosted_bots_are_rated_and_survive_a_lost
 
 
 async def _both_rated(client: ArenaClient) -> bool:
-    return await rated_games(client, "hosted-greedy") >= 1 and await rated_games(client, "hosted-random") >= 1
+    return await rated_games(client, "my-bot") >= 1 and await rated_games(client, "hosted-random") >= 1
 
 
 async def _playing(client: ArenaClient, name: str) -> bool:
