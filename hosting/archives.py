@@ -1,16 +1,19 @@
 """A submission folder as one archive, and back: what an author uploads and what a worker unpacks.
 
-An author's folder is packed (:func:`pack`) as a gzip'd tar of its regular files and folders, in a fixed
-order with fixed owners and times, so the same folder always gives the same bytes and the same digest
-(the arena keeps each version by that digest: submitting the same code twice is one version). Links,
-devices and FIFOs are refused by :func:`kutnahora.hosting.submission_files.check_tree` before anything is
-read; files are read without following links.
+An author's folder is packed (:func:`pack`) as a gzip'd tar of its regular files, folders and links, in a
+fixed order with fixed owners and times, so the same folder always gives the same bytes and the same
+digest (the arena keeps each version by that digest: submitting the same code twice is one version). A
+link is kept as a link (a Node.js package's ``node_modules/.bin``), and only one that stays inside the
+folder: links out of it, hard links, devices and FIFOs are refused by
+:func:`kutnahora.hosting.submission_files.check_tree` before anything is read; files are read without
+following links.
 
 An archive is a stranger's bytes. :func:`unpack` takes at most ``ARCHIVE_CAP`` bytes, reads the members'
-headers first and refuses, naming the member, anything but regular files and folders, absolute paths
-and ``..``, more than ``MEMBER_CAP`` members and more than ``UNPACKED_CAP`` bytes unpacked, before a byte
-is written; then it extracts with tarfile's ``data`` filter (no links, no special files, no modes beyond
-the user's, nothing outside the target). Every refusal is an :class:`ArchiveError` saying what was wrong.
+headers first and refuses, naming the member, anything but regular files, folders and relative links that
+stay inside the folder, absolute paths and ``..``, more than ``MEMBER_CAP`` members and more than
+``UNPACKED_CAP`` bytes unpacked, before a byte is written; then it extracts with tarfile's ``data`` filter
+(no link out, no special files, no modes beyond the user's, nothing outside the target). Every refusal is
+an :class:`ArchiveError` saying what was wrong.
 """
 
 from __future__ import annotations
@@ -56,11 +59,10 @@ def pack(folder: Path) -> bytes:
         base = Path(current)
         for name in [*dirs, *sorted(files)]:
             path = base / name
-            if path.is_symlink():
-                raise ArchiveError(f"{path.relative_to(folder)} is a link; pack a copy of what it points to")
             paths.append(path)
-            if path.is_file():
+            if path.is_file() and not path.is_symlink():
                 total += path.stat().st_size
+        dirs[:] = [name for name in dirs if not (base / name).is_symlink()]  # a link is kept, not walked
     if len(paths) > MEMBER_CAP:
         raise ArchiveError(f"{folder} holds {len(paths)} files and folders; at most {MEMBER_CAP} are taken")
     if total > UNPACKED_CAP:
@@ -74,7 +76,12 @@ def pack(folder: Path) -> bytes:
             info.mtime = 0
             info.uid = info.gid = 0
             info.uname = info.gname = ""
-            if path.is_dir():
+            if path.is_symlink():
+                info.type = tarfile.SYMTYPE
+                info.linkname = os.readlink(path)
+                info.mode = 0o777
+                tar.addfile(info)
+            elif path.is_dir():
                 info.type = tarfile.DIRTYPE
                 info.mode = 0o755
                 tar.addfile(info)
@@ -136,9 +143,23 @@ def _check_members(members: list[tarfile.TarInfo]) -> None:
             continue  # "." itself, as `tar -czf bot.tar.gz -C my-bot .` writes it
         if name.startswith("/") or ".." in parts or not parts:
             raise ArchiveError(f"the archive's member {name[:200]!r} lies outside its folder")
-        if not (member.isreg() or member.isdir()):
+        if member.issym():
+            target = PurePosixPath(member.linkname)
+            inside = PurePosixPath(*parts[:-1], *target.parts)
+            depth = 0
+            for part in inside.parts:
+                depth += -1 if part == ".." else 0 if part == "." else 1
+                if depth < 0:
+                    break
+            if target.is_absolute() or depth < 0:
+                raise ArchiveError(
+                    f"the archive's member {name[:200]!r} is a link out of its folder; links may only point "
+                    "inside it"
+                )
+        elif not (member.isreg() or member.isdir()):
             raise ArchiveError(
-                f"the archive's member {name[:200]!r} is a link or a special file; only files and folders"
+                f"the archive's member {name[:200]!r} is a hard link or a special file; only files, folders "
+                "and links inside the folder"
             )
         total += member.size
         if total > UNPACKED_CAP:

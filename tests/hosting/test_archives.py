@@ -64,8 +64,8 @@ def test_a_link_out_of_the_folder_is_refused_when_packing(tmp_path: Path) -> Non
     [
         (tarfile.TarInfo("../escape.py"), b"x", "lies outside its folder"),
         (tarfile.TarInfo("/etc/cron.d/job"), b"x", "lies outside its folder"),
-        (tarfile.TarInfo("link"), None, "is a link or a special file"),
-        (tarfile.TarInfo("fifo"), None, "is a link or a special file"),
+        (tarfile.TarInfo("link"), None, "is a link out of its folder"),
+        (tarfile.TarInfo("fifo"), None, "is a hard link or a special file"),
     ],
 )
 def test_a_strangers_archive_with_a_bad_member_is_refused_before_anything_is_written(
@@ -113,3 +113,19 @@ def test_an_archive_made_with_tar_from_inside_the_folder_is_taken(tmp_path: Path
     archives.unpack(archive.read_bytes(), target)
     assert load(target).name == "packed"
     assert (target / "lib" / "helper.py").read_text() == "X = 1\n"
+
+
+def test_links_inside_the_folder_are_kept_as_links(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "lib" / "bin").mkdir()
+    (folder / "lib" / "bin" / "helper").symlink_to("../helper.py")  # as node_modules/.bin holds
+    (folder / "current").symlink_to("lib")
+    target = tmp_path / "out"
+    archives.unpack(archives.pack(folder), target)
+    assert os.readlink(target / "lib" / "bin" / "helper") == "../helper.py"
+    assert (target / "lib" / "bin" / "helper").read_text() == "X = 1\n"
+    assert (target / "current" / "helper.py").read_text() == "X = 1\n"
+    climbing = tarfile.TarInfo("lib/up")
+    climbing.type, climbing.linkname = tarfile.SYMTYPE, "../../etc/passwd"
+    with pytest.raises(ArchiveError, match="lib/up' is a link out of its folder"):
+        archives.unpack(_tar((climbing, None)), tmp_path / "climb")
