@@ -5,8 +5,8 @@ that schema placing games on both (with a worker token), and ``--workers`` ``kut
 processes, each walled in by bubblewrap (as root: leased user ids, control groups). ``--submissions``
 accounts are registered and each submits a folder with ``SubmitBot``, the way an author does:
 
-- Python bots that play with the project's own bots inside the sandbox: ``random``, ``greedy`` and a
-  search bot (``mcts:N``, ``--search-iterations``), in equal numbers;
+- Python bots that play with the project's own bots inside the sandbox: ``random``, ``greedy`` and the
+  search bot (``mcts --iterations N``, ``--search-iterations``), in equal numbers;
 - one of each starter kit that builds here (Go, C++, Java, Node.js: built in the sandbox by the workers
   from the kits' own manifests), unless ``--no-kits``;
 - hostile ones, unless ``--no-hostile``: a reader that tries a canary file planted on the host (and
@@ -86,10 +86,15 @@ def python_bot(folder: Path, name: str, bot: str) -> Path:
     return folder
 
 
-def kit(folder: Path, name: str, kind: str) -> Path | None:
-    """A copy of a starter kit, renamed; None when its folder is not in this checkout."""
-    source = REPOSITORY / KITS[kind]
+def kit(folder: Path, name: str, kind: str, kits: Path) -> Path | None:
+    """A copy of a starter kit from the checkout ``kits``, renamed; None (said) when it is not there, or
+    when the Node.js kit's packages are not installed (its hosted submission takes its node_modules)."""
+    source = kits / KITS[kind]
     if not (source / "kutnahora-bot.toml").is_file():
+        print(f"  the {kind} kit is left out: no {source / 'kutnahora-bot.toml'}", flush=True)
+        return None
+    if kind == "node" and not (source / "node_modules").is_dir():
+        print(f"  the node kit is left out: run `npm ci` in {source} first", flush=True)
         return None
     shutil.copytree(source, folder, symlinks=True, ignore=shutil.ignore_patterns(*KIT_LEFT_OUT))
     manifest = folder / "kutnahora-bot.toml"
@@ -142,15 +147,17 @@ def hostile(folder: Path, name: str, kind: str, canary: Path) -> Path:
     return folder
 
 
-def line_up(count: int, root: Path, canary: Path, kits: bool, hostiles: bool, iterations: int) -> list[Entry]:
+def line_up(
+    count: int, root: Path, canary: Path, kits: Path | None, hostiles: bool, iterations: int
+) -> list[Entry]:
     """The submissions: kits and hostile ones first (as many as asked for fit), the rest Python bots in
     equal numbers of random, greedy and search."""
     entries: list[Entry] = []
-    if kits:
+    if kits is not None:
         for kind in KITS:
             if len(entries) < count:
                 name = f"hosted-{kind}"
-                folder = kit(root / name, name, kind)
+                folder = kit(root / name, name, kind, kits)
                 if folder is not None:
                     entries.append(Entry(name, f"kit-{kind}", folder))
     if hostiles:
@@ -158,7 +165,7 @@ def line_up(count: int, root: Path, canary: Path, kits: bool, hostiles: bool, it
             if len(entries) < count:
                 name = f"hosted-hostile-{kind}"
                 entries.append(Entry(name, f"hostile-{kind}", hostile(root / name, name, kind, canary)))
-    bots = {"random": "random", "greedy": "greedy", "search": f"mcts:{iterations}"}
+    bots = {"random": "random", "greedy": "greedy", "search": f"mcts --iterations {iterations}"}
     n = 0
     while len(entries) < count:
         kind = STRENGTH[n % 3]
@@ -383,7 +390,12 @@ def conduct(args: argparse.Namespace) -> int:
         processes.append(process)
         arena, _, arena_metrics = found.partition(" (metrics ")
         entries = line_up(
-            args.submissions, folder / "submissions", canary, args.kits, args.hostile, args.search_iterations
+            args.submissions,
+            folder / "submissions",
+            canary,
+            args.kits_from if args.kits else None,
+            args.hostile,
+            args.search_iterations,
         )
         asyncio.run(submit_all(arena, entries, pools))
         refused = [e for e in entries if e.refused]
@@ -584,6 +596,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--kill-at", type=float, default=0.5, help="fraction of the run at which worker 0 dies"
     )
     parser.add_argument("--no-kits", dest="kits", action="store_false", help="leave the starter kits out")
+    parser.add_argument(
+        "--kits-from",
+        type=Path,
+        default=REPOSITORY,
+        help="the checkout whose clients/go, cpp, java and node are submitted (the Node.js kit after npm ci)",
+    )
     parser.add_argument("--no-hostile", dest="hostile", action="store_false", help="leave hostile ones out")
     parser.add_argument("--progress", type=float, default=60.0, help="seconds between progress lines")
     parser.add_argument(
@@ -594,6 +612,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.submissions < 2 or args.workers < 1 or args.seats < 1 or args.minutes <= 0:
         parser.error("--submissions must be at least 2, --workers and --seats at least 1, --minutes positive")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a stop cleans up as Ctrl-C does
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if os.geteuid() != 0 or shutil.which("bwrap") is None:
         parser.error(
             "the workers wall their bots in with bubblewrap as root: run as root with bwrap installed"
