@@ -96,7 +96,11 @@ def kit(folder: Path, name: str, kind: str, kits: Path) -> Path | None:
     if kind == "node" and not (source / "node_modules").is_dir():
         print(f"  the node kit is left out: run `npm ci` in {source} first", flush=True)
         return None
-    shutil.copytree(source, folder, symlinks=True, ignore=shutil.ignore_patterns(*KIT_LEFT_OUT))
+
+    def left_out(where: str, names: list[str]) -> set[str]:  # the kit's own build folders, not a package's
+        return set(KIT_LEFT_OUT) & set(names) if Path(where) == source else set()
+
+    shutil.copytree(source, folder, symlinks=True, ignore=left_out)
     manifest = folder / "kutnahora-bot.toml"
     text = re.sub(r'(?m)^name = ".*"$', f'name = "{name}"', manifest.read_text())
     manifest.write_text(text)
