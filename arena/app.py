@@ -116,6 +116,8 @@ class ArenaConfig:
     """New versions of its hosted code one bot may submit in 24 hours."""
     hosted_games_per_hour: int = 60
     """Hosted games one bot may start in an hour."""
+    hosted_games_per_lease: int = 5
+    """Games one host lease may start: then the worker releases it, and bots take turns on the workers."""
     hosted_max_failures: int = 3
     """Failed hosted seats in a row that pause a bot."""
     lease_seconds: float = 30.0
@@ -181,6 +183,7 @@ class Arena:
             worker_token=config.worker_token,
             lease_seconds=config.lease_seconds,
             games_per_hour=config.hosted_games_per_hour,
+            games_per_lease=config.hosted_games_per_lease,
             max_failures=config.hosted_max_failures,
             metrics=self.metrics,
             log=log,

@@ -80,6 +80,7 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
         worker_token: str,
         lease_seconds: float,
         games_per_hour: int,
+        games_per_lease: int = 5,
         max_failures: int,
         metrics: ArenaMetrics,
         log: Any,
@@ -89,6 +90,7 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
         self.token_hash = auth.token_hash(worker_token) if worker_token else ""
         self.lease_seconds = lease_seconds
         self.games_per_hour = games_per_hour
+        self.games_per_lease = games_per_lease
         self.max_failures = max_failures
         self.metrics = metrics
         self.log = log
@@ -187,7 +189,7 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
                     digest=found.digest,
                     seek_key=seek_key,
                     pools=list(found.pools),
-                    games_left=found.games_left,
+                    games_left=min(found.games_left, self.games_per_lease),
                 )
                 if found.resume is not None:
                     job.resume.CopyFrom(

@@ -254,6 +254,14 @@ def build_parser() -> argparse.ArgumentParser:
         "hosted games one bot may start in an hour (its workers seek no more)",
     )
     add(
+        "--hosted-games-per-lease",
+        "HOSTED_GAMES_PER_LEASE",
+        5,
+        int,
+        "hosted games one lease may start; then the worker releases it and the bot hosted least recently "
+        "is leased next, so that more bots than the workers' seats take turns",
+    )
+    add(
         "--hosted-max-failures",
         "HOSTED_MAX_FAILURES",
         3,
@@ -317,10 +325,15 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
             "kutnahora-arena: --keepalive must be 0 (no pings) or more seconds and --keepalive-timeout more "
             f"than 0, not {args.keepalive:g} and {args.keepalive_timeout:g}"
         )
-    if args.submissions_per_day < 1 or args.hosted_games_per_hour < 1 or args.hosted_max_failures < 1:
+    if (
+        args.submissions_per_day < 1
+        or args.hosted_games_per_hour < 1
+        or args.hosted_games_per_lease < 1
+        or args.hosted_max_failures < 1
+    ):
         raise SystemExit(
-            "kutnahora-arena: --submissions-per-day, --hosted-games-per-hour and --hosted-max-failures must "
-            "be at least 1"
+            "kutnahora-arena: --submissions-per-day, --hosted-games-per-hour, --hosted-games-per-lease and "
+            "--hosted-max-failures must be at least 1"
         )
     if args.lease_time <= 0:
         raise SystemExit(f"kutnahora-arena: --lease-time must be more than 0, not {args.lease_time:g}")
@@ -368,6 +381,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         worker_token=worker_token,
         submissions_per_day=args.submissions_per_day,
         hosted_games_per_hour=args.hosted_games_per_hour,
+        hosted_games_per_lease=args.hosted_games_per_lease,
         hosted_max_failures=args.hosted_max_failures,
         lease_seconds=args.lease_time,
     )

@@ -110,7 +110,7 @@ class HostJob:
             if self.keeper.winding.is_set():
                 return f"winding down: {self.keeper.wind_down_reason}"
             if self.games_left <= 0:
-                return "its games for the hour are played"
+                return "the games of its lease are played"
             matched = await self._seek()
             self.games_left -= len(matched)
             played = await asyncio.gather(

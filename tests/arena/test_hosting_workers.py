@@ -43,7 +43,8 @@ async def start(db: str, game_server: str, **changes: object) -> Arena:
 
 @pytest.fixture
 async def hosting_arena(tmp_path: Path, game_server: str) -> AsyncIterator[Arena]:
-    arena = await start(str(tmp_path / "arena.db"), game_server)
+    # A lease's games as many as the hour's, so that the hour's count shows in games_left.
+    arena = await start(str(tmp_path / "arena.db"), game_server, hosted_games_per_lease=60)
     try:
         yield arena
     finally:
@@ -345,6 +346,36 @@ async def test_the_hours_allowance_and_a_finished_seat(tmp_path: Path, game_serv
             ).failures == 0  # type: ignore[union-attr]
     finally:
         await arena.stop(0)
+
+
+async def test_a_lease_starts_at_most_its_share_of_games_so_bots_take_turns(
+    game_server: str, tmp_path: Path
+) -> None:
+    """More bots than seats on the workers: each host lease may start ``--hosted-games-per-lease`` games
+    (never more than the hour has left), then its worker releases it and the bot hosted least recently is
+    leased next."""
+    arena = await start(str(tmp_path / "a.db"), game_server, hosted_games_per_lease=2)
+    try:
+        async with stubs(arena) as (bots, workers):
+            for name in ("turn-a", "turn-b"):
+                key = (await bots.RegisterBot(pb.RegisterBotRequest(name=name))).api_key
+                await bots.SubmitBot(
+                    pb.SubmitBotRequest(archive=archive(tmp_path / name, name)), metadata=auth(key)
+                )
+                await build_one(workers, name, 1, ok=True)
+            first = await workers.LeaseWork(hpb.LeaseWorkRequest(can_host=True), metadata=WORKER)
+            assert first.host.games_left == 2
+            await workers.ReleaseLease(
+                hpb.ReleaseLeaseRequest(lease_id=first.lease_id, reason="the games of its lease are played"),
+                metadata=WORKER,
+            )
+            second = await workers.LeaseWork(hpb.LeaseWorkRequest(can_host=True), metadata=WORKER)
+            assert second.host.bot_name != first.host.bot_name, "the bot hosted least recently comes next"
+            assert second.host.games_left == 2
+    finally:
+        await arena.stop(0)
+    with pytest.raises(SystemExit, match="--hosted-games-per-lease"):
+        config_from_args(build_parser().parse_args(["--hosted-games-per-lease", "0"]))
 
 
 async def test_the_flags_enable_hosting(start_arena: StartArena, tmp_path: Path) -> None:

@@ -171,7 +171,7 @@ async def test_a_crashing_bot_is_reported_failed_with_its_reason_and_log(
     assert b"KUTNAHORA_TOKEN=" in report.log and b"KUTNAHORA_SERVER=unix:" in report.log
     lease = arena.leases[report.lease_id]
     assert lease.seek_key.encode() not in report.log and arena.token.encode() not in report.log
-    assert arena.releases[0][1] == "its games for the hour are played"
+    assert arena.releases[0][1] == "the games of its lease are played"
     assert await worker.terminate() == 0
 
 
@@ -192,7 +192,7 @@ async def test_a_seat_handed_over_is_played_first(arena: FakeArena, start_worker
     assert report.game_id == created.game.game_id and report.seat == 0
     assert report.outcome == pb.SEAT_OUTCOME_FINISHED, (report.reason, report.log, worker.output())
     assert arena.seeks == []  # no game left this hour: it resumed the seat and sought none
-    assert arena.releases[0][1] == "its games for the hour are played"
+    assert arena.releases[0][1] == "the games of its lease are played"
     assert await worker.terminate() == 0
 
 
