@@ -1,0 +1,148 @@
+"""A seat's Play stream across replicas: which opening is the newest, and telling every replica of it.
+
+With a shared quota store (``--quota-store redis://…``) a seat has one Play stream across every replica
+that shares it, as it has one on a replica (:mod:`kutnahora.server.seats`). Each opening of a Play stream
+is **announced**: one script in Redis numbers it from a counter every replica shares (so that the newest
+opening has the highest number, whatever the replicas' clocks), writes that number as the seat's current
+holder, and publishes ``REPLICA NUMBER GAME/SEAT`` on one pub/sub channel. Every replica listens on that
+channel; one that holds a stream of that seat with a lower number ends it, as a newer stream on the same
+replica would. A replica that lost its subscription and has it again (Redis restarted, the connection
+dropped) may have missed announcements: it reads the current holders of the seats it holds streams of,
+and ends those a newer opening took over (:data:`HOLDER_SECONDS` says how long a holder is remembered).
+
+Redis pub/sub rather than PostgreSQL's ``LISTEN``/``NOTIFY``: the per-seat limits belong with the other
+limits, in the quota store, which is what every replica that counts together shares (replicas may share
+Redis whatever their game store, and a game store is no place for a write per stream opened); a publish
+costs Redis one message to each replica, and no transaction.
+
+When the store cannot be reached, an opening is not announced (None) and a replica that cannot listen
+hears nothing: each replica holds one stream per seat for itself, as without a shared store, the failure
+counted and logged by the store (:meth:`kutnahora.plumbing.quota_store.QuotaStore.failed`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from kutnahora.plumbing.quota_store import ERRORS, RETRY_SECONDS, QuotaStore
+
+HOLDER_SECONDS = 3600.0
+"""How long Redis remembers the number of a seat's newest opening, for a replica that missed its
+announcement while it could not listen."""
+
+SUBSCRIBED_SECONDS = 2.0
+"""How long :meth:`Takeovers.start` waits for the subscription before serving without it."""
+
+_ANNOUNCE = """
+local n = redis.call('INCR', KEYS[1])
+redis.call('SET', KEYS[2], n, 'PX', tonumber(ARGV[3]))
+redis.call('PUBLISH', ARGV[1], ARGV[2] .. ' ' .. n .. ' ' .. ARGV[4])
+return n
+"""
+
+Heard = Callable[[str, int], None]
+"""Told of an opening another replica announced: the seat (``GAME/SEAT``) and its number."""
+
+Resync = Callable[[], Awaitable[None]]
+"""Run once the subscription is (again) in place: announcements may have been missed before."""
+
+
+class Takeovers:
+    """The announcements of Play stream openings among the replicas that share ``store``."""
+
+    def __init__(self, store: QuotaStore, heard: Heard, resync: Resync) -> None:
+        self.store = store
+        self.replica = uuid.uuid4().hex[:16]
+        self.channel = store.key("seat_streams")
+        self._counter = store.key("seat_streams", "sequence")
+        self._heard = heard
+        self._resync = resync
+        redis_client = store.redis
+        self._announce = redis_client.register_script(_ANNOUNCE) if redis_client is not None else None
+        self._listener: asyncio.Task[None] | None = None
+        self.subscribed = asyncio.Event()
+
+    @property
+    def shared(self) -> bool:
+        """Whether there are other replicas to tell (a shared store)."""
+        return self._announce is not None
+
+    def holder_key(self, seat: str) -> str:
+        """The Redis key of the number of a seat's newest opening."""
+        return self.store.key("seat_streams", "holder", seat)
+
+    async def announce(self, seat: str) -> int | None:
+        """Number a new Play stream of ``seat`` (``GAME/SEAT``) and tell every replica: the number, or None
+        when there is no shared store or it fails (the stream then holds the seat on this replica only)."""
+        if self._announce is None or not self.store.usable():
+            return None
+        try:
+            answer = await self._announce(
+                keys=[self._counter, self.holder_key(seat)],
+                args=[self.channel, self.replica, int(HOLDER_SECONDS * 1000), seat],
+            )
+        except ERRORS as error:
+            self.store.failed(error, "announcing a Play stream")
+            return None
+        return int(answer)
+
+    async def holders(self, seats: list[str]) -> list[int | None]:
+        """The numbers of the newest openings of ``seats``, as Redis remembers them (None: not known)."""
+        if self.store.redis is None or not seats or not self.store.usable():
+            return [None] * len(seats)
+        try:
+            values = await self.store.redis.mget([self.holder_key(seat) for seat in seats])
+        except ERRORS as error:
+            self.store.failed(error, "reading the holders of seats")
+            return [None] * len(seats)
+        return [int(value) if value is not None else None for value in values]
+
+    async def start(self) -> None:
+        """Listen for the other replicas' announcements from now on; returns once subscribed, or after
+        :data:`SUBSCRIBED_SECONDS` without (it goes on trying in the background)."""
+        if self.store.redis is None or self._listener is not None:
+            return
+        self._listener = asyncio.get_running_loop().create_task(self._listen(), name="seat takeovers")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.subscribed.wait(), SUBSCRIBED_SECONDS)
+
+    async def close(self) -> None:
+        """Stop listening."""
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+            self._listener = None
+
+    async def _listen(self) -> None:
+        assert self.store.redis is not None
+        while True:
+            pubsub = self.store.redis.pubsub()
+            try:
+                await pubsub.subscribe(self.channel)
+                async for message in pubsub.listen():
+                    self._on_message(message)
+                    if message.get("type") == "subscribe":
+                        self.subscribed.set()
+                        await self._resync()
+            except ERRORS as error:
+                self.subscribed.clear()
+                self.store.failed(error, "listening for the Play streams other replicas open")
+            finally:
+                with contextlib.suppress(*ERRORS):
+                    await asyncio.shield(pubsub.aclose())
+            await asyncio.sleep(RETRY_SECONDS)
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "message":
+            return
+        data = message.get("data")
+        text = data.decode() if isinstance(data, bytes) else str(data)
+        parts = text.split(" ", 2)
+        if len(parts) != 3 or parts[0] == self.replica or not parts[1].isdigit():
+            return  # this replica's own openings are ordered where they are made
+        self._heard(parts[2], int(parts[1]))
