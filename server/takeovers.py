@@ -64,7 +64,7 @@ class Takeovers:
         redis_client = store.redis
         self._announce = redis_client.register_script(_ANNOUNCE) if redis_client is not None else None
         self._listener: asyncio.Task[None] | None = None
-        self.subscribed = asyncio.Event()
+        self._tried = asyncio.Event()  # the listener subscribed, or failed to, at least once
 
     @property
     def shared(self) -> bool:
@@ -102,13 +102,15 @@ class Takeovers:
         return [int(value) if value is not None else None for value in values]
 
     async def start(self) -> None:
-        """Listen for the other replicas' announcements from now on; returns once subscribed, or after
-        :data:`SUBSCRIBED_SECONDS` without (it goes on trying in the background)."""
+        """Listen for the other replicas' announcements from now on; returns once subscribed (and caught
+        up), once that failed (it is tried again every few seconds in the background), or after
+        :data:`SUBSCRIBED_SECONDS`."""
         if self.store.redis is None or self._listener is not None:
             return
+        self._tried.clear()
         self._listener = asyncio.get_running_loop().create_task(self._listen(), name="seat takeovers")
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.subscribed.wait(), SUBSCRIBED_SECONDS)
+            await asyncio.wait_for(self._tried.wait(), SUBSCRIBED_SECONDS)
 
     async def close(self) -> None:
         """Stop listening."""
@@ -127,10 +129,10 @@ class Takeovers:
                 async for message in pubsub.listen():
                     self._on_message(message)
                     if message.get("type") == "subscribe":
-                        self.subscribed.set()
                         await self._resync()
+                        self._tried.set()
             except ERRORS as error:
-                self.subscribed.clear()
+                self._tried.set()
                 self.store.failed(error, "listening for the Play streams other replicas open")
             finally:
                 with contextlib.suppress(*ERRORS):
