@@ -691,9 +691,10 @@ class KutnaHoraService:
         stream = _PlayStream(self, game, start.seat, start.acknowledge, context)
         try:
             await self.seats.open_stream(game.game_id, start.seat, stream)
-        except ServiceError:
+        except BaseException as error:  # refused, or the call ended while the opening was announced
             game.unsubscribe(stream.wake)
-            self.metrics.refused.labels(limit="seat_streams").inc()
+            if isinstance(error, ServiceError):
+                self.metrics.refused.labels(limit="seat_streams").inc()
             await self.hub.quotas.close_stream(holder)
             raise
         self.players += 1
