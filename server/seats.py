@@ -18,9 +18,9 @@ moves, while a loop of reads is. Past it a call is refused ``RESOURCE_EXHAUSTED`
 exemption of loopback callers from the per-caller quotas does not apply, so a tournament runner's hosted
 bots are bounded seat by seat.
 
-Both tables are bounded: a bucket is kept for at most :data:`MAX_SEATS` seats (the least recently used
-beyond are forgotten, which only a crowd of that many seats at once can arrange), and a stream's entry
-lives while it plays.
+The tables are bounded: a bucket, and what a replica last heard of a seat's shared bucket, is kept for at
+most :data:`MAX_SEATS` seats (the least recently used beyond are forgotten, which only a crowd of that
+many seats at once can arrange), and a stream's entry lives while it plays.
 
 **Across replicas.** Without a shared store (``--quota-store memory``) each replica keeps these for
 itself: a seat may hold one Play stream on each replica, and has its rates on each. With a shared store
@@ -33,8 +33,8 @@ shares it:
 - the rate of calls is one bucket in Redis, which a seat's reads, watches and resignations take from as
   they come. ``SubmitDecision`` does not ask Redis before it runs, since every decision passes this check:
   it takes from this replica's own bucket (as without a shared store), and an accepted decision gives its
-  token back there and never reaches Redis. A decision that is not accepted is **settled** after it is
-  answered: charged to the seat's bucket in Redis even when that holds nothing (the seat then owes the
+  token back there and never reaches Redis. A decision that is not accepted is **settled** before its refusal
+  is sent: charged to the seat's bucket in Redis even when that holds nothing (the seat then owes the
   tokens), and this replica remembers until when, as Redis answered, that bucket holds no token, and
   refuses the seat's decisions until then. So over any ``t`` seconds the calls a seat makes that are not
   accepted decisions, across N replicas, are at most ``burst + rate * t + N * k``, where ``k`` is the
