@@ -66,30 +66,40 @@ LOG_INTERVAL = 60.0
 ERRORS = (redis.exceptions.RedisError, OSError, asyncio.TimeoutError)
 """What a call to an unreachable, slow or failing Redis raises."""
 
-_TAKE_TOKENS = """
-local rate = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
-local tokens = tonumber(state[1])
-local stamp = tonumber(state[2])
-if tokens == nil or stamp == nil then
-  tokens = burst
-  stamp = now
+TAKE_TOKENS_LUA = """
+local function take_tokens(key, rate, burst, cost)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+  local state = redis.call('HMGET', key, 'tokens', 'stamp')
+  local tokens = tonumber(state[1])
+  local stamp = tonumber(state[2])
+  if tokens == nil or stamp == nil then
+    tokens = burst
+    stamp = now
+  end
+  tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+  local wait = 0
+  if tokens < cost then
+    wait = (math.min(cost, burst) - tokens) / rate
+  else
+    tokens = tokens - cost
+  end
+  redis.call('HSET', key, 'tokens', string.format('%.6f', tokens), 'stamp', string.format('%.6f', now))
+  redis.call('PEXPIRE', key, math.ceil((burst - tokens) / rate * 1000) + 1000)
+  return wait
 end
-tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
-local wait = 0
-if tokens < cost then
-  wait = (math.min(cost, burst) - tokens) / rate
-else
-  tokens = tokens - cost
-end
-redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'stamp', string.format('%.6f', now))
-redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
+"""
+"""A Lua function for scripts of :class:`Buckets`' keys: ``take_tokens(key, rate, burst, cost)`` takes
+``cost`` tokens from the bucket at ``key`` (``rate`` above 0) and returns 0, or takes nothing and returns
+the seconds after which it will hold them; on Redis's clock."""
+
+_TAKE_TOKENS = (
+    TAKE_TOKENS_LUA
+    + """
+local wait = take_tokens(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 return string.format('%.6f', wait)
 """
+)
 
 _CHARGE_TOKENS = """
 local rate = tonumber(ARGV[1])

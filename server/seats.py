@@ -29,7 +29,7 @@ shares it:
 
 - one Play stream per seat: each opening is announced to every replica (:mod:`.takeovers`), and the
   replica that holds an older stream of the seat ends it as above, within a pub/sub message's time;
-- the rate of openings is one bucket in Redis;
+- the rate of openings is one bucket in Redis, taken from by the same script that announces an opening;
 - the rate of calls is one bucket in Redis, which a seat's reads, watches and resignations take from as
   they come. ``SubmitDecision`` does not ask Redis before it runs, since every decision passes this check:
   it takes from this replica's own bucket (as without a shared store), and an accepted decision gives its
@@ -187,7 +187,20 @@ class SeatLimits:
         replica, overtook while this one was announced is taken over at once."""
         key = (game_id, seat)
         name = _key(game_id, seat)
-        wait = await self.openings.take(name)
+        number: int | None = None
+        newest = 0
+        if self.takeovers.shared:
+            opening = self._opening.setdefault(key, _Opening())
+            opening.pending += 1
+            try:
+                wait, number = await self.takeovers.announce(name, self.openings)
+            finally:
+                opening.pending -= 1
+                newest = opening.newest
+                if opening.pending == 0:
+                    del self._opening[key]
+        else:
+            wait = await self.openings.take(name)
         if wait > 0:
             raise exhausted(
                 f"a Play stream for seat {seat} of game {game_id} refused: the seat opened Play streams "
@@ -197,18 +210,6 @@ class SeatLimits:
                 retry_after=wait,
                 metadata={"quota": "seat_streams", "game_id": game_id, "seat": str(seat)},
             )
-        number: int | None = None
-        newest = 0
-        if self.takeovers.shared:
-            opening = self._opening.setdefault(key, _Opening())
-            opening.pending += 1
-            try:
-                number = await self.takeovers.announce(name)
-            finally:
-                opening.pending -= 1
-                newest = opening.newest
-                if opening.pending == 0:
-                    del self._opening[key]
         before = self._streams.get(key)
         if number is not None and (
             newest > number or (before is not None and before.number is not None and before.number > number)

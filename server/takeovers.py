@@ -2,7 +2,8 @@
 
 With a shared quota store (``--quota-store redis://…``) a seat has one Play stream across every replica
 that shares it, as it has one on a replica (:mod:`kutnahora.server.seats`). Each opening of a Play stream
-is **announced**: one script in Redis numbers it from a counter every replica shares (so that the newest
+is **announced**: one script in Redis takes it from the seat's bucket of openings (refusing it, announcing
+nothing, past the seat's rate), numbers it from a counter every replica shares (so that the newest
 opening has the highest number, whatever the replicas' clocks), writes that number as the seat's current
 holder, and publishes ``REPLICA NUMBER GAME/SEAT`` on one pub/sub channel. Every replica listens on that
 channel; one that holds a stream of that seat with a lower number ends it, as a newer stream on the same
@@ -28,7 +29,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kutnahora.plumbing.quota_store import ERRORS, RETRY_SECONDS, QuotaStore
+from kutnahora.plumbing.quota_store import ERRORS, RETRY_SECONDS, TAKE_TOKENS_LUA, Buckets, QuotaStore
 
 HOLDER_SECONDS = 3600.0
 """How long Redis remembers the number of a seat's newest opening, for a replica that missed its
@@ -37,12 +38,22 @@ announcement while it could not listen."""
 SUBSCRIBED_SECONDS = 2.0
 """How long :meth:`Takeovers.start` waits for the subscription before serving without it."""
 
-_ANNOUNCE = """
-local n = redis.call('INCR', KEYS[1])
-redis.call('SET', KEYS[2], n, 'PX', tonumber(ARGV[3]))
-redis.call('PUBLISH', ARGV[1], ARGV[2] .. ' ' .. n .. ' ' .. ARGV[4])
-return n
+_ANNOUNCE = (
+    TAKE_TOKENS_LUA
+    + """
+local rate = tonumber(ARGV[1])
+if rate > 0 then
+  local wait = take_tokens(KEYS[1], rate, tonumber(ARGV[2]), 1)
+  if wait > 0 then
+    return {0, string.format('%.6f', wait)}
+  end
+end
+local n = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[3], n, 'PX', tonumber(ARGV[5]))
+redis.call('PUBLISH', ARGV[3], ARGV[4] .. ' ' .. n .. ' ' .. ARGV[6])
+return {n, '0'}
 """
+)
 
 Heard = Callable[[str, int], None]
 """Told of an opening another replica announced: the seat (``GAME/SEAT``) and its number."""
@@ -75,20 +86,30 @@ class Takeovers:
         """The Redis key of the number of a seat's newest opening."""
         return self.store.key("seat_streams", "holder", seat)
 
-    async def announce(self, seat: str) -> int | None:
-        """Number a new Play stream of ``seat`` (``GAME/SEAT``) and tell every replica: the number, or None
-        when there is no shared store or it fails (the stream then holds the seat on this replica only)."""
+    async def announce(self, seat: str, openings: Buckets) -> tuple[float, int | None]:
+        """Take a new Play stream of ``seat`` (``GAME/SEAT``) from its bucket in ``openings`` and, when it
+        held one, number the stream and tell every replica, in one round trip: the seconds to wait (0.0
+        when taken) and the number (None when refused). Without a shared store, or while it fails, the
+        opening is taken from this replica's own bucket and not announced (its number is None: the stream
+        holds the seat on this replica only)."""
         if self._announce is None or not self.store.usable():
-            return None
+            return openings.local.take(seat), None
         try:
-            answer = await self._announce(
-                keys=[self._counter, self.holder_key(seat)],
-                args=[self.channel, self.replica, int(HOLDER_SECONDS * 1000), seat],
+            number, wait = await self._announce(
+                keys=[self.store.key(openings.name, seat), self._counter, self.holder_key(seat)],
+                args=[
+                    openings.rate,
+                    openings.burst,
+                    self.channel,
+                    self.replica,
+                    int(HOLDER_SECONDS * 1000),
+                    seat,
+                ],
             )
         except ERRORS as error:
             self.store.failed(error, "announcing a Play stream")
-            return None
-        return int(answer)
+            return openings.local.take(seat), None
+        return float(wait), int(number) or None
 
     async def holders(self, seats: list[str]) -> list[int | None]:
         """The numbers of the newest openings of ``seats``, as Redis remembers them (None: not known)."""
