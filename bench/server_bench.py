@@ -107,12 +107,13 @@ def server_command(
     metrics: bool = False,
     loop: str = "auto",
     quota_store: str = "memory",
+    quota_prefix: str = "kutnahora-bench",
 ) -> list[str]:
     """The command of a Kutná Hora server for a benchmark: any free port, no clock, no rate limit, no load
     shedding on the CPU (a benchmark keeps the server at a full core on purpose), warnings only, the
     store ``db``, at most ``max_games`` games, a metrics endpoint on a free port when ``metrics`` (else
-    none), the event loop ``loop``, and the quota store ``quota_store`` (a shared one with a key prefix of
-    this server's own)."""
+    none), the event loop ``loop``, and the quota store ``quota_store`` (a shared one with its keys under
+    ``quota_prefix``)."""
     command = [
         sys.executable, "-m", "kutnahora.server.main", "--port", "0",
         "--metrics-port", "0" if metrics else "off", "--db", db, "--db-synchronous", synchronous,
@@ -120,9 +121,23 @@ def server_command(
         "--event-loop", loop, "--overload-cpu", "0",
     ]  # fmt: skip
     if quota_store != "memory":
-        prefix = f"kutnahora-bench-{uuid.uuid4().hex[:12]}"
-        command += ["--quota-store", quota_store, "--quota-store-prefix", prefix]
+        command += ["--quota-store", quota_store, "--quota-store-prefix", quota_prefix]
     return command
+
+
+def forget_keys(url: str, prefix: str) -> None:
+    """Delete every key under ``prefix`` in the Redis at ``url``: what a benchmark's server left there."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        for start in range(0, len(keys), 1000):
+            client.delete(*keys[start : start + 1000])
+    except (redis.RedisError, OSError) as error:
+        progress(f"the benchmark's keys under {prefix} in the quota store were left there ({error})")
+    finally:
+        client.close()
 
 
 def start_process(command: Sequence[str]) -> Started:
@@ -595,7 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="memory",
         type=_quota_store,
         help="the server's --quota-store: memory, or a redis:// URL (each server started gets a fresh key "
-        "prefix there)",
+        "prefix there, whose keys are deleted when it stops)",
     )
     parser.add_argument("--target", default="", help="drive this running server instead of starting one")
     parser.add_argument("--echo-duration", type=float, default=4.0, help="seconds per echo measurement")
@@ -680,6 +695,7 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
     figures; SystemExit when no decision was made."""
     figures: dict[str, Any] = {}
     server: subprocess.Popen[str] | None = None
+    prefix = f"kutnahora-bench-{uuid.uuid4().hex[:12]}"  # a fresh one for each server: its counts start anew
     with tempfile.TemporaryDirectory() as folder:
         metrics: str | None = None
         if args.target:
@@ -695,6 +711,7 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
                     metrics=True,
                     loop=args.event_loop,
                     quota_store=args.quota_store,
+                    quota_prefix=prefix,
                 )
             )
             server = started.process
@@ -730,6 +747,8 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
             if server is not None:
                 server.terminate()
                 server.wait(30)
+                if args.quota_store != "memory":
+                    forget_keys(args.quota_store, prefix)
     decisions = len(stats.latencies)
     if not decisions:
         why = f" ({stats.failures[0]})" if stats.failures else ""

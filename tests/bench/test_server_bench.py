@@ -179,3 +179,11 @@ def test_unary_play_with_a_shared_quota_store_is_measured_against_the_unary_echo
     assert results["rejected"] == 0 and results["drivers_failed"] == 0
     assert results["ratio_to_echo"] == results["decisions_per_s"] / results["echo_unary_per_s"]
     assert results["server_submit_us_per_decision"] > 0
+    # the server's keys in Redis were deleted when it stopped
+    import redis
+
+    client = redis.Redis.from_url(URL)
+    try:
+        assert not list(client.scan_iter(match="kutnahora-bench-*"))
+    finally:
+        client.close()
