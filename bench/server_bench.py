@@ -20,6 +20,14 @@ the streamed ones do, since gRPC writes the messages of many streams together (o
 7,000 messages per second at 120 µs of CPU each with 4 callers, twice that with 64). Finally it measures,
 in this process, what building one observation costs (the engine's view, then the wire encoding).
 
+``--unary`` plays every seat over unary calls instead, as a bot without streams does: each seat watches its
+game as itself (``WatchGame`` naming the seat) and answers its turns with ``SubmitDecision``, the path
+where the server checks the seat's call rate on every decision; the ratios are then taken to the echo's
+unary calls. ``--quota-store`` gives the server a quota store (``redis://…``, with a fresh key prefix for
+each server started), so that the cost of the limits kept in it is measured: the benchmark's calls come
+from loopback, which the per-caller quotas do not count, so what it measures there is the per-seat limits
+(docs/operations.md#seats).
+
 On a shared machine the echo's figures drift between runs as much as the server's, so ``--rounds N``
 measures a fresh server and then the echo N times and reports each figure's median, with the ratios
 taken round by round (a server and the echo measured one after the other share the machine's speed).
@@ -31,6 +39,7 @@ server runs by default), so that the ratio compares the game's work with the tra
     kutnahora-bench --games 16 --duration 5 --json results.json
     kutnahora-bench --target 127.0.0.1:50051  # drive a server that is already running
     kutnahora-bench --db postgresql://postgres@127.0.0.1:5432/bench   # the PostgreSQL store instead
+    kutnahora-bench --unary --quota-store redis://127.0.0.1:6379/0   # SubmitDecision, seat limits in Redis
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -91,18 +101,43 @@ class Started(NamedTuple):
 
 
 def server_command(
-    db: str, max_games: int, synchronous: str = "NORMAL", metrics: bool = False, loop: str = "auto"
+    db: str,
+    max_games: int,
+    synchronous: str = "NORMAL",
+    metrics: bool = False,
+    loop: str = "auto",
+    quota_store: str = "memory",
+    quota_prefix: str = "kutnahora-bench",
 ) -> list[str]:
     """The command of a Kutná Hora server for a benchmark: any free port, no clock, no rate limit, no load
     shedding on the CPU (a benchmark keeps the server at a full core on purpose), warnings only, the
     store ``db``, at most ``max_games`` games, a metrics endpoint on a free port when ``metrics`` (else
-    none), and the event loop ``loop``."""
-    return [
+    none), the event loop ``loop``, and the quota store ``quota_store`` (a shared one with its keys under
+    ``quota_prefix``)."""
+    command = [
         sys.executable, "-m", "kutnahora.server.main", "--port", "0",
         "--metrics-port", "0" if metrics else "off", "--db", db, "--db-synchronous", synchronous,
         "--clock", "false", "--rate", "0", "--log-level", "warning", "--max-games", str(max_games),
         "--event-loop", loop, "--overload-cpu", "0",
     ]  # fmt: skip
+    if quota_store != "memory":
+        command += ["--quota-store", quota_store, "--quota-store-prefix", quota_prefix]
+    return command
+
+
+def forget_keys(url: str, prefix: str) -> None:
+    """Delete every key under ``prefix`` in the Redis at ``url``: what a benchmark's server left there."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        for start in range(0, len(keys), 1000):
+            client.delete(*keys[start : start + 1000])
+    except (redis.RedisError, OSError) as error:
+        progress(f"the benchmark's keys under {prefix} in the quota store were left there ({error})")
+    finally:
+        client.close()
 
 
 def start_process(command: Sequence[str]) -> Started:
@@ -146,21 +181,23 @@ class GameRun:
     a seat has seen it end (each seat's stream does; the game is counted once)."""
 
     sent_at: float | None = None
+    sent_version: int = -1
     ended: bool = False
 
 
 # --- the server's own metrics ----------------------------------------------------------------------------
 
-SERVER_TIMES = {
-    "submit": ("kutnahora_submission_latency_seconds", (("path", "stream"),)),
+SERVER_TIMES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "submit": ("kutnahora_submission_latency_seconds", ()),
     "observation": ("kutnahora_observation_build_seconds", ()),
     "store_insert": ("kutnahora_store_write_seconds", ()),
 }
 """The server's histograms whose seconds the report shares out over the decisions: the handling of a
-decision received on a Play stream (decoding, checking, storing, applying, building the next seat's
-observation), and inside it the observations built and the store's inserts. Each is wall time. With SQLite
-it is measured around code that does not wait, so it is about its CPU time while the machine has a core
-to spare; with PostgreSQL, storing (and so handling) waits for the database's answer."""
+decision received on a Play stream, or in a SubmitDecision with ``--unary`` (decoding, checking, storing,
+applying, building the next seat's observation), and inside it the observations built and the store's
+inserts. Each is wall time. With SQLite it is measured around code that does not wait, so it is about its
+CPU time while the machine has a core to spare; with PostgreSQL, storing (and so handling) waits for the
+database's answer."""
 
 APPLIED = "kutnahora_decisions_applied_total"
 COUNTED = {
@@ -261,6 +298,46 @@ async def play_seat(
             stats.rejected += 1
 
 
+async def answer_seat(
+    play: play_service_pb2_grpc.PlayServiceStub,
+    game_id: str,
+    seat: int,
+    token: str,
+    run: GameRun,
+    stats: Stats,
+    rng: random.Random,
+) -> None:
+    """Play one seat over unary calls with random legal options until the game ends: watch the game as
+    the seat, and answer each of its turns with SubmitDecision."""
+    watch = play.WatchGame(
+        play_service_pb2.WatchGameRequest(game_id=game_id, seat=seat), metadata=bearer(token)
+    )
+    request = play_service_pb2.SubmitDecisionRequest(game_id=game_id, seat=seat)
+    async for response in watch:
+        if response.seats:
+            continue  # who holds the seats, repeating a version already seen
+        observation = response.observation
+        now = time.perf_counter()
+        if run.sent_at is not None and observation.version > run.sent_version:
+            if stats.measuring:
+                stats.latencies.append(now - run.sent_at)
+            run.sent_at = None
+        if response.status == game_pb2.GAME_STATUS_FINISHED:
+            if stats.measuring and not run.ended:
+                stats.games_finished += 1
+            run.ended = True
+            return
+        pending = observation.pending
+        if observation.HasField("pending") and pending.seat == seat and pending.options:
+            request.version = observation.version
+            request.answer.option_index = rng.randrange(len(pending.options))
+            run.sent_at, run.sent_version = time.perf_counter(), observation.version
+            try:
+                await play.SubmitDecision(request, metadata=bearer(token))
+            except grpc.aio.AioRpcError:
+                stats.rejected += 1
+
+
 async def new_game(
     games: game_service_pb2_grpc.GameServiceStub, players: int, seed: int, label: str, join: bool = False
 ) -> tuple[game_service_pb2.CreateGameResponse, list[str]]:
@@ -296,6 +373,7 @@ class Load:
     duration: float
     channels: int
     join: bool = False
+    unary: bool = False
 
 
 async def drive_games(
@@ -312,8 +390,9 @@ async def drive_games(
         created, tokens = await new_game(games, count, rng.randrange(1 << 62), "bench", load.join)
         game_id = created.game.game_id
         run = GameRun()
+        player = answer_seat if load.unary else play_seat
         await asyncio.gather(
-            *(play_seat(play, game_id, seat, token, run, stats, rng) for seat, token in enumerate(tokens))
+            *(player(play, game_id, seat, token, run, stats, rng) for seat, token in enumerate(tokens))
         )
 
 
@@ -520,6 +599,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="the server's store: a SQLite file or a postgresql:// URL (default: a temporary SQLite file)",
     )
     parser.add_argument("--synchronous", default="NORMAL", help="SQLite synchronous pragma for the server")
+    parser.add_argument(
+        "--unary",
+        action="store_true",
+        help="play every seat over unary calls (WatchGame as the seat, SubmitDecision) instead of Play "
+        "streams; the ratios are then to the echo's unary calls",
+    )
+    parser.add_argument(
+        "--quota-store",
+        default="memory",
+        type=_quota_store,
+        help="the server's --quota-store: memory, or a redis:// URL (each server started gets a fresh key "
+        "prefix there, whose keys are deleted when it stops)",
+    )
     parser.add_argument("--target", default="", help="drive this running server instead of starting one")
     parser.add_argument("--echo-duration", type=float, default=4.0, help="seconds per echo measurement")
     parser.add_argument(
@@ -545,6 +637,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quota_store(text: str) -> str:
+    from kutnahora.plumbing.quota_store import parse_url
+
+    try:
+        return parse_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kutnahora-bench``."""
     args = build_parser().parse_args(argv)
@@ -562,7 +663,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "players": args.players,
         "duration_s": args.duration,
         "seating": "JoinGame" if args.join else "CreateGame",
+        "playing": "unary" if args.unary else "stream",
     }
+    if not args.target:
+        from kutnahora.plumbing.quota_store import show_url
+
+        results["quota_store"] = show_url(args.quota_store)
     if not args.target:  # the server started here runs this interpreter, with this installation's modules
         results["compiled_modules"] = len(kutnahora.compiled_modules())
         results["event_loop"] = args.event_loop
@@ -572,7 +678,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         measured = measure_server(args, heading)
         if not args.no_echo:
             measured.update(measure_echo_round(args, heading))
-        rounds.append(with_ratios(measured))
+        rounds.append(with_ratios(measured, unary=args.unary))
     results.update(combine(rounds))
     if args.rounds > 1:
         results["rounds"] = rounds
@@ -589,6 +695,7 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
     figures; SystemExit when no decision was made."""
     figures: dict[str, Any] = {}
     server: subprocess.Popen[str] | None = None
+    prefix = f"kutnahora-bench-{uuid.uuid4().hex[:12]}"  # a fresh one for each server: its counts start anew
     with tempfile.TemporaryDirectory() as folder:
         metrics: str | None = None
         if args.target:
@@ -598,7 +705,13 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
             db = args.db or str(Path(folder) / "bench.db")
             started = start_process(
                 server_command(
-                    db, max(1000, args.games * 4), args.synchronous, metrics=True, loop=args.event_loop
+                    db,
+                    max(1000, args.games * 4),
+                    args.synchronous,
+                    metrics=True,
+                    loop=args.event_loop,
+                    quota_store=args.quota_store,
+                    quota_prefix=prefix,
                 )
             )
             server = started.process
@@ -618,7 +731,15 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
                 measure_with_cpu(
                     server,
                     address,
-                    Load(args.games, args.players, args.warmup, args.duration, args.channels, args.join),
+                    Load(
+                        args.games,
+                        args.players,
+                        args.warmup,
+                        args.duration,
+                        args.channels,
+                        args.join,
+                        args.unary,
+                    ),
                     metrics,
                 )
             )
@@ -626,6 +747,8 @@ def measure_server(args: argparse.Namespace, heading: str = "") -> dict[str, Any
             if server is not None:
                 server.terminate()
                 server.wait(30)
+                if args.quota_store != "memory":
+                    forget_keys(args.quota_store, prefix)
     decisions = len(stats.latencies)
     if not decisions:
         why = f" ({stats.failures[0]})" if stats.failures else ""
@@ -678,15 +801,17 @@ def measure_echo_round(args: argparse.Namespace, heading: str = "") -> dict[str,
     }
 
 
-def with_ratios(measured: dict[str, Any]) -> dict[str, Any]:
-    """``measured`` with its ratios to the echo, where the echo was measured."""
+def with_ratios(measured: dict[str, Any], unary: bool = False) -> dict[str, Any]:
+    """``measured`` with its ratios to the echo, where the echo was measured: to its streamed messages,
+    or (``unary``, decisions over SubmitDecision) to its unary calls."""
     figures = dict(measured)
-    if "echo_stream_msgs_per_s" in figures:
-        figures["ratio_to_echo"] = figures["decisions_per_s"] / figures["echo_stream_msgs_per_s"]
-        if "server_cpu_us_per_decision" in figures and figures["echo_cpu_us_per_stream_msg"] > 0:
-            figures["server_cpu_per_echo_cpu"] = (
-                figures["server_cpu_us_per_decision"] / figures["echo_cpu_us_per_stream_msg"]
-            )
+    rate, cpu = ("echo_unary_per_s", "echo_cpu_us_per_unary_call") if unary else (
+        "echo_stream_msgs_per_s", "echo_cpu_us_per_stream_msg"
+    )  # fmt: skip
+    if rate in figures:
+        figures["ratio_to_echo"] = figures["decisions_per_s"] / figures[rate]
+        if "server_cpu_us_per_decision" in figures and figures[cpu] > 0:
+            figures["server_cpu_per_echo_cpu"] = figures["server_cpu_us_per_decision"] / figures[cpu]
     return figures
 
 
@@ -734,7 +859,10 @@ def print_report(results: dict[str, Any]) -> None:
     seating = "seats joined one by one" if r.get("seating") == "JoinGame" else "seats named at creation"
     print(
         f"kutnahora-bench: {r['games']} concurrent games ({seats} seats, {seating}), store {r['store']}, "
-        "Play streams" + _build(r.get("compiled_modules")) + _loop(r.get("event_loop"))
+        + ("unary calls" if r.get("playing") == "unary" else "Play streams")
+        + (f", quota store {r['quota_store']}" if r.get("quota_store", "memory") != "memory" else "")
+        + _build(r.get("compiled_modules"))
+        + _loop(r.get("event_loop"))
     )
     rounds = r.get("rounds", [])
     if rounds:
@@ -743,7 +871,9 @@ def print_report(results: dict[str, Any]) -> None:
             line = f"  round {number:<8} {measured['decisions_per_s']:8.0f} decisions/s"
             if "server_cpu_us_per_decision" in measured:
                 line += f", server {measured['server_cpu_us_per_decision']:.0f} µs per decision"
-            if "echo_cpu_us_per_stream_msg" in measured:
+            if r.get("playing") == "unary" and "echo_cpu_us_per_unary_call" in measured:
+                line += f", echo {measured['echo_cpu_us_per_unary_call']:.0f} µs per call"
+            elif "echo_cpu_us_per_stream_msg" in measured:
                 line += f", echo {measured['echo_cpu_us_per_stream_msg']:.0f} µs per message"
             if "server_cpu_per_echo_cpu" in measured:
                 line += f", ratio {measured['server_cpu_per_echo_cpu']:.2f}"
@@ -791,11 +921,14 @@ def print_report(results: dict[str, Any]) -> None:
             f"stream {streamed:.0f} msgs/s ({stream_cpu:.0f} µs CPU each)"
         )
         print(f"{'':18}a trivial grpc.aio server on this machine, {r['echo_callers']} concurrent callers")
-        print(f"  ratio           decisions/s ÷ streamed echo msgs/s = {r['ratio_to_echo']:.2f}")
+        unary = r.get("playing") == "unary"
+        echo = "unary echo calls/s" if unary else "streamed echo msgs/s"
+        print(f"  ratio           decisions/s ÷ {echo} = {r['ratio_to_echo']:.2f}")
         if "server_cpu_per_echo_cpu" in r:
             print(
-                "                  server CPU per decision ÷ echo CPU per streamed message = "
-                f"{r['server_cpu_per_echo_cpu']:.1f} (compares machines of different speeds)"
+                "                  server CPU per decision ÷ echo CPU per "
+                + ("unary call" if unary else "streamed message")
+                + f" = {r['server_cpu_per_echo_cpu']:.1f} (compares machines of different speeds)"
             )
     cost = r["observation"]
     print(

@@ -12,7 +12,9 @@ replica counts in the same Redis, so a caller's allowance is the same whether it
 several:
 
 - a bucket is one Redis hash per caller, taken from by a script that runs in Redis with Redis's own clock
-  (``TIME``), so that the replicas' clocks do not matter; it expires once it would be full again;
+  (``TIME``), so that the replicas' clocks do not matter; it expires once it would be full again. A call
+  let through on a replica's own count may be settled in the shared bucket after (:meth:`Buckets.charge`),
+  which may leave the bucket owing tokens;
 - a caller's places are one sorted set, a member per thing held, scored by the end of its lease
   (:data:`LEASE_SECONDS`); each replica renews the leases of what it holds every third of a lease, so the
   places of a replica that dies are free again within a lease. Each replica also remembers what it holds
@@ -64,7 +66,42 @@ LOG_INTERVAL = 60.0
 ERRORS = (redis.exceptions.RedisError, OSError, asyncio.TimeoutError)
 """What a call to an unreachable, slow or failing Redis raises."""
 
-_TAKE_TOKENS = """
+TAKE_TOKENS_LUA = """
+local function take_tokens(key, rate, burst, cost)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+  local state = redis.call('HMGET', key, 'tokens', 'stamp')
+  local tokens = tonumber(state[1])
+  local stamp = tonumber(state[2])
+  if tokens == nil or stamp == nil then
+    tokens = burst
+    stamp = now
+  end
+  tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+  local wait = 0
+  if tokens < cost then
+    wait = (math.min(cost, burst) - tokens) / rate
+  else
+    tokens = tokens - cost
+  end
+  redis.call('HSET', key, 'tokens', string.format('%.6f', tokens), 'stamp', string.format('%.6f', now))
+  redis.call('PEXPIRE', key, math.ceil((burst - tokens) / rate * 1000) + 1000)
+  return wait
+end
+"""
+"""A Lua function for scripts of :class:`Buckets`' keys: ``take_tokens(key, rate, burst, cost)`` takes
+``cost`` tokens from the bucket at ``key`` (``rate`` above 0) and returns 0, or takes nothing and returns
+the seconds after which it will hold them; on Redis's clock."""
+
+_TAKE_TOKENS = (
+    TAKE_TOKENS_LUA
+    + """
+local wait = take_tokens(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+return string.format('%.6f', wait)
+"""
+)
+
+_CHARGE_TOKENS = """
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
@@ -77,16 +114,10 @@ if tokens == nil or stamp == nil then
   tokens = burst
   stamp = now
 end
-tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
-local wait = 0
-if tokens < cost then
-  wait = (math.min(cost, burst) - tokens) / rate
-else
-  tokens = tokens - cost
-end
+tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate) - cost
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'stamp', string.format('%.6f', now))
 redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
-return string.format('%.6f', wait)
+return string.format('%.6f', math.max(0, (1 - tokens) / rate))
 """
 
 _NOW_MS = """
@@ -285,7 +316,9 @@ class Buckets:
         self.rate = rate
         self.burst = max(1, burst)
         self.local = RateLimiter(rate, burst, clock, max_keys=max_keys)
-        self._script = store.redis.register_script(_TAKE_TOKENS) if store.redis is not None else None
+        redis_client = store.redis
+        self._script = redis_client.register_script(_TAKE_TOKENS) if redis_client is not None else None
+        self._charge = redis_client.register_script(_CHARGE_TOKENS) if redis_client is not None else None
 
     def __len__(self) -> int:
         """The callers whose bucket this replica's memory holds."""
@@ -305,6 +338,22 @@ class Buckets:
             except ERRORS as error:
                 self.store.failed(error, f"taking from {self.name}")
         return self.local.take(key, cost)
+
+    async def charge(self, key: str, cost: float = 1.0) -> float | None:
+        """Take ``cost`` tokens from the key's bucket in the shared store even when it holds fewer (it then
+        owes them, and refuses until it has made them up), for a call this replica let through on its own
+        count and settles after: the seconds until the bucket holds one token again (0.0 when it does).
+        None, and nothing taken, without a shared store or while it fails: the call was counted in memory."""
+        if self.rate <= 0 or self._charge is None or not self.store.usable():
+            return None
+        try:
+            answer = await self._charge(
+                keys=[self.store.key(self.name, key)], args=[self.rate, self.burst, cost]
+            )
+        except ERRORS as error:
+            self.store.failed(error, f"charging {self.name}")
+            return None
+        return float(answer)
 
 
 class Places:

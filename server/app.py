@@ -100,6 +100,7 @@ class GameServer:
         self.metrics.signals.start(self.service.sample)
         await self.grpc_server.start()
         await self.hub.quotas.store.check()
+        await self.service.seats.start()
         self.hub.start_recovery()
         for name in ("", *KutnaHoraService.service_names()):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -115,6 +116,7 @@ class GameServer:
         await self.grpc_server.stop(grace)
         await self.replication.close()
         await self.hub.store.close()
+        await self.service.seats.close()
         await self.hub.quotas.store.close()
         await self.metrics.signals.stop()
         if self.metrics_endpoint is not None:

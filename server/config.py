@@ -180,7 +180,8 @@ class Limits:
         "unary calls per second one seat may make on average: GetObservation and WatchGame naming it, "
         "GetGame with its token, SubmitDecision, ResignSeat; an accepted decision is not counted "
         "(0: no limit)",
-        doc="counted for every caller, loopback too; see docs/operations.md#seats",
+        doc="counted for every caller, loopback too; per replica unless --quota-store is shared; see "
+        "docs/operations.md#seats",
         parse=float,
         metavar="PER_SECOND",
     )
@@ -337,8 +338,9 @@ class Quotas:
         quota_store.MEMORY,
         "--quota-store",
         "QUOTA_STORE",
-        "where the per-caller counts live: memory (each replica counts for itself, so a caller spread over N "
-        "replicas gets N times its allowance) or a redis:// URL every replica shares",
+        "where the per-caller and per-seat counts live: memory (each replica counts for itself, so a caller "
+        "spread over N replicas gets N times its allowance, and a seat a Play stream and its rates on each) "
+        "or a redis:// URL every replica shares",
         doc="while Redis cannot be reached each replica counts in its memory; see docs/operations.md#quotas",
         parse=quota_store.parse_url,
         show=quota_store.show_url,

@@ -154,7 +154,7 @@ class Metrics:
         self.quota_store_errors = Counter(
             "kutnahora_quota_store_errors_total",
             "Times the shared quota store (--quota-store) failed or did not answer in time, so that the "
-            "per-caller quotas counted in this replica's memory.",
+            "per-caller quotas and the per-seat limits counted in this replica's memory.",
             registry=r,
         )
         # The event loop's lag and the collector's pauses, sampled once the server starts.

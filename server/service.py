@@ -54,7 +54,7 @@ from kutnahora.server.game import LiveGame
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics
 from kutnahora.server.overload import Overload
-from kutnahora.server.records import Answer, GameStatus
+from kutnahora.server.records import Answer, AppliedDecision, GameStatus
 from kutnahora.server.requests import Sealer
 from kutnahora.server.seats import Holder, SeatLimits, replaced_refusal
 from kutnahora.server.store import StoreError
@@ -105,7 +105,11 @@ class KutnaHoraService:
         self.limiter = RateLimiter(config.limits.rate_per_second, config.limits.rate_burst)
         limits = config.limits
         self.seats = SeatLimits(
-            limits.seat_rate, limits.seat_burst, limits.seat_stream_rate, limits.seat_stream_burst
+            limits.seat_rate,
+            limits.seat_burst,
+            limits.seat_stream_rate,
+            limits.seat_stream_burst,
+            store=hub.quotas.store,
         )
         self.overload = Overload(
             limits.overload_lag_ms / 1000,
@@ -473,7 +477,7 @@ class KutnaHoraService:
         game = await self._read_game(context, "GetGame", request.game_id)
         seat = auth.matching_seat(_token(context), [s.token_hash for s in game.seats])
         if seat is not None:
-            self._seat_call(game, seat, "GetGame")
+            await self._seat_call(game, seat, "GetGame")
         return game_service_pb2.GetGameResponse(game=messages.summary(game))
 
     async def GetComponents(
@@ -489,7 +493,7 @@ class KutnaHoraService:
         """Resign a seat."""
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
-        self._seat_call(game, request.seat, "ResignSeat")
+        await self._seat_call(game, request.seat, "ResignSeat")
 
         async def resign(sealer: Sealer | None) -> game_service_pb2.ResignSeatResponse:
             await game.resign(request.seat, sealer)
@@ -522,13 +526,29 @@ class KutnaHoraService:
         """A decision was answered ``seconds`` after it arrived."""
         self.overload.observe_decision(time.monotonic(), seconds)
 
-    def _seat_call(self, game: LiveGame, seat: int, rpc: str) -> None:
+    async def _seat_call(self, game: LiveGame, seat: int, rpc: str) -> None:
         """Count one call for a seat against its rate (:mod:`kutnahora.server.seats`)."""
         try:
-            self.seats.check_call(game.game_id, seat, rpc)
+            await self.seats.check_call(game.game_id, seat, rpc)
         except ServiceError:
             self.metrics.refused.labels(limit="seat_rate").inc()
             raise
+
+    async def _decide(self, game: LiveGame, seat: int, version: int, answer: Answer) -> AppliedDecision:
+        """Apply a SubmitDecision's answer, counted against its seat's rate unless it is accepted
+        (:meth:`kutnahora.server.seats.SeatLimits.check_decision`)."""
+        try:
+            self.seats.check_decision(game.game_id, seat)
+        except ServiceError:
+            self.metrics.refused.labels(limit="seat_rate").inc()
+            raise
+        try:
+            record = await game.submit(seat, version, answer)
+        except (ServiceError, StoreError):
+            await self.seats.not_accepted(game.game_id, seat)
+            raise
+        self.seats.accepted(game.game_id, seat)
+        return record
 
     async def _viewer(
         self,
@@ -541,7 +561,7 @@ class KutnaHoraService:
         if not has_seat:
             return None
         await game.authorize_current(seat, _token(context))
-        self._seat_call(game, seat, rpc)
+        await self._seat_call(game, seat, rpc)
         return seat
 
     async def GetObservation(
@@ -564,9 +584,7 @@ class KutnaHoraService:
         answer = _answer(request.answer)
         game = await self._game(request.game_id)
         await game.authorize_current(request.seat, _token(context))
-        self._seat_call(game, request.seat, "SubmitDecision")
-        record = await game.submit(request.seat, request.version, answer)
-        self.seats.accepted(game.game_id, request.seat)
+        record = await self._decide(game, request.seat, request.version, answer)
         response = await feed_of(game).response(record)
         waited = time.perf_counter() - started
         self.metrics.latency_by_path["unary"].observe(waited)
@@ -672,10 +690,11 @@ class KutnaHoraService:
         holder = await self._open_caller_stream(context, "Play", game)
         stream = _PlayStream(self, game, start.seat, start.acknowledge, context)
         try:
-            self.seats.open_stream(game.game_id, start.seat, stream)
-        except ServiceError:
+            await self.seats.open_stream(game.game_id, start.seat, stream)
+        except BaseException as error:  # refused, or the call ended while the opening was announced
             game.unsubscribe(stream.wake)
-            self.metrics.refused.labels(limit="seat_streams").inc()
+            if isinstance(error, ServiceError):
+                self.metrics.refused.labels(limit="seat_streams").inc()
             await self.hub.quotas.close_stream(holder)
             raise
         self.players += 1

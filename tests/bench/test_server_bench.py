@@ -162,3 +162,28 @@ def test_a_metrics_endpoint_that_does_not_answer_leaves_out_only_the_servers_own
     assert asyncio.run(try_read_metrics(None)) is None
     assert "the server's metrics could not be read" in capsys.readouterr().err
     assert server_times({"decisions": 5.0}, {"decisions": 5.0}) == {}
+
+
+def test_unary_play_with_a_shared_quota_store_is_measured_against_the_unary_echo(tmp_path: Path) -> None:
+    """``--unary --quota-store redis://…``: the seats play over SubmitDecision with the seat limits in
+    Redis; no decision is refused, and the ratios are to the echo's unary calls."""
+    from tests.redis_store import URL, require_redis
+
+    require_redis()
+    out = tmp_path / "bench.json"
+    argv = ["--games", "3", "--duration", "1.5", "--warmup", "0.5", "--echo-duration", "0.5"]
+    assert main([*argv, "--echo-callers", "2", "--unary", "--quota-store", URL, "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert results["playing"] == "unary" and results["quota_store"] == URL
+    assert results["decisions"] > 0 and results["games_finished"] >= 0
+    assert results["rejected"] == 0 and results["drivers_failed"] == 0
+    assert results["ratio_to_echo"] == results["decisions_per_s"] / results["echo_unary_per_s"]
+    assert results["server_submit_us_per_decision"] > 0
+    # the server's keys in Redis were deleted when it stopped
+    import redis
+
+    client = redis.Redis.from_url(URL)
+    try:
+        assert not list(client.scan_iter(match="kutnahora-bench-*"))
+    finally:
+        client.close()
