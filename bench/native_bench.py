@@ -98,7 +98,9 @@ def perturbed(options: GameOptions, seeds: range) -> tuple[int, int]:
         state = new_game(GameOptions(players=options.players, events=seed % 2 == 0), seed)
         chooser = random.Random(seed)
         target = chooser.randrange(8, 40 * options.players)
-        while not state.over and (state.version < target or state.pending.kind is not DecisionKind.PLAY_CARD):
+        while state.pending is not None and (
+            state.version < target or state.pending.kind is not DecisionKind.PLAY_CARD
+        ):
             moves = legal(state)
             apply(state, moves[chooser.randrange(len(moves))])
         if state.over:
