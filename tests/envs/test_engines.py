@@ -17,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from kutnahora.engine import state_hash
+from kutnahora.engine import observe, state_hash
+from kutnahora.learned.outcome import returns
 from kutnahora.native import ENGINE_VARIABLE, NATIVE, PYTHON, native_available
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the native core is not built")
@@ -230,3 +231,33 @@ def test_openspiel_clones_observers_and_resampling_agree(monkeypatch: pytest.Mon
     back = native_game.deserialize_state(theirs.serialize())
     assert state_hash(back.engine) == state_hash(theirs.engine)
     assert back.observation_tensor(0) == theirs.observation_tensor(0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_core_writes_every_seats_vector_as_the_engine_does(players: int) -> None:
+    from kutnahora.engine import GameOptions, apply, legal, new_game
+    from kutnahora.envs.stepping import CoreStepper
+    from kutnahora.learned.actions import ActionSpace
+    from kutnahora.learned.encoding import ObservationLayout
+
+    layout = ObservationLayout()
+    space = ActionSpace(layout.components)
+    for normalized in (False, True):
+        steps = CoreStepper(layout, space, normalized)
+        for seed in range(2):
+            options = GameOptions(players=players, events=seed == 1)
+            state = new_game(options, 300 + seed)
+            game = steps.new(options, 300 + seed)
+            rng = random.Random(seed)
+            while True:
+                for viewer in (*range(players), None):  # every seat and the spectator, from scratch
+                    expected = layout.encode(observe(state, viewer), normalized)
+                    assert game.vector(viewer).tobytes() == expected.tobytes(), (state.version, viewer)
+                    assert game.tensor(viewer) == expected.tolist()
+                if state.over:
+                    break
+                assert game.ids() == space.ids(legal(state))
+                index = rng.randrange(len(legal(state)))
+                apply(state, legal(state)[index])
+                game.apply(index)
+            assert game.over and game.returns() == returns(state)
