@@ -21,6 +21,12 @@ Observations are a dict like PettingZoo's: ``observation`` (the seat's
 as maskable policy learners ask for it. The reward is 0 until the end, then the seat's return from
 :func:`kutnahora.learned.outcome.returns`.
 
+The game is played by the engine :func:`kutnahora.native.active_engine` selects when the environment is
+made (:mod:`kutnahora.envs.stepping`): the native core when it is built, unless ``KUTNAHORA_ENGINE=python``.
+Both give the same games, observations, masks and rewards. ``random`` opponents and policies play on the
+core directly; a bot reads the wire observation, made from the engine's state written out for its turn.
+:attr:`KutnaHoraEnv.state` is the engine's state of the game (on the core, a copy written out when asked).
+
 An action that is not legal now ends the episode as a loss (reward −1, ``terminated``, and
 ``info["illegal_action"]`` says which decision it failed), the convention of environments with a fixed
 action space whose agent may ignore the mask. With ``illegal_action="raise"`` it raises ``ValueError``
@@ -43,13 +49,13 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from kutnahora.engine import GameOptions, GameState, apply, new_game
+from kutnahora.engine import GameOptions, GameState
 from kutnahora.engine.components import ComponentSet
-from kutnahora.envs.opponents import Opponent, OpponentSpec, make_opponent
+from kutnahora.envs.opponents import Opponent, OpponentSpec, PolicyOpponent, RandomOpponent, make_opponent
+from kutnahora.envs.stepping import Game, stepper
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
-from kutnahora.learned.outcome import position_text, returns
-from kutnahora.learned.state_encoding import StateEncoder
+from kutnahora.learned.outcome import position_text
 
 Observation = dict[str, npt.NDArray[Any]]
 
@@ -84,7 +90,10 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         self.seat = seat
         self.normalized = normalized
         self._others = [s for s in range(players) if s != seat]
-        self.state: GameState | None = None
+        self.game: Game | None = None
+        """The game being played (None before the first reset)."""
+        self.stepper = stepper(self.layout, self.space, normalized)
+        """Deals and steps the games, on the engine or the native core (:mod:`kutnahora.envs.stepping`)."""
         self.opponent_specs: list[OpponentSpec] = []
         self.opponents: dict[int, Opponent] = {}
         self.set_opponents(opponents)
@@ -99,7 +108,6 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         )
         self.action_space = spaces.Discrete(self.space.size)
         self._seeds = random.Random()
-        self._encoder = StateEncoder(self.layout, normalized)
         self._ids: list[int] = []
         self._ended = False
 
@@ -109,26 +117,29 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
         super().reset(seed=seed)
         if seed is not None:
             self._seeds = random.Random(seed)
-        self.state = new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
+        game = self.game = self.stepper.new(self.options, self._seeds.getrandbits(63))
         self.opponents = {
             s: self._opponent(spec, self._seeds.getrandbits(63))
             for s, spec in zip(self._others, self.opponent_specs, strict=True)
         }
+        started = None
         for s, opponent in self.opponents.items():
-            opponent.start(self.state, s)
+            if type(opponent) not in (RandomOpponent, PolicyOpponent):  # these need no state to start
+                started = started or game.state()
+                opponent.start(started, s)
         self._play_opponents()
-        self._ended = self.state.over
+        self._ended = game.over
         return self._observation(), self._info()
 
     def step(self, action: np.int64 | int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        state = self._game()
+        game = self._game()
         if self._ended:
             raise RuntimeError("the episode has ended: call reset() to start another")
-        pending = state.pending
-        assert pending is not None
         try:
             index = self._ids.index(int(action))
         except ValueError:
+            pending = game.pending()
+            assert pending is not None
             message = self.space.refusal(action, pending)
             if self.illegal_action == "raise":
                 raise ValueError(message) from None
@@ -136,11 +147,12 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
             info["illegal_action"] = message
             self._ended = True
             return self._observation(), -1.0, True, False, info
-        apply(state, pending.options[index])
+        game.apply(index)
         self._play_opponents()
-        reward = returns(state)[self.seat] if state.over else 0.0
-        self._ended = state.over
-        return self._observation(), reward, state.over, False, self._info()
+        over = game.over
+        reward = game.returns()[self.seat] if over else 0.0
+        self._ended = over
+        return self._observation(), reward, over, False, self._info()
 
     def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
         """The players of the other seats from the next :meth:`reset` on: one for all, or one per seat.
@@ -160,7 +172,7 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
                 f"give one opponent, or {len(self._others)} (one per other seat), not {len(specs)}"
             )
         made = {s: self._opponent(spec) for s, spec in zip(self._others, specs, strict=True)}  # checks them
-        if self.state is None:
+        if self.game is None:
             self.opponents = made
         self.opponent_specs = specs
 
@@ -176,30 +188,43 @@ class KutnaHoraEnv(gymnasium.Env[Observation, np.int64]):
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        return position_text(self._game())
+        return position_text(self._game().state())
 
-    def _game(self) -> GameState:
-        if self.state is None:
+    @property
+    def state(self) -> GameState | None:
+        """The engine's state of the game (None before the first reset); on the native core a copy, written
+        out at each call."""
+        return None if self.game is None else self.game.state()
+
+    def _game(self) -> Game:
+        if self.game is None:
             raise RuntimeError("call reset() before step()")
-        return self.state
+        return self.game
 
     def _play_opponents(self) -> None:
         """Let the opponents decide until the agent owes a decision or the game is over."""
-        state = self._game()
-        while state.pending is not None and state.pending.seat != self.seat:
-            seat = state.pending.seat
-            apply(state, self.opponents[seat].choose(state, seat))
-        self._ids = self.space.ids(state.pending.options) if state.pending is not None else []
+        game = self._game()
+        seat = game.seat
+        while seat is not None and seat != self.seat:
+            opponent = self.opponents[seat]
+            if type(opponent) is RandomOpponent:  # the same draw as its choose, from the listed options
+                game.apply(opponent.index(len(game.ids())))
+            elif type(opponent) is PolicyOpponent:  # the seat's vector and ids, as its choose makes them
+                game.apply(opponent.index(game.vector(seat), game.ids(), seat, game.pending))
+            else:
+                game.apply_option(opponent.choose(game.state(), seat))
+            seat = game.seat
+        self._ids = game.ids() if seat is not None else []
 
     def _observation(self) -> Observation:
         return {
-            "observation": self._encoder.encode(self._game(), self.seat),
+            "observation": self._game().vector(self.seat),
             "action_mask": self.action_masks(),
         }
 
     def _info(self) -> dict[str, Any]:
-        state = self._game()
-        return {"version": state.version, "scores": tuple(p.points for p in state.players)}
+        game = self._game()
+        return {"version": game.version, "scores": game.scores()}
 
 
 gymnasium.register(id="KutnaHora-v0", entry_point="kutnahora.envs.gymnasium_env:KutnaHoraEnv")

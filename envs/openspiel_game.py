@@ -50,6 +50,12 @@ same games next; a state as its game and its ``serialize()`` text. pyspiel's own
 ``serialize_game_and_state`` still does not work: for a sampled-stochastic game it asks the game for its
 random state through C++ (``GetRNGState``), which a Python game cannot give.
 
+**Engines.** The game is played by the engine :func:`kutnahora.native.active_engine` selects when the
+game object is made (:mod:`kutnahora.envs.stepping`): the native core when it is built, unless
+``KUTNAHORA_ENGINE=python``. Both give the same games, legal actions, tensors and returns; the core applies
+actions and writes the tensors in C++. ``state.engine`` is the engine's state either way (on the core, a
+copy written out when asked for); the strings, ``resample_from_infostate`` and serialization go through it.
+
 **Returns** are the terminal, zero-sum returns of :func:`kutnahora.learned.outcome.returns`, in [−1, 1].
 
 **Game length.** OpenSpiel needs a bound on the number of decisions: 2 per seat for the draft and 16 per
@@ -72,22 +78,20 @@ from kutnahora.engine import (
     GameState,
     Observation,
     Observer,
-    apply,
-    clone,
     default_components,
-    new_game,
     observe,
     option_text,
     resample,
 )
 from kutnahora.engine.options import DecisionKind
+from kutnahora.envs.stepping import Game, stepper
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
-from kutnahora.learned.outcome import observation_text, position_text, returns
-from kutnahora.learned.state_encoding import ListEncoder, StateEncoder
+from kutnahora.learned.outcome import observation_text, position_text
 
 SHORT_NAME = "python_kutna_hora"
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_MINE_TILE = DecisionKind.MINE_TILE
 DECISIONS_PER_CARD = 16
 CARDS_PER_ROUND = 5
 
@@ -134,8 +138,8 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         self.normalized = bool(params.get("normalized", False))
         self.observer = Observer()
         """Observes this game's states for the strings, rebuilding only the parts of a view that changed."""
-        self.tensors = ListEncoder(self.layout, self.normalized)
-        """Writes the observation tensors of this game's states, as lists, straight from the engine."""
+        self.stepper = stepper(self.layout, self.space, self.normalized)
+        """Deals and steps this game's states, on the engine or the native core, and writes their tensors."""
         info = pyspiel.GameInfo(
             num_distinct_actions=self.space.size,
             max_chance_outcomes=0,
@@ -171,17 +175,18 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
         """A new game, set up from the next seed when it is first used."""
         return KutnaHoraState(self)
 
-    def deal(self) -> GameState:
-        """The engine's state of a new game, from the next seed of this game's sequence."""
-        return new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
+    def deal(self) -> Game:
+        """A new game, from the next seed of this game's sequence."""
+        return self.stepper.new(self.options, self._seeds.getrandbits(63))
 
-    def deal_ahead(self) -> GameState:
-        """The game :meth:`deal` would deal next, without taking its seed from the sequence."""
-        return new_game(self.options, self._next_seed(), self.layout.components)
+    def deal_ahead(self) -> tuple[int, Game]:
+        """The game :meth:`deal` would deal next, and its seed, without taking the seed from the sequence."""
+        seed = self._next_seed()
+        return seed, self.stepper.new(self.options, seed)
 
-    def take(self, dealt: GameState) -> GameState:
+    def take(self, seed: int, dealt: Game) -> Game:
         """A game :meth:`deal_ahead` dealt, now in use: its seed leaves the sequence if still the next."""
-        if self._next_seed() == dealt.seed:
+        if self._next_seed() == seed:
             self._seeds.getrandbits(63)
         return dealt
 
@@ -203,26 +208,27 @@ class KutnaHoraGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class Play:
-    """The Python side of a state: the engine's state, the actions taken, and what each seat was shown.
+    """The Python side of a state: the game (on the engine or the core), the actions taken, and what each
+    seat was shown.
 
     OpenSpiel clones a Python state by making a new initial state and deep-copying each attribute of the
-    original into it, so this one attribute holds everything and copies itself with the engine's fast
-    :func:`~kutnahora.engine.clone`. A new initial state sets its game up only when first used: a state made
-    to receive a clone never deals a game, nor takes a seed from the game's sequence.
+    original into it, so this one attribute holds everything and copies itself with the game's fast
+    clone. A new initial state sets its game up only when first used: a state made to receive a clone never
+    deals a game, nor takes a seed from the game's sequence.
     """
 
-    __slots__ = ("_engine", "_preview", "actions", "game", "legal", "shown", "views")
+    __slots__ = ("_dealt", "_preview", "actions", "game", "shown", "views")
 
     def __init__(
         self,
         game: KutnaHoraGame,
-        engine: GameState | None = None,
+        dealt: Game | None = None,
         actions: list[int] | None = None,
         shown: list[set[int]] | None = None,
     ) -> None:
         self.game = game
-        self._engine = engine
-        self._preview: GameState | None = None
+        self._dealt = dealt
+        self._preview: tuple[int, Game] | None = None
         """The game this state will deal, dealt ahead to be observed without taking a seed (see position)."""
         self.actions: list[int] = actions if actions is not None else []
         """Every action taken so far, in order (the options chosen are public)."""
@@ -230,8 +236,6 @@ class Play:
             shown if shown is not None else [set() for _ in range(game.num_players())]
         )
         """Per seat, the mine tiles it has been shown to choose from."""
-        self.legal: list[int] | None = None
-        """The action ids of the pending decision's options, in their order, once worked out."""
         self.views: dict[int | None, Observation] = {}
         """Observations made of the current position, by seat (None: public), for the tensors and strings."""
 
@@ -239,41 +243,45 @@ class Play:
         """The observation of the current position for a seat (None: the public one)."""
         found = self.views.get(seat)
         if found is None:
-            found = self.views[seat] = self.game.observer.observe(self.position, seat)
+            found = self.views[seat] = self.game.observer.observe(self.position.state(), seat)
         return found
 
     @property
-    def engine(self) -> GameState:
-        """The engine's state, dealt from the game's next seed on first use."""
-        if self._engine is None:
+    def dealt(self) -> Game:
+        """The game, dealt from the game's next seed on first use."""
+        if self._dealt is None:
             preview = self._preview
-            self._engine = self.game.deal() if preview is None else self.game.take(preview)
-        return self._engine
+            self._dealt = self.game.deal() if preview is None else self.game.take(*preview)
+        return self._dealt
 
     @property
-    def position(self) -> GameState:
-        """The engine's state to observe, without dealing a game that has not been dealt.
+    def engine(self) -> GameState:
+        """The engine's state of the game (dealt on first use; on the native core, a copy)."""
+        return self.dealt.state()
+
+    @property
+    def position(self) -> Game:
+        """The game to observe, without dealing a game that has not been dealt.
 
         A state not used yet is observed as the game it will deal: the next seed's, dealt ahead and kept,
         the seed left in the game's sequence. pyspiel's C++ shape queries make a new state and observe it
         through the observer to learn the tensor's size, so observing must not take a seed; should the state
         be used later, it deals that very game (taking the seed if it is still the next).
         """
-        engine = self._engine
-        if engine is not None:
-            return engine
+        dealt = self._dealt
+        if dealt is not None:
+            return dealt
         preview = self._preview
         if preview is None:
             preview = self._preview = self.game.deal_ahead()
-        return preview
+        return preview[1]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the game's string, the engine's state and the records (for pyspiel's serialize)."""
         return (_unpickle_play, (str(self.game), self.engine, self.actions, self.shown))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Play:
-        copied = Play(self.game, clone(self.engine), self.actions.copy(), [s.copy() for s in self.shown])
-        copied.legal = self.legal  # never changed in place: replaced after each action
+        copied = Play(self.game, self.dealt.clone(), self.actions.copy(), [s.copy() for s in self.shown])
         copied.views = self.views.copy()  # observations are immutable
         return copied
 
@@ -292,7 +300,9 @@ def _unpickle_state(game: KutnaHoraGame, text: str) -> KutnaHoraState:
 
 
 def _unpickle_play(game: str, engine: GameState, actions: list[int], shown: list[set[int]]) -> Play:
-    return Play(pyspiel.load_game(game), engine, actions, shown)
+    loaded = pyspiel.load_game(game)
+    assert isinstance(loaded, KutnaHoraGame)
+    return Play(loaded, loaded.stepper.load(engine), actions, shown)
 
 
 class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
@@ -319,50 +329,44 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
     def current_player(self) -> int:
         """The seat owing the pending decision, or TERMINAL."""
         play = self.play
-        pending = (play._engine or play.engine).pending
-        return _TERMINAL if pending is None else pending.seat
-
-    def _ids(self) -> list[int]:
-        """The action ids of the pending decision's options, in the options' order."""
-        play = self.play
-        legal = play.legal
-        if legal is None:
-            pending = play.engine.pending
-            legal = play.legal = play.game.space.ids(pending.options) if pending is not None else []
-        return legal
+        seat = (play._dealt or play.dealt).seat
+        return _TERMINAL if seat is None else seat
 
     def _legal_actions(self, player: int) -> list[int]:
         play = self.play
-        pending = (play._engine or play.engine).pending
-        if pending is None or player != pending.seat:
+        game = play._dealt or play.dealt
+        if player != game.seat:
             return []
-        return sorted(self._ids())
+        return game.sorted_ids()
 
     def _apply_action(self, action: int) -> None:
-        engine = self.engine
-        pending = engine.pending
-        if pending is None:
+        play = self.play
+        game = play.dealt
+        seat = game.seat
+        if seat is None:
             raise ValueError("the game is over; no action is accepted")
         try:
-            index = self._ids().index(int(action))
+            index = game.ids().index(int(action))
         except ValueError:
+            pending = game.pending()
+            assert pending is not None
             raise ValueError(self.game.space.refusal(action, pending)) from None
-        if pending.kind is DecisionKind.MINE_TILE:
-            self.play.shown[pending.seat].update(engine.drawn)
-        apply(engine, pending.options[index])
-        self.play.actions.append(int(action))
-        self.play.legal = None
-        self.play.views = {}
+        if game.kind() is _MINE_TILE:
+            play.shown[seat].update(game.drawn())
+        game.apply(index)
+        play.actions.append(int(action))
+        if play.views:
+            play.views = {}
 
     def _action_to_string(self, player: int, action: int) -> str:
         return f"seat {player}: {option_text(self.game.space.option_of(action))}"
 
     def is_terminal(self) -> bool:
         play = self.play
-        return (play._engine or play.engine).over
+        return (play._dealt or play.dealt).over
 
     def returns(self) -> list[float]:
-        return returns(self.engine)
+        return self.play.dealt.returns()
 
     def resample_from_infostate(
         self, player_id: int, probability_sampler: Callable[[], float]
@@ -375,17 +379,19 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         to it and starts empty.
         """
         seed = int(probability_sampler() * 2**53)
-        engine = resample(observe(self.engine, player_id), random.Random(seed), self.engine.components)
-        shown: list[set[int]] = [set() for _ in self.engine.players]
+        here = self.engine
+        engine = resample(observe(here, player_id), random.Random(seed), here.components)
+        shown: list[set[int]] = [set() for _ in here.players]
         shown[player_id] = self.play.shown[player_id].copy()
-        return KutnaHoraState(self.game, Play(self.game, engine, self.play.actions.copy(), shown))
+        world = self.game.stepper.load(engine)
+        return KutnaHoraState(self.game, Play(self.game, world, self.play.actions.copy(), shown))
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         """The seat's observation vector (default: the current player's), as pyspiel gives it: a list.
 
         Written here rather than inherited: pyspiel's own works out the tensor's size from a fresh initial
         state on every call, which costs a whole game setup each time. The list is written straight from
-        the engine's state (:class:`~kutnahora.learned.state_encoding.ListEncoder`), no observation made.
+        the game (:meth:`kutnahora.envs.stepping.Game.tensor`), no observation made.
         """
         play = self.play
         game = play.game
@@ -393,7 +399,7 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
             player = self.current_player()
         if not 0 <= player < game.players:
             raise ValueError(f"player must be 0..{game.players - 1}, not {player}")
-        return game.tensors.encode(play._engine or play.position, player)
+        return (play._dealt or play.position).tensor(player)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The seat's information-state vector (default: the current player's), as a list: the observation
@@ -432,7 +438,6 @@ class KutnaHoraObserver:
         self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.layout = game.layout
         self.normalized = game.normalized
-        self.encoder = StateEncoder(game.layout, game.normalized)
         tiles = game.layout.mine_tiles
         size = self.layout.size + (tiles if self.perfect_recall else 0)
         self.tensor = np.zeros(size, np.float32)
@@ -442,7 +447,7 @@ class KutnaHoraObserver:
 
     def set_from(self, state: KutnaHoraState, player: int) -> None:
         """Write ``player``'s view of ``state`` into :attr:`tensor`."""
-        self.encoder.encode(state.play.position, player if self.private else None, self.dict["observation"])
+        state.play.position.vector(player if self.private else None, self.dict["observation"])
         if self.perfect_recall:
             shown = self.dict["shown"]
             shown.fill(0.0)

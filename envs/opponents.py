@@ -34,6 +34,7 @@ from kutnahora.clients.bots import BOTS, is_bot, make_bot
 from kutnahora.clients.sdk import Bot, Choice, GameInfo, to_answer
 from kutnahora.engine import RULES_VERSION, GameState, Option, legal
 from kutnahora.engine.component_cache import ComponentCache
+from kutnahora.engine.options import PendingDecision
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
 from kutnahora.learned.state_encoding import StateEncoder
@@ -89,8 +90,19 @@ class PolicyOpponent:
         pending = state.pending
         if pending is None or pending.seat != seat:
             raise ValueError(f"seat {seat} owes no decision")
-        vector = self._encoder.encode(state, seat)
         ids = self.space.ids(pending.options)
+        return pending.options[self.index(self._encoder.encode(state, seat), ids, seat, lambda: pending)]
+
+    def index(
+        self,
+        vector: npt.NDArray[np.float32],
+        ids: list[int],
+        seat: int,
+        pending: Callable[[], PendingDecision | None],
+    ) -> int:
+        """The index among the listed options (whose action ids are ``ids``) of the one the policy chooses
+        from the seat's observation ``vector``; ``ValueError`` for an id that is not legal (``pending``
+        gives the decision, to say so)."""
         mask = np.zeros(self.space.size, dtype=np.int8)
         mask[ids] = 1
         if isinstance(self.policy, Predictor):
@@ -103,8 +115,10 @@ class PolicyOpponent:
         except (TypeError, ValueError, IndexError):
             raise ValueError(f"the policy of seat {seat} answered {action!r}, not an action id") from None
         if not 0 <= chosen < self.space.size or not mask[chosen]:
-            raise ValueError(f"the policy of seat {seat} chose {self.space.refusal(chosen, pending)}")
-        return pending.options[ids.index(chosen)]
+            decision = pending()
+            assert decision is not None
+            raise ValueError(f"the policy of seat {seat} chose {self.space.refusal(chosen, decision)}")
+        return ids.index(chosen)
 
 
 class RandomOpponent:
@@ -119,6 +133,11 @@ class RandomOpponent:
     def choose(self, state: GameState, seat: int) -> Option:
         """A uniformly random legal option."""
         return self.rng.choice(legal(state))
+
+    def index(self, count: int) -> int:
+        """The index of a uniformly random one of ``count`` listed options: the very draw :meth:`choose`
+        makes for a decision listing ``count`` options."""
+        return self.rng.randrange(count)
 
 
 class BotOpponent:

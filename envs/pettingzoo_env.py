@@ -23,11 +23,16 @@ later resets without a seed continue that sequence.
 scale and clipped, so every entry lies in [0, 1], or [−1, 1] for the signed ones); the default is the game's
 own numbers. The declared ``Box`` bounds are those of the form chosen.
 
+The game is played by the engine :func:`kutnahora.native.active_engine` selects when the environment is
+made (:mod:`kutnahora.envs.stepping`): the native core when it is built, unless ``KUTNAHORA_ENGINE=python``.
+Both give the same games, observations, masks and rewards; the core steps and observes several times faster.
+
 ``state()`` is the global state of PettingZoo's API, for a centralised critic: the observation vectors of
 every seat, seat 0 first, each in the form chosen (``state_space`` declares it). It holds **hidden
 information**: each seat's private parts (the mine tiles it is choosing from, the tile it places, what it
 discarded), which no single seat may see; it never holds what no seat sees (stack orders, face-down
-events). The engine's own state of the game is :attr:`raw_env.engine`.
+events). The engine's own state of the game is :attr:`raw_env.engine` (on the native core, a copy written
+out when asked for).
 
     from kutnahora.envs.pettingzoo_env import env
     game = env(players=3)
@@ -50,12 +55,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from kutnahora.engine import GameOptions, GameState, apply, new_game
+from kutnahora.engine import GameOptions, GameState
 from kutnahora.engine.components import ComponentSet
+from kutnahora.envs.stepping import Game, stepper
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
-from kutnahora.learned.outcome import position_text, returns
-from kutnahora.learned.state_encoding import StateEncoder
+from kutnahora.learned.outcome import position_text
 
 
 class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[misc]
@@ -100,10 +105,17 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         self.action_spaces = {agent: spaces.Discrete(self.space.size) for agent in self.possible_agents}
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._seeds = random.Random()
-        self._encoder = StateEncoder(self.layout, normalized)
-        self.engine: GameState | None = None
-        """The engine's state of the game being played (None before the first reset)."""
+        self.stepper = stepper(self.layout, self.space, normalized)
+        """Deals and steps the games, on the engine or the native core (:mod:`kutnahora.envs.stepping`)."""
+        self.game: Game | None = None
+        """The game being played (None before the first reset)."""
         self._ids: list[int] = []
+
+    @property
+    def engine(self) -> GameState | None:
+        """The engine's state of the game being played (None before the first reset); on the native core
+        a copy, written out at each call."""
+        return None if self.game is None else self.game.state()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -114,7 +126,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._seeds = random.Random(seed)
-        self.engine = new_game(self.options, self._seeds.getrandbits(63), self.layout.components)
+        self.game = self.stepper.new(self.options, self._seeds.getrandbits(63))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -125,27 +137,26 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
 
     def _pose(self) -> None:
         """Select the agent that owes the pending decision and list its action ids."""
-        state = self._game()
-        pending = state.pending
-        assert pending is not None
-        self._ids = self.space.ids(pending.options)
-        self.agent_selection = self.possible_agents[pending.seat]
+        game = self._game()
+        seat = game.seat
+        assert seat is not None
+        self._ids = game.ids()
+        self.agent_selection = self.possible_agents[seat]
 
-    def _game(self) -> GameState:
-        if self.engine is None:
+    def _game(self) -> Game:
+        if self.game is None:
             raise RuntimeError("call reset() before using the environment")
-        return self.engine
+        return self.game
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        state = self.engine or self._game()
+        game = self.game or self._game()
         seat = self._seat_of[agent]
         mask = bytearray(self.space.size)
-        pending = state.pending
-        if pending is not None and pending.seat == seat:
+        if game.seat == seat:
             for action in self._ids:
                 mask[action] = 1
         return {
-            "observation": self._encoder.encode(state, seat),
+            "observation": game.vector(seat),
             "action_mask": np.frombuffer(mask, dtype=np.int8),
         }
 
@@ -155,11 +166,11 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         Each seat's private parts are in it (see the module's text), so it is for a centralised critic
         during training, never for a policy that acts.
         """
-        state = self._game()
+        game = self._game()
         size = self.layout.size
         vector = np.empty(size * len(self.possible_agents), dtype=np.float32)
         for seat in range(len(self.possible_agents)):
-            self._encoder.encode(state, seat, vector[seat * size : (seat + 1) * size])
+            game.vector(seat, vector[seat * size : (seat + 1) * size])
         return vector
 
     def step(self, action: int | None) -> None:
@@ -167,24 +178,25 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.engine or self._game()
-        pending = state.pending
-        assert pending is not None
+        game = self.game or self._game()
         if action is None:
-            raise ValueError(f"{agent} owes a decision ({pending.kind.value}); None is not an action")
+            kind = game.kind()
+            assert kind is not None
+            raise ValueError(f"{agent} owes a decision ({kind.value}); None is not an action")
         try:
             index = self._ids.index(int(action))
         except ValueError:
+            pending = game.pending()
+            assert pending is not None
             raise ValueError(self.space.refusal(action, pending)) from None
         self._cumulative_rewards[agent] = 0.0
-        apply(state, pending.options[index])
-        if not state.over:  # the next decision: its seat is selected, its ids listed
-            pending = state.pending
-            assert pending is not None
-            self._ids = self.space.ids(pending.options)
-            self.agent_selection = self.possible_agents[pending.seat]
+        game.apply(index)
+        seat = game.seat
+        if seat is not None:  # the next decision: its seat is selected, its ids listed
+            self._ids = game.ids()
+            self.agent_selection = self.possible_agents[seat]
         else:
-            for agent_name, value in zip(self.agents, returns(state), strict=True):
+            for agent_name, value in zip(self.agents, game.returns(), strict=True):
                 self.rewards[agent_name] = value
                 self.terminations[agent_name] = True
             self._ids = []
@@ -194,7 +206,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        return position_text(self._game())
+        return position_text(self._game().state())
 
     def close(self) -> None:
         """Nothing to release."""

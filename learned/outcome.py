@@ -15,10 +15,14 @@ from kutnahora.engine.text import describe_option
 
 def returns(state: GameState) -> list[float]:
     """The terminal return of each seat (zeros while the game runs)."""
-    n = len(state.players)
     if not state.over:
-        return [0.0] * n
-    keys = [(p.points, p.groschen) for p in state.players]
+        return [0.0] * len(state.players)
+    return ranked_returns([(p.points, p.groschen) for p in state.players])
+
+
+def ranked_returns(keys: list[tuple[int, int]]) -> list[float]:
+    """The terminal returns of a finished game from every seat's final (points, groschen)."""
+    n = len(keys)
     out = []
     for seat in range(n):
         beats = sum(keys[seat] > keys[other] for other in range(n))

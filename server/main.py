@@ -26,7 +26,7 @@ from typing import Any
 
 import kutnahora
 from kutnahora.engine import RULES_VERSION, ComponentError, load_components
-from kutnahora.native import native_available
+from kutnahora.native import ENGINE_VARIABLE, EngineUnavailable, active_engine, native_available
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.errors import StartupError
 from kutnahora.server import collector, event_loop, settings
@@ -39,14 +39,25 @@ from kutnahora.server.store import is_postgres_url, redact_url
 def version_text() -> str:
     """What ``--version`` prints: the package version, the rules version, how this installation was built
     (pure Python, or with modules compiled by mypyc, see setup.py), the engine its games are played by and
-    whether the native rules core is built (see kutnahora.native)."""
+    whether the native rules core is built and selected (see kutnahora.native)."""
     compiled = kutnahora.compiled_modules()
     build = f"compiled: {len(compiled)} of {len(kutnahora.COMPILABLE)} modules" if compiled else "pure Python"
-    core = "built" if native_available() else "not built"
     return (
         f"kutnahora-server {kutnahora.__version__} (rules version {RULES_VERSION}, {build}; "
-        f"games played by the {SERVER_ENGINE} engine, native core {core})"
+        f"games played by the {SERVER_ENGINE} engine, {core_text()})"
     )
+
+
+def core_text() -> str:
+    """Whether the native rules core is built and, when it is, the engine ``KUTNAHORA_ENGINE`` selects for
+    what plays on the core (search, simulation, the environments)."""
+    if not native_available():
+        return "native core not built"
+    try:
+        selected = active_engine()
+    except EngineUnavailable:
+        selected = f"nothing ({ENGINE_VARIABLE} names no engine)"
+    return f"native core built, {ENGINE_VARIABLE} selects {selected}"
 
 
 class _PrintVersion(argparse.Action):

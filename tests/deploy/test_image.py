@@ -175,14 +175,16 @@ def served(image: str) -> Iterator[Served]:
         engine("volume", "rm", "--force", volume, check=False)
 
 
-def test_the_version_line_names_the_compiled_build(image: str) -> None:
+def test_the_version_line_names_the_compiled_build_and_the_native_core(image: str) -> None:
     result = engine("run", "--rm", image, "--version")
     line = result.stdout.strip()
     every_module = r"compiled: (\d+) of \1 modules"
-    engine_part = r"games played by the python engine, native core (?:not )?built"
+    engine_part = r"games played by the python engine, native core built, KUTNAHORA_ENGINE selects native"
     assert re.fullmatch(
         rf"kutnahora-server \S+ \(rules version \d+, {every_module}; {engine_part}\)", line
     ), line
+    python = engine("run", "--rm", "-e", "KUTNAHORA_ENGINE=python", image, "--version").stdout.strip()
+    assert python.endswith("native core built, KUTNAHORA_ENGINE selects python)"), python
 
 
 def test_the_image_runs_as_a_user_with_a_health_check(image: str) -> None:

@@ -35,8 +35,23 @@ def test_version_names_the_package_the_rules_and_the_build(capsys: pytest.Captur
         assert f"compiled: {len(compiled)} of {len(kutnahora.COMPILABLE)} modules;" in printed
     else:
         assert "pure Python;" in printed
-    core = "built" if native_available() else "not built"
-    assert printed.endswith(f"; games played by the python engine, native core {core})")
+    core = "native core built, KUTNAHORA_ENGINE selects " if native_available() else "native core not built"
+    assert f"; games played by the python engine, {core}" in printed and printed.endswith(")")
+
+
+@pytest.mark.parametrize("asked", ["native", "python"])
+def test_version_names_the_engine_kutnahora_engine_selects(
+    asked: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not native_available():
+        pytest.skip("the native core is not built")
+    monkeypatch.setenv("KUTNAHORA_ENGINE", asked)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--version"])
+    printed = capsys.readouterr().out.strip()
+    assert printed.endswith(
+        f"games played by the python engine, native core built, KUTNAHORA_ENGINE selects {asked})"
+    )
 
 
 def test_defaults_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:

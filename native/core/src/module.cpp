@@ -1,9 +1,14 @@
 // The Python module kutnahora_core: the native rules behind a small API of ints, which
 // kutnahora.native turns into the engine's values (options, states).
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "rules.hpp"
 
@@ -98,6 +103,57 @@ int playout(State& s, Choice& choice) {
     return decisions;
 }
 
+// The action ids of the learning environments (kutnahora.learned.actions): every id's option key, so that
+// the options listed can be answered as ids without a Python call per option.
+struct ActionIds {
+    std::vector<std::pair<int32_t, int>> by_key;  // sorted by key
+    explicit ActionIds(const std::vector<int32_t>& keys) {
+        for (size_t id = 0; id < keys.size(); ++id) by_key.emplace_back(keys[id], int(id));
+        std::sort(by_key.begin(), by_key.end());
+        for (size_t k = 1; k < by_key.size(); ++k)
+            if (by_key[k].first == by_key[k - 1].first) throw nb::value_error("two action ids name one option");
+    }
+    int id(int32_t key) const {
+        auto it = std::lower_bound(by_key.begin(), by_key.end(), std::make_pair(key, -1));
+        if (it == by_key.end() || it->first != key) throw nb::value_error("an option listed has no action id");
+        return it->second;
+    }
+};
+
+using Vector = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+void check_viewer(const Game& g, const Encoding& e, int viewer) {
+    if (viewer < -1 || viewer >= int(g.state.players.size())) throw nb::value_error("no such seat");
+    if (g.state.comp->players != int(g.state.players.size()) || e.size <= 0)
+        throw nb::value_error("the encoding does not fit this game");
+}
+
+// A Python list of the vector's entries, as OpenSpiel's tensors are: 0.0 and 1.0 shared, the rest made.
+nb::list vector_list(const std::vector<float>& values) {
+    PyObject* list = PyList_New(Py_ssize_t(values.size()));
+    if (!list) throw nb::python_error();
+    nb::object zero = nb::steal(PyFloat_FromDouble(0.0)), one = nb::steal(PyFloat_FromDouble(1.0));
+    for (size_t i = 0; i < values.size(); ++i) {
+        const float v = values[i];
+        PyObject* item;
+        if (v == 0.0f && !std::signbit(v)) {
+            item = zero.ptr();
+            Py_INCREF(item);
+        } else if (v == 1.0f) {
+            item = one.ptr();
+            Py_INCREF(item);
+        } else {
+            item = PyFloat_FromDouble(double(v));
+            if (!item) {
+                Py_DECREF(list);
+                throw nb::python_error();
+            }
+        }
+        PyList_SET_ITEM(list, Py_ssize_t(i), item);
+    }
+    return nb::steal<nb::list>(list);
+}
+
 std::vector<uint32_t> seed_key(const std::vector<int64_t>& words) {
     std::vector<uint32_t> key;
     for (int64_t w : words) {
@@ -117,6 +173,17 @@ NB_MODULE(kutnahora_core, m) {
         .def("__init__", [](Components* self, const std::vector<int>& table) { new (self) Components(table); },
              nb::arg("table"))
         .def_ro("players", &Components::players);
+
+    nb::class_<Encoding>(m, "Encoding")
+        .def(nb::init<const std::vector<int>&, const std::vector<float>&, const std::vector<float>&>(),
+             nb::arg("table"), nb::arg("scale"), nb::arg("low"),
+             "The observation vector's layout as offsets (kutnahora.envs.native_play), and the normalised "
+             "form's scale and lowest value of every entry.")
+        .def_ro("size", &Encoding::size);
+
+    nb::class_<ActionIds>(m, "ActionIds")
+        .def(nb::init<const std::vector<int32_t>&>(), nb::arg("keys"),
+             "The option key of every action id, in the order of the ids.");
 
     nb::class_<Game>(m, "Game")
         .def_static(
@@ -190,10 +257,40 @@ NB_MODULE(kutnahora_core, m) {
             for (const EventRecord& e : g.state.event_log) out.emplace_back(e.kind, e.seat, e.a, e.b, e.c, e.d);
             return out;
         }, "The events of the last apply, when recorded: (kind, seat, a, b, c, d) each.")
+        .def(
+            "encode",
+            [](const Game& g, const Encoding& e, int viewer, bool uses_events, bool normalized, Vector out) {
+                check_viewer(g, e, viewer);
+                if (int(out.shape(0)) != e.size) throw nb::value_error("the vector has the wrong size");
+                encode(g.state, e, viewer, uses_events, normalized, out.data());
+            },
+            nb::arg("encoding"), nb::arg("viewer"), nb::arg("uses_events"), nb::arg("normalized"), nb::arg("out"),
+            "Write the viewer's observation vector (viewer -1: a spectator's) into out, a float32 array.")
+        .def(
+            "legal_ids",
+            [](const Game& g, const ActionIds& ids) {
+                std::vector<int> out;
+                out.reserve(g.state.options.size());
+                for (const Option& o : g.state.options) out.push_back(ids.id(o.key()));
+                return out;
+            },
+            nb::arg("ids"), "The action ids of the options listed, in their order.")
+        .def(
+            "encode_list",
+            [](const Game& g, const Encoding& e, int viewer, bool uses_events, bool normalized) {
+                check_viewer(g, e, viewer);
+                std::vector<float> values(size_t(e.size));
+                encode(g.state, e, viewer, uses_events, normalized, values.data());
+                return vector_list(values);
+            },
+            nb::arg("encoding"), nb::arg("viewer"), nb::arg("uses_events"), nb::arg("normalized"),
+            "The viewer's observation vector as a list of floats (OpenSpiel's tensors).")
         .def_prop_ro("over", [](const Game& g) { return g.state.phase == OVER; })
         .def_prop_ro("pending_seat", [](const Game& g) { return g.state.has_pending ? g.state.pending_seat : -1; })
         .def_prop_ro("pending_kind", [](const Game& g) { return g.state.has_pending ? g.state.pending_kind : -1; })
         .def_prop_ro("version", [](const Game& g) { return g.state.version; })
+        .def_prop_ro("drawn", [](const Game& g) { return g.state.drawn; },
+                     "The mine tiles drawn for the pending choice (hidden from every other seat).")
         .def("points", [](const Game& g) {
             std::vector<int> out;
             for (const Player& p : g.state.players) out.push_back(p.points);

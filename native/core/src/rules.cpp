@@ -1276,6 +1276,14 @@ void resolve(State& s, int kind, int seat, const Option& o) {
 
 }  // namespace
 
+// What the observation vector reads (encode.cpp), from the functions above.
+int market_price(const State& s, int commodity) { return price(s, commodity); }
+bool market_closed(const State& s, int commodity) { return no_market(s, commodity); }
+int seat_income(const State& s, int seat) { return income(s, seat); }
+int seat_tax_due(const State& s, int seat) { return tax_due(s, seat); }
+int mine_draws(const State& s) { return draws_per_mine_action(s); }
+int round_event(const State& s) { return current_event(s); }
+
 void State::clear_grids() {
     for (int r = 0; r < GRID; ++r)
         for (int c = 0; c < GRID; ++c) {

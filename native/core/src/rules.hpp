@@ -222,4 +222,28 @@ void resample_hidden(State& s, const std::vector<int>& plan, PyRandom& rng);
 void repose_mine_tile(State& s);  // the pending MINE_TILE decision's options, from the drawn tiles
 void load(State& s, std::shared_ptr<const Components> comp, const std::vector<int>& in);
 
+// What a seat's observation vector reads (encode.cpp): the rules' own functions of the same meaning.
+int market_price(const State& s, int commodity);
+bool market_closed(const State& s, int commodity);
+int seat_income(const State& s, int seat);
+int seat_tax_due(const State& s, int seat);
+int mine_draws(const State& s);
+int round_event(const State& s);  // the current round's event card, or NONE
+
+// A seat's observation vector (kutnahora.learned.encoding.ObservationLayout), written from the state as
+// kutnahora.learned.state_encoding.StateEncoder writes it: the layout's offsets come from Python.
+struct Encoding {
+    explicit Encoding(const std::vector<int>& table, const std::vector<float>& scale, const std::vector<float>& low);
+    int size;
+    int players, phase, counters, start_seat, decks, arms, prices, no_market, town_hall, hall_cols, stack;
+    int town_discards, building_in_hand, city, city_cols, square, mines, mine_cols, mine_square;
+    int bank, pool, council, revealed, current_event, guild_card, mine_card, sets_left, kind, owes;
+    int drawn, kept, discarded, seat0, seat_size, mine_tiles, buildings, tiles, guild_set_at, guilds_at;
+    int production_at, hand_at, slots_at;
+    std::vector<int> event_index;  // by event id
+    std::vector<float> scale, low;  // the normalised form: each entry times scale, then clipped to [low, 1]
+};
+// Write viewer's vector (viewer -1: a spectator, relative to seat 0) into out (encoding.size floats).
+void encode(const State& s, const Encoding& e, int viewer, bool uses_events, bool normalized, float* out);
+
 }  // namespace kh
