@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from structlog.testing import capture_logs
 
 from kutnahora.web.limits import Limits
 from tests.redis_store import URL, fresh_prefix
@@ -185,24 +186,33 @@ async def test_a_visitors_open_event_streams_count_across_replicas(
 async def test_with_redis_unreachable_each_replica_keeps_its_own_streams_and_games(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Redis is asked at every count (no pause after a failure): every count fails, each is counted, and
+    # each replica logs one line in the minute.
+    monkeypatch.setattr("kutnahora.plumbing.quota_store.RETRY_SECONDS", 0.0)
     limits = Limits(creations=0, games=1, requests=0, streams=1)
     address = "198.51.100.74"
-    async with (
-        replicas(servers, limits, monkeypatch, "unreachable") as (first, second),
-        first.visitor(address) as at_first,
-        second.visitor(address) as at_second,
-    ):
-        games = [await client.post("/api/games", json=OPEN_GAME) for client in (at_first, at_second)]
-        assert [a.status_code for a in games] == [200, 200]  # one each: per-replica counts
-        refused(await at_first.post("/api/games", json=OPEN_GAME), "You already have 1 unfinished game")
-        path = f"/api/games/{games[0].json()['game_id']}/events"
-        held = [Stream(first.app, address, path), Stream(second.app, address, path)]
-        try:
-            assert [await stream.open() for stream in held] == [200, 200]
-            third = Stream(first.app, address, path)
-            assert await third.open() == 429
-            await third.close()
-        finally:
-            for stream in held:
-                await stream.close()
-        assert first.sample("kutnahora_web_quota_store_errors_total") >= 1
+    with capture_logs() as logs:
+        async with (
+            replicas(servers, limits, monkeypatch, "unreachable") as (first, second),
+            first.visitor(address) as at_first,
+            second.visitor(address) as at_second,
+        ):
+            games = [await client.post("/api/games", json=OPEN_GAME) for client in (at_first, at_second)]
+            assert [a.status_code for a in games] == [200, 200]  # one each: per-replica counts
+            refused(await at_first.post("/api/games", json=OPEN_GAME), "You already have 1 unfinished game")
+            path = f"/api/games/{games[0].json()['game_id']}/events"
+            held = [Stream(first.app, address, path), Stream(second.app, address, path)]
+            try:
+                assert [await stream.open() for stream in held] == [200, 200]
+                third = Stream(first.app, address, path)
+                assert await third.open() == 429
+                await third.close()
+            finally:
+                for stream in held:
+                    await stream.close()
+            errors = [site.sample("kutnahora_web_quota_store_errors_total") for site in (first, second)]
+    # first: the check at start, the games' counts and places of three creations, two stream places
+    assert errors[0] >= 6 and errors[1] >= 4, errors
+    lines = [line for line in logs if line["event"].startswith("quota store unreachable")]
+    assert len(lines) == 2, lines  # one a replica
+    assert all(line["log_level"] == "warning" and line["store"] == UNREACHABLE for line in lines)
