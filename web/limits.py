@@ -278,7 +278,9 @@ class VisitorLimits:
     def request_here(self, visitor: str) -> None:
         """Count a request in this replica's memory; :class:`Refused` when the visitor has sent too many
         lately. With a memory store this is :meth:`request` without a coroutine, for every request."""
-        self._requested(visitor, self.request_rate.local.take(visitor))
+        wait = self.request_rate.local.take(visitor)
+        if wait > 0:
+            self._requested(visitor, wait)
 
     async def request(self, visitor: str) -> None:
         """Count a request where the store says; :class:`Refused` when the visitor has sent too many
