@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 from kutnahora.clients.sdk import ClientError, SeatCredentials
 from kutnahora.v1 import game_pb2
 from kutnahora.web import lobby, seats, wire
+from kutnahora.web.limits import SWEEP_SECONDS
 from kutnahora.web.requests import BadRequest, integer, json_body, text, visitor
 from kutnahora.web.state import Web
 
@@ -70,7 +71,7 @@ async def get_game(request: Request, web: Web) -> Response:
 async def create_game(request: Request, web: Web) -> Response:
     who = visitor(request)
     # The rate is taken before the body is read, so that malformed requests count too.
-    web.limits.create_or_join(who)
+    await web.limits.create_or_join(who)
     data = await json_body(request)
     players = integer(data, "players", 2, 4)
     kinds = data.get("seats")
@@ -94,14 +95,14 @@ async def create_game(request: Request, web: Web) -> Response:
         settings = game_pb2.ClockSettings()
         settings.decision_time.FromSeconds(per_move)
         settings.time_bank.FromSeconds(10 * per_move)
-    await reserve_game(web, who)
+    place = await reserve_game(web, who)
     try:
         created = await web.client.create_game(players, seed=seed, clock=settings, label="kutnahora-web")
     except BaseException:
-        web.limits.games.unreserve(who)
+        web.limits.games.unreserve(place)
         raise
     game_id = created.game.game_id
-    web.limits.games.bind(who, game_id)
+    web.limits.games.bind(who, place, game_id)
     response = JSONResponse({"game_id": game_id})
     if "you" in kinds:
         mine = await web.client.join_game(game_id, kinds.index("you"), name)
@@ -114,15 +115,16 @@ async def create_game(request: Request, web: Web) -> Response:
     return response
 
 
-async def reserve_game(web: Web, who: str) -> None:
+async def reserve_game(web: Web, who: str) -> str | None:
     """Take a place among the visitor's unfinished games for a game about to be created, freeing first
-    those of its games that have ended if it holds its limit; :class:`Refused` if it still does."""
-    if web.limits.games.full(who):
-        await _forget_ended(web, who)
-    web.limits.reserve_game(who)
+    those of its games that have ended if it holds its limit: the member naming the place (None with the
+    limit off); :class:`Refused` if it still holds its limit."""
+    if await web.limits.games.full(who):
+        await forget_ended(web, who)
+    return await web.limits.reserve_game(who)
 
 
-async def _forget_ended(web: Web, who: str) -> None:
+async def forget_ended(web: Web, who: str) -> None:
     """Free the places of the visitor's games that have ended (or that the game server no longer has),
     asking the game server about each; one it cannot answer about keeps its place."""
     for game_id in web.limits.games.games(who):
@@ -136,9 +138,19 @@ async def _forget_ended(web: Web, who: str) -> None:
             web.limits.games.ended(who, game_id)
 
 
+async def sweep_ended(web: Web) -> None:
+    """Every :data:`~kutnahora.web.limits.SWEEP_SECONDS`, free the places of the games created through
+    this replica that have ended, until cancelled: with a store the replicas share, a visitor that now
+    reaches another replica would otherwise leave them held here (each replica renews its places)."""
+    while True:
+        await asyncio.sleep(SWEEP_SECONDS)
+        for who in web.limits.games.visitors():
+            await forget_ended(web, who)
+
+
 async def join_game(request: Request, web: Web) -> Response:
     game_id = request.path_params["game_id"]
-    web.limits.create_or_join(visitor(request))
+    await web.limits.create_or_join(visitor(request))
     data = await json_body(request)
     seat = data.get("seat")
     if seat is not None:

@@ -40,14 +40,25 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
+import structlog
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from kutnahora.plumbing.callers import Network
+from kutnahora.plumbing.quota_store import MEMORY, QuotaStore
 from kutnahora.web import arena_pages, author_pages
-from kutnahora.web.api import components, create_game, decide, get_game, join_game, list_games, resign
+from kutnahora.web.api import (
+    components,
+    create_game,
+    decide,
+    get_game,
+    join_game,
+    list_games,
+    resign,
+    sweep_ended,
+)
 from kutnahora.web.bots import BotPlayers
 from kutnahora.web.connection import Connection
 from kutnahora.web.events import game_events
@@ -74,6 +85,8 @@ def create_app(
     limits: Limits | None = None,
     trusted_proxies: Sequence[Network] = (),
     metrics: WebMetrics | None = None,
+    quota_store: str = MEMORY,
+    quota_store_prefix: str = "kutnahora",
 ) -> Starlette:
     """The application for the game server at ``address``; it connects in the background when it starts,
     and again whenever the connection drops (:mod:`.connection`).
@@ -85,11 +98,21 @@ def create_app(
     visitor's its ``X-Forwarded-For`` names (:mod:`.visitors`). The requests and refusals are counted in
     ``metrics`` (a new :class:`WebMetrics` if none is given; ``app.state.metrics``), which this application
     never serves: :class:`~kutnahora.web.metrics.MetricsEndpoint` does, on a port of its own.
+
+    The per-visitor counts live in ``quota_store`` (:mod:`kutnahora.plumbing.quota_store`): ``memory``,
+    each replica's own, or a ``redis://`` URL every web replica shares, its keys starting with
+    ``quota_store_prefix`` then ``:web``; ValueError for anything else.
     """
     tournament = read(results) if results is not None else None
     metrics = metrics if metrics is not None else WebMetrics()
+    store = QuotaStore(
+        quota_store,
+        f"{quota_store_prefix}:web",
+        log=structlog.get_logger("kutnahora.web"),
+        on_error=metrics.quota_store_errors.inc,
+    )
     visitor_limits = VisitorLimits(
-        limits if limits is not None else Limits(), Visitors(trusted_proxies), metrics=metrics
+        limits if limits is not None else Limits(), Visitors(trusted_proxies), metrics=metrics, store=store
     )
 
     @contextlib.asynccontextmanager
@@ -107,16 +130,21 @@ def create_app(
         )
         connection.on_connect = web.connected
         app.state.web = web
+        await store.check()
         connecting = asyncio.create_task(connection.run(), name="game server connection")
+        sweeping = asyncio.create_task(sweep_ended(web), name="ended games") if store.shared else None
         try:
             yield
             await web.bots.close()
-            for task in web.replayed.values():
-                task.cancel()
+            for replay in web.replayed.values():
+                replay.cancel()
         finally:
-            connecting.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await connecting
+            for task in (connecting, sweeping):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+            await store.close()
 
     routes = [
         Route("/", lobby_page),

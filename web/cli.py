@@ -14,7 +14,8 @@ or restarts. Requests must name it by an allowed host name
 
 Each visitor (a client address, an IPv6 /64; behind ``--trusted-proxies`` the address they forward) is
 held to its own limits, ``--visitor-*``, each also set by its ``KUTNAHORA_WEB_VISITOR_*`` variable
-(:mod:`kutnahora.web.limits`): the game server sees every visitor as this one caller.
+(:mod:`kutnahora.web.limits`): the game server sees every visitor as this one caller. The counts are
+each replica's own unless ``--quota-store redis://…`` names a Redis every web replica shares.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from kutnahora.clients.help_format import DefaultsHelpFormatter
 from kutnahora.clients.sdk import ClientError
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.callers import Network
+from kutnahora.plumbing.quota_store import MEMORY, parse_url, show_url
 from kutnahora.web.app import create_app
 from kutnahora.web.connections import HEAD_SECONDS, ConnectionGuard, guarded
 from kutnahora.web.hosts import default_hosts
@@ -83,6 +85,14 @@ def port_or_off(text: str) -> int | None:
     if not text.strip().isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port from 0 to 65535, or off")
     return int(text)
+
+
+def store_url(text: str) -> str:
+    """``--quota-store``: memory, or a Redis URL."""
+    try:
+        return parse_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def networks(text: str) -> tuple[Network, ...]:
@@ -246,6 +256,27 @@ def build_parser() -> argparse.ArgumentParser:
         type=networks,
         metavar="NETWORKS",
     )
+    add_setting(
+        limits,
+        "--quota-store",
+        "QUOTA_STORE",
+        MEMORY,
+        "where the per-visitor counts live: memory (each replica counts for itself, so a visitor spread "
+        "over N replicas gets N times its allowance) or a redis:// URL every web replica shares (while it "
+        f"cannot be reached, each replica counts in its memory); default "
+        f"{show_url(setting('QUOTA_STORE', MEMORY))}, its password never shown",
+        type=store_url,
+        metavar="URL",
+    )
+    add_setting(
+        limits,
+        "--quota-store-prefix",
+        "QUOTA_STORE_PREFIX",
+        "kutnahora",
+        "what the keys of --quota-store start with (then :web), so that several deployments may share one "
+        "Redis",
+        metavar="PREFIX",
+    )
     return parser
 
 
@@ -289,6 +320,8 @@ async def serve(
         limits=visitor_limits(args),
         trusted_proxies=args.trusted_proxies,
         metrics=metrics,
+        quota_store=args.quota_store,
+        quota_store_prefix=args.quota_store_prefix,
     )
     limits = app.state.limits
     guard = ConnectionGuard(limits.limits.connections, limits.visitors, limits.refusals, args.head_timeout)

@@ -29,15 +29,15 @@ async def game_events(request: Request, web: Web) -> Response:
         raw = request.query_params.get("from", "0")
         first = int(raw) if raw.isdigit() else 0
     who = visitor(request)
-    web.limits.open_stream(who)
+    place = await web.limits.open_stream(who)
     try:
         summary = await web.client.get_game(game_id)
         names = Names(web.component_names().components, wire.seat_names(summary))
     except BaseException:
-        web.limits.streams.close(who)
+        web.limits.streams.close(place)
         raise
     stream = EventSourceResponse(_relay(web, game_id, seat, first, names), ping=15)
-    return Releasing(stream, lambda: web.limits.streams.close(who))
+    return Releasing(stream, lambda: web.limits.streams.close(place))
 
 
 async def _relay(

@@ -22,6 +22,18 @@ the first of each visitor and limit in a while is logged (:mod:`.refusals`).
 The tables are bounded: the buckets hold at most :data:`MAX_VISITORS` visitors (the one heard from least
 recently is forgotten, and starts full again if it comes back), the counts of games and streams only
 visitors that hold some (games: at most :data:`MAX_VISITORS` of them).
+
+**Across replicas.** The counts live where ``--quota-store`` says (:mod:`kutnahora.plumbing.quota_store`,
+the game server's and the arena's too): with ``memory`` (the default) each web replica counts for itself,
+so a visitor spread over N replicas gets N times its allowance; with a ``redis://`` URL every replica
+counts the creation and request rates (:class:`~kutnahora.plumbing.quota_store.Buckets`) and the
+unfinished games and open streams (:class:`~kutnahora.plumbing.quota_store.Places`, leased: a dead
+replica's places are free again within a lease) in the same Redis, so a visitor's allowance is the same
+whether it reaches one replica or several. While the store cannot be reached each replica counts in its
+memory again; the failures are counted (``kutnahora_web_quota_store_errors_total``) and logged once a
+minute. With a shared store each replica also asks the game server, every :data:`SWEEP_SECONDS`, about
+the unfinished games it holds places for, so that a game's place is freed when it ends even though its
+visitor now reaches another replica.
 """
 
 from __future__ import annotations
@@ -35,8 +47,7 @@ from dataclasses import dataclass
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kutnahora.plumbing.callers import RateLimiter
-from kutnahora.plumbing.holds import Holds
+from kutnahora.plumbing.quota_store import LEASE_SECONDS, Buckets, Places, QuotaStore
 from kutnahora.web.metrics import WebMetrics
 from kutnahora.web.refusals import RefusalLog
 from kutnahora.web.visitors import Visitors
@@ -46,6 +57,8 @@ GAMES_RETRY_SECONDS = 30
 """The Retry-After of a visitor that holds its games: games end, or are abandoned when nobody joins."""
 STREAMS_RETRY_SECONDS = 10
 """The Retry-After of a visitor that holds its event streams: one closes when its page does."""
+SWEEP_SECONDS = LEASE_SECONDS / 3
+"""With a shared store, how often each replica asks the game server which of its visitors' games ended."""
 STATE_KEY = "visitor"
 """Where :class:`VisitorGate` leaves the request's visitor, in ``request.state``."""
 
@@ -89,97 +102,132 @@ class Refused(Exception):
 
 
 class GamesHeld:
-    """The unfinished games each visitor created here, and the creations it has under way."""
+    """The unfinished games each visitor created, and the creations it has under way: each one a place of
+    ``places`` (in this replica's memory, or in the store the replicas share), named by the member
+    :meth:`reserve` returns; this replica remembers which of its games hold which place."""
 
-    def __init__(self, most: int, visitors_most: int = MAX_VISITORS) -> None:
-        self.most = most
+    def __init__(self, places: Places, visitors_most: int = MAX_VISITORS) -> None:
+        self.places = places
         self._visitors_most = visitors_most
-        self._games: OrderedDict[str, set[str]] = (
-            OrderedDict()
-        )  # visitor -> its games not known to have ended
-        self._creating: dict[str, int] = {}  # visitor -> creations reserved and not yet bound
+        # visitor -> its games created through this replica not known to have ended, and their places
+        self._games: OrderedDict[str, dict[str, str]] = OrderedDict()
+
+    @property
+    def most(self) -> int:
+        return self.places.most
 
     def count(self, visitor: str) -> int:
-        return len(self._games.get(visitor, ())) + self._creating.get(visitor, 0)
+        """The visitor's games and creations under way held through this replica."""
+        return self.places.held(visitor)
 
-    def full(self, visitor: str) -> bool:
-        return self.most > 0 and self.count(visitor) >= self.most
+    async def full(self, visitor: str) -> bool:
+        """Whether the visitor holds its limit, through every replica when the store is shared."""
+        return self.most > 0 and await self.places.count(visitor) >= self.most
 
     def games(self, visitor: str) -> list[str]:
-        """The games the visitor created that are not known to have ended."""
+        """The games the visitor created through this replica that are not known to have ended."""
         return sorted(self._games.get(visitor, ()))
 
-    def reserve(self, visitor: str) -> None:
-        """Take a place for a game the visitor is creating; :class:`Refused` when it holds its limit."""
+    def visitors(self) -> list[str]:
+        """The visitors that hold an unfinished game created through this replica."""
+        return list(self._games)
+
+    async def reserve(self, visitor: str) -> str | None:
+        """Take a place for a game the visitor is creating: the member naming it (None with the limit off);
+        :class:`Refused` when the visitor holds its limit."""
         if self.most <= 0:
-            return
-        if self.full(visitor):
+            return None
+        member = await self.places.take(visitor)
+        if member is None:
             raise Refused(
                 f"You already have {self.most} unfinished games created here, as many as one visitor may; "
                 "finish or leave one (a game nobody joins is abandoned after a while), then try again.",
                 GAMES_RETRY_SECONDS,
                 "games",
             )
-        self._creating[visitor] = self._creating.get(visitor, 0) + 1
+        return member
 
-    def unreserve(self, visitor: str) -> None:
+    def unreserve(self, member: str | None) -> None:
         """Give back a place :meth:`reserve` took, for a game that was not created."""
-        if self.most <= 0:
-            return
-        left = self._creating.get(visitor, 0) - 1
-        if left > 0:
-            self._creating[visitor] = left
-        else:
-            self._creating.pop(visitor, None)
+        if member is not None:
+            self.places.give(member)
 
-    def bind(self, visitor: str, game_id: str) -> None:
+    def bind(self, visitor: str, member: str | None, game_id: str) -> None:
         """Tie a reserved place to the game created with it, until :meth:`ended` frees it."""
-        if self.most <= 0:
+        if member is None:
             return
-        self.unreserve(visitor)
         games = self._games.pop(visitor, None)
         if games is None:
             while len(self._games) >= self._visitors_most:
-                self._games.popitem(last=False)
-            games = set()
-        games.add(game_id)
+                for forgotten in self._games.popitem(last=False)[1].values():
+                    self.places.give(forgotten)
+            games = {}
+        games[game_id] = member
         self._games[visitor] = games
 
     def __len__(self) -> int:
-        """The visitors that hold an unfinished game."""
+        """The visitors that hold an unfinished game through this replica."""
         return len(self._games)
 
     def ended(self, visitor: str, game_id: str) -> None:
         """A game the visitor created has ended: its place is free."""
         games = self._games.get(visitor)
         if games is not None:
-            games.discard(game_id)
+            member = games.pop(game_id, None)
+            if member is not None:
+                self.places.give(member)
             if not games:
                 del self._games[visitor]
 
 
-class Streams(Holds[str]):
-    """The event streams each visitor has open (counted with the limit off too: the metrics show them);
-    ``total`` is every visitor's, ``len`` the visitors that hold one."""
+class Streams:
+    """The event streams each visitor has open, each a place of ``places`` (counted with the limit off too:
+    the metrics show them); ``total`` is every visitor's through this replica, ``len`` the visitors that
+    hold one here."""
 
-    def open(self, visitor: str) -> None:
-        """Count a stream the visitor opens; :class:`Refused` when it has its limit open."""
-        if not self.take(visitor):
+    def __init__(self, places: Places) -> None:
+        self.places = places
+        self._open: set[str] = set()  # the members of the streams open through this replica
+
+    @property
+    def most(self) -> int:
+        return self.places.most
+
+    @property
+    def total(self) -> int:
+        return len(self._open)
+
+    def held(self, visitor: str) -> int:
+        """The streams the visitor holds open through this replica."""
+        return self.places.held(visitor)
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    async def open(self, visitor: str) -> str:
+        """Count a stream the visitor opens: the member naming its place, for :meth:`close`;
+        :class:`Refused` when it has its limit open."""
+        member = await self.places.take(visitor)
+        if member is None:
             raise Refused(
                 f"You already follow {self.most} games live at once, as many as one visitor may; "
                 "close another game's page, then reload this one.",
                 STREAMS_RETRY_SECONDS,
                 "streams",
             )
+        self._open.add(member)
+        return member
 
-    def close(self, visitor: str) -> None:
-        """A stream :meth:`open` counted has closed."""
-        self.give(visitor)
+    def close(self, member: str) -> None:
+        """A stream :meth:`open` counted has closed (nothing happens the second time)."""
+        self._open.discard(member)
+        self.places.give(member)
 
 
 class VisitorLimits:
     """Every per-visitor limit of one web server, and who a visitor is; each refusal is counted in
-    ``metrics`` and logged within a budget (:class:`~kutnahora.web.refusals.RefusalLog`)."""
+    ``metrics`` and logged within a budget (:class:`~kutnahora.web.refusals.RefusalLog`). The counts live
+    in ``store`` (by default this replica's memory)."""
 
     def __init__(
         self,
@@ -187,13 +235,19 @@ class VisitorLimits:
         visitors: Visitors | None = None,
         clock: Callable[[], float] = time.monotonic,
         metrics: WebMetrics | None = None,
+        store: QuotaStore | None = None,
     ) -> None:
         self.limits = limits
         self.visitors = visitors or Visitors()
-        self.creation_rate = RateLimiter(limits.creations / 60, limits.creation_burst, clock, MAX_VISITORS)
-        self.request_rate = RateLimiter(limits.requests, limits.request_burst, clock, MAX_VISITORS)
-        self.games = GamesHeld(limits.games)
-        self.streams = Streams(limits.streams)
+        self.store = store if store is not None else QuotaStore()
+        self.creation_rate = Buckets(
+            self.store, "creations", limits.creations / 60, limits.creation_burst, clock, MAX_VISITORS
+        )
+        self.request_rate = Buckets(
+            self.store, "requests", limits.requests, limits.request_burst, clock, MAX_VISITORS
+        )
+        self.games = GamesHeld(Places(self.store, "games", limits.games))
+        self.streams = Streams(Places(self.store, "streams", limits.streams))
         self.refusals = RefusalLog(metrics, clock)
         if metrics is not None:
             metrics.watch(self)
@@ -203,9 +257,9 @@ class VisitorLimits:
         self.refusals.refused(visitor, refused.limit, refused.retry_after)
         return refused
 
-    def create_or_join(self, visitor: str) -> None:
+    async def create_or_join(self, visitor: str) -> None:
         """Count a game creation or join; :class:`Refused` when the visitor has made too many lately."""
-        wait = self.creation_rate.take(visitor)
+        wait = await self.creation_rate.take(visitor)
         if wait > 0:
             message = (
                 f"Too many games created or joined from your address: at most "
@@ -213,9 +267,7 @@ class VisitorLimits:
             )
             raise self._refuse(visitor, Refused(message, wait, "creations"))
 
-    def request(self, visitor: str) -> None:
-        """Count a request; :class:`Refused` when the visitor has sent too many lately."""
-        wait = self.request_rate.take(visitor)
+    def _requested(self, visitor: str, wait: float) -> None:
         if wait > 0:
             message = (
                 f"Too many requests from your address: at most {self.limits.requests:g} a second; "
@@ -223,19 +275,31 @@ class VisitorLimits:
             )
             raise self._refuse(visitor, Refused(message, wait, "requests"))
 
-    def reserve_game(self, visitor: str) -> None:
-        """Take a place among the visitor's unfinished games (:meth:`GamesHeld.reserve`); :class:`Refused`
-        when it holds its limit."""
+    def request_here(self, visitor: str) -> None:
+        """Count a request in this replica's memory; :class:`Refused` when the visitor has sent too many
+        lately. With a memory store this is :meth:`request` without a coroutine, for every request."""
+        wait = self.request_rate.local.take(visitor)
+        if wait > 0:
+            self._requested(visitor, wait)
+
+    async def request(self, visitor: str) -> None:
+        """Count a request where the store says; :class:`Refused` when the visitor has sent too many
+        lately."""
+        self._requested(visitor, await self.request_rate.take(visitor))
+
+    async def reserve_game(self, visitor: str) -> str | None:
+        """Take a place among the visitor's unfinished games (:meth:`GamesHeld.reserve`): the member naming
+        it; :class:`Refused` when it holds its limit."""
         try:
-            self.games.reserve(visitor)
+            return await self.games.reserve(visitor)
         except Refused as refused:
             raise self._refuse(visitor, refused) from None
 
-    def open_stream(self, visitor: str) -> None:
-        """Count an event stream the visitor opens (:meth:`Streams.open`); :class:`Refused` when it has its
-        limit open. :meth:`Streams.close` gives the place back."""
+    async def open_stream(self, visitor: str) -> str:
+        """Count an event stream the visitor opens (:meth:`Streams.open`): the member naming its place;
+        :class:`Refused` when it has its limit open. :meth:`Streams.close` gives the place back."""
         try:
-            self.streams.open(visitor)
+            return await self.streams.open(visitor)
         except Refused as refused:
             raise self._refuse(visitor, refused) from None
 
@@ -261,6 +325,7 @@ class VisitorGate:
     def __init__(self, app: ASGIApp, limits: VisitorLimits) -> None:
         self.app = app
         self.limits = limits
+        self.shared = limits.store.shared
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -270,7 +335,10 @@ class VisitorGate:
         scope.setdefault("state", {})[STATE_KEY] = visitor
         if not scope["path"].startswith("/static/"):
             try:
-                self.limits.request(visitor)
+                if self.shared:
+                    await self.limits.request(visitor)
+                else:
+                    self.limits.request_here(visitor)
             except Refused as refused:
                 await refused.response()(scope, receive, send)
                 return

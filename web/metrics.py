@@ -70,7 +70,8 @@ class TablesCollector(Collector):
 
 
 class WebMetrics:
-    """Refusals by limit, requests by route, method and status, and the per-visitor tables' sizes."""
+    """Refusals by limit, requests by route, method and status, the per-visitor tables' sizes, and the
+    failures of a shared quota store."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -88,6 +89,12 @@ class WebMetrics:
             "kutnahora_web_requests_total",
             "Requests answered, by route, method and HTTP status (the static files are one route).",
             ["route", "method", "status"],
+            registry=self.registry,
+        )
+        self.quota_store_errors = Counter(
+            "kutnahora_web_quota_store_errors_total",
+            "Times the shared quota store (--quota-store) failed or did not answer in time, so that the "
+            "per-visitor limits counted in this replica's memory.",
             registry=self.registry,
         )
         self._tables: TablesCollector | None = None

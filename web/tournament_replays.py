@@ -130,14 +130,14 @@ def _replay_task(web: Web, game_id: str) -> asyncio.Task[str] | None:
 async def _start_replay(web: Web, who: str, game_id: str, path: Path) -> asyncio.Task[str]:
     """Play a tournament game again, as the visitor's creation: :class:`Refused` past its creation rate or
     its unfinished games; the place it takes is freed when the replay has ended, however it ends."""
-    web.limits.create_or_join(who)
-    await reserve_game(web, who)
+    await web.limits.create_or_join(who)
+    place = await reserve_game(web, who)
     started = _replay_task(web, game_id)  # another visitor's, started while this one's games were read
     if started is not None:
-        web.limits.games.unreserve(who)
+        web.limits.games.unreserve(place)
         return started
     task = asyncio.create_task(_play_again(web, path))
-    task.add_done_callback(lambda _: web.limits.games.unreserve(who))
+    task.add_done_callback(lambda _: web.limits.games.unreserve(place))
     web.replayed[game_id] = task
     return task
 

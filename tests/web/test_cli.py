@@ -77,6 +77,30 @@ def test_a_bad_limit_or_proxy_is_one_sentence() -> None:
     assert done.returncode == 2 and "'-1' is not a whole number of 0 or more" in done.stderr
 
 
+def test_the_quota_store_comes_from_its_flag_or_variable_and_its_password_is_never_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    args = cli.build_parser().parse_args([])
+    assert (args.quota_store, args.quota_store_prefix) == ("memory", "kutnahora")
+    monkeypatch.setenv("KUTNAHORA_WEB_QUOTA_STORE", "redis://web:s3cret@redis.internal:6379/2")
+    monkeypatch.setenv("KUTNAHORA_WEB_QUOTA_STORE_PREFIX", "staging")
+    args = cli.build_parser().parse_args([])
+    assert (args.quota_store, args.quota_store_prefix) == (
+        "redis://web:s3cret@redis.internal:6379/2",
+        "staging",
+    )
+    shown = cli.build_parser().format_help()
+    assert "s3cret" not in shown and "redis://web:***@redis.internal:6379/2" in shown
+    assert "KUTNAHORA_WEB_QUOTA_STORE)" in " ".join(shown.split())
+    args = cli.build_parser().parse_args(["--quota-store", "memory"])
+    assert args.quota_store == "memory"
+    done = web("--quota-store", "postgresql://localhost/test")
+    assert done.returncode == 2
+    assert "'postgresql://localhost/test' is neither memory nor a redis://, rediss:// or unix:// URL" in (
+        done.stderr
+    )
+
+
 def test_a_bad_results_file_is_one_sentence(servers: Servers, tmp_path: Path) -> None:
     bad = tmp_path / "results.json"
     bad.write_text('{"format": "something else"}')

@@ -62,9 +62,21 @@ class Site:
 
 @contextlib.asynccontextmanager
 async def serve(
-    servers: Servers, limits: Limits, monkeypatch: pytest.MonkeyPatch, results: Path | None = None
+    servers: Servers,
+    limits: Limits,
+    monkeypatch: pytest.MonkeyPatch,
+    results: Path | None = None,
+    quota_store: str = "memory",
+    quota_store_prefix: str = "kutnahora",
 ) -> AsyncIterator[Site]:
-    app = create_app(servers.grpc, limits=limits, trusted_proxies=PROXIES, results=results)
+    app = create_app(
+        servers.grpc,
+        limits=limits,
+        trusted_proxies=PROXIES,
+        results=results,
+        quota_store=quota_store,
+        quota_store_prefix=quota_store_prefix,
+    )
     async with app.router.lifespan_context(app):
         web: Web = app.state.web
         await asyncio.wait_for(web.connection.connected.wait(), 20)
