@@ -34,13 +34,14 @@ from prometheus_client import start_http_server
 
 from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.hosting.gateway_limits import GatewayLimits
+from kutnahora.hosting.limit_flags import limits_of
 from kutnahora.hosting.sandbox import Sandbox, SandboxError
 from kutnahora.plumbing import logs
 from kutnahora.worker.builds import Builder
 from kutnahora.worker.context import Context
 from kutnahora.worker.hosting_client import HostingClient
 from kutnahora.worker.metrics import WorkerMetrics
-from kutnahora.worker.options import build_parser, limits_of
+from kutnahora.worker.options import build_parser
 from kutnahora.worker.worker import Worker, WorkerRefused
 
 SOCKET_PATH_CAP = 107  # the longest Unix socket path gRPC binds

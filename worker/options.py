@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from kutnahora.hosting.gateway_limits import GatewayLimits
-from kutnahora.hosting.sandbox import Limits
+from kutnahora.hosting.limit_flags import add_limit_arguments
 
 ENV_ARENA = "KUTNAHORA_ARENA"
 
@@ -61,64 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         "or /run/kutnahora-sandbox)",
     )
     limits = parser.add_argument_group("the limits of every hosted seat")
-    default = Limits()
-    limits.add_argument(
-        "--bot-cpu", type=int, default=default.cpu_seconds, help="CPU seconds per game (default %(default)s)"
-    )
-    limits.add_argument(
-        "--bot-memory",
-        type=int,
-        default=default.memory_bytes >> 20,
-        help="memory in MiB: with cgroups the resident memory and /tmp of all the bot's processes together, "
-        "else the address space of each process (default %(default)s)",
-    )
-    limits.add_argument(
-        "--bot-processes",
-        type=int,
-        default=default.processes,
-        help="processes and threads of the whole bot (default %(default)s)",
-    )
-    limits.add_argument(
-        "--bot-open-files", type=int, default=default.open_files, help="open files (default %(default)s)"
-    )
-    limits.add_argument(
-        "--bot-file-size",
-        type=int,
-        default=default.file_bytes >> 20,
-        help="largest file in MiB (default %(default)s)",
-    )
-    limits.add_argument(
-        "--bot-tmp",
-        type=int,
-        default=default.tmp_bytes >> 20,
-        help="size of its /tmp in MiB (default %(default)s)",
-    )
-    limits.add_argument(
-        "--bot-log",
-        type=int,
-        default=default.log_bytes >> 10,
-        help="output kept per game in KiB; more stops the bot (default %(default)s; the arena keeps the last "
-        "64 KiB)",
-    )
-    limits.add_argument(
-        "--bot-cores",
-        type=float,
-        default=default.cores,
-        help="with --bot-cpu-weight, the cores all the bot's processes may use at once (default %(default)s)",
-    )
-    limits.add_argument(
-        "--bot-cpu-weight",
-        type=int,
-        default=default.cpu_weight,
-        help="the CPU weight of all the bots together, in percent of any other process's (1 to 100), with "
-        "cgroups' cpu controller (0: not bounded; default %(default)s)",
-    )
-    limits.add_argument(
-        "--build-cpu",
-        type=int,
-        default=default.build_seconds,
-        help="CPU seconds for a build (default %(default)s)",
-    )
+    add_limit_arguments(limits, log_note="; the arena keeps the last 64 KiB")
     gateway = GatewayLimits()
     limits.add_argument(
         "--gateway-rate",
@@ -152,19 +95,3 @@ def build_parser() -> argparse.ArgumentParser:
     )
     observe.add_argument("--log-level", default="info", help="debug, info, warning or error (default info)")
     return parser
-
-
-def limits_of(args: argparse.Namespace) -> Limits:
-    """The sandbox's limits the arguments set."""
-    return Limits(
-        cpu_seconds=args.bot_cpu,
-        memory_bytes=args.bot_memory << 20,
-        processes=args.bot_processes,
-        open_files=args.bot_open_files,
-        file_bytes=args.bot_file_size << 20,
-        tmp_bytes=args.bot_tmp << 20,
-        log_bytes=args.bot_log << 10,
-        build_seconds=args.build_cpu,
-        cores=args.bot_cores,
-        cpu_weight=args.bot_cpu_weight,
-    )

@@ -56,7 +56,8 @@ from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, Ru
 from kutnahora.clients.tournament.schedule import ScheduledGame, schedule, split_copies
 from kutnahora.hosting import builds
 from kutnahora.hosting.gateway_limits import GatewayLimits
-from kutnahora.hosting.sandbox import Limits, Sandbox, SandboxError, copy_protos
+from kutnahora.hosting.limit_flags import add_limit_arguments, limits_of
+from kutnahora.hosting.sandbox import Sandbox, SandboxError, copy_protos
 from kutnahora.hosting.submission import SubmissionError
 from kutnahora.hosting.submission import find as find_submissions
 
@@ -142,66 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the Unix socket a --server listens on (kutnahora-server --unix-socket), for the hosted bots' "
         "seat gateways to reach it by (default: the local server's own socket, or --server's address)",
     )
-    default = Limits()
-    hosted.add_argument(
-        "--bot-cpu", type=int, default=default.cpu_seconds, help="CPU seconds per game (default %(default)s)"
-    )
-    hosted.add_argument(
-        "--bot-memory",
-        type=int,
-        default=default.memory_bytes >> 20,
-        help="memory in MiB: with cgroups (v2, or v1 as root) the resident memory and /tmp of all the "
-        "bot's processes together; without them (the runner's first lines say which) the address space "
-        "of each process (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--bot-cpu-weight",
-        type=int,
-        default=default.cpu_weight,
-        help="the CPU weight of all the bots together, in percent of any other process's (1 to 100), with "
-        "cgroups' cpu controller: the server and the runners go first on a busy machine (0: not bounded; "
-        "default %(default)s)",
-    )
-    hosted.add_argument(
-        "--bot-cores",
-        type=float,
-        default=default.cores,
-        help="with --bot-cpu-weight, the cores all the bot's processes may use at once (0: any; default "
-        "%(default)s)",
-    )
-    hosted.add_argument(
-        "--bot-processes",
-        type=int,
-        default=default.processes,
-        help="processes and threads of the whole bot (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--bot-open-files", type=int, default=default.open_files, help="open files (default %(default)s)"
-    )
-    hosted.add_argument(
-        "--bot-file-size",
-        type=int,
-        default=default.file_bytes >> 20,
-        help="largest file in MiB (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--bot-tmp",
-        type=int,
-        default=default.tmp_bytes >> 20,
-        help="size of its /tmp in MiB (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--bot-log",
-        type=int,
-        default=default.log_bytes >> 10,
-        help="output kept per game in KiB; more stops the bot (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--build-cpu",
-        type=int,
-        default=default.build_seconds,
-        help="CPU seconds for a build (default %(default)s)",
-    )
+    add_limit_arguments(hosted)
     gateway = GatewayLimits()
     hosted.add_argument(
         "--gateway-connections",
@@ -349,20 +291,7 @@ class Tournament:
         self.runner: Runner | None = None
         self.sandbox: Sandbox | None = None
         if self.entries and args.sandbox == "bwrap":
-            self.sandbox = Sandbox(
-                Limits(
-                    cpu_seconds=args.bot_cpu,
-                    memory_bytes=args.bot_memory << 20,
-                    processes=args.bot_processes,
-                    open_files=args.bot_open_files,
-                    file_bytes=args.bot_file_size << 20,
-                    tmp_bytes=args.bot_tmp << 20,
-                    log_bytes=args.bot_log << 10,
-                    build_seconds=args.build_cpu,
-                    cores=args.bot_cores,
-                    cpu_weight=args.bot_cpu_weight,
-                )
-            )
+            self.sandbox = Sandbox(limits_of(args))
             try:
                 self.sandbox.setup(args.sandbox_runtime)
             except SandboxError as error:

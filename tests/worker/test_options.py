@@ -8,9 +8,10 @@ import argparse
 import pytest
 
 from kutnahora.clients.bots.hosted import build_hosting_parser, build_submissions_parser, build_submit_parser
+from kutnahora.hosting.limit_flags import limits_of
 from kutnahora.hosting.sandbox import MIB
 from kutnahora.worker.main import main
-from kutnahora.worker.options import build_parser, limits_of
+from kutnahora.worker.options import build_parser
 
 PARSERS = [build_parser, build_submit_parser, build_submissions_parser, build_hosting_parser]
 
