@@ -16,6 +16,7 @@ import random
 
 import pytest
 
+from kutnahora.bench.native_bench import perturb
 from kutnahora.engine import (
     DecisionKind,
     GameOptions,
@@ -28,8 +29,6 @@ from kutnahora.engine import (
     state_hash,
 )
 from kutnahora.engine.game import IllegalDecision
-from kutnahora.engine.options import PendingDecision
-from kutnahora.engine.posing import pending_options
 from kutnahora.engine.state import GameState
 from kutnahora.native import native_available
 
@@ -74,22 +73,6 @@ def lockstep(state: GameState, seed: int, perturb_at: int | None = None) -> int:
     assert native.result() == result(state)
     assert native.points() == tuple(p.points for p in state.players)
     return decisions
-
-
-def perturb(state: GameState, chooser: random.Random) -> None:
-    """Move a game somewhere random play seldom goes: rich or broke seats, reputation at the track's ends,
-    pelicans to spend, a high tax."""
-    for player in state.players:
-        player.groschen = chooser.choice((0, 1, 3, player.groschen, 40, 90))
-        player.reputation = chooser.choice((-5, -4, 2, 3, 6, 9, player.reputation))
-        player.pelicans += chooser.randrange(3)
-    state.tax = chooser.choice((state.tax, 6, 15))
-    # the pending decision's options were worked out before the change: pose it again from the new state
-    pending = state.pending
-    assert pending is not None
-    state.pending = PendingDecision(
-        pending.seat, pending.kind, pending_options(state, pending.seat, pending.kind)
-    )
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
