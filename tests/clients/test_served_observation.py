@@ -114,7 +114,10 @@ async def test_an_opponent_in_process_is_sent_the_servers_observations_and_plays
     assert any(observation.mine_squares or observation.plot_squares for observation in first)
 
 
-@pytest.mark.parametrize(("names", "seed"), [(["neural", "greedy"], 21), (["greedy", "mcts:8"], 22)])
+@pytest.mark.parametrize(
+    ("names", "seed"),
+    [(["neural", "greedy"], 21), (["greedy", "mcts:8"], 22), (["neural-mcts:12", "mcts:8"], 23)],
+)
 async def test_the_ladder_plays_the_games_a_server_plays(
     server_address: str, names: list[str], seed: int
 ) -> None:
