@@ -54,6 +54,7 @@ from kutnahora.v1 import arena_service_pb2_grpc
 T = TypeVar("T")
 Context = grpc.aio.ServicerContext[Any, Any]
 MAX_PAGE_SIZE = 200
+LEASE_CHECK_SECONDS = 5.0  # how often a stream opened with a seek key asks whether its lease lives
 
 
 async def guarded(
@@ -168,6 +169,7 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         self.admin_hash = auth.token_hash(admin_token) if admin_token else ""
         self.quotas = quotas
         self.status_interval = status_interval
+        self.lease_check = LEASE_CHECK_SECONDS
         self.log = log
         self.authors = SubmissionCalls(
             store, sorted(lobby.pools), per_day=submissions_per_day, metrics=lobby.metrics, log=log
@@ -191,19 +193,39 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
         """The calling bot, from its API key (or, with ``seek_key``, the seek key of its live host lease);
         UNAUTHENTICATED without a valid, unrevoked key, PERMISSION_DENIED for a seek key where it does not
         serve."""
+        account, _ = await self._seeker(context, seek_key=seek_key)
+        return account
+
+    async def _seeker(self, context: Context, *, seek_key: bool = True) -> tuple[Account, str | None]:
+        """As :meth:`_account`; with the hash of the seek key the call carries, None for an API key (a
+        stream opened with a seek key lives only as long as its lease: :meth:`_lease_ended`)."""
         key = auth.token_from_metadata(context.invocation_metadata())
         if not key:
             raise unauthenticated("this call needs the bot's API key as 'authorization: Bearer <key>'")
+        seek_hash = None
         account = await self.store.account_by_key_hash(auth.token_hash(key))
         if account is None or not auth.matches(key, account.key_hash):
             account = await self._seek_key_account(key, seek_key)
+            seek_hash = auth.token_hash(key)
         if account.revoked:
             raise ServiceError(
                 grpc.StatusCode.UNAUTHENTICATED,
                 f"the API key of bot {account.name!r} was revoked",
                 "key_revoked",
             )
-        return account
+        return account, seek_hash
+
+    async def _lease_ended(self, account: Account, seek_hash: str | None, checked: list[float]) -> None:
+        """End a stream opened with a seek key (UNAUTHENTICATED) once its host lease has ended: expired,
+        released or handed over, on this replica or another. Asked of the store at most every
+        ``lease_check`` seconds (:data:`LEASE_CHECK_SECONDS`; ``checked`` holds when it was last asked)."""
+        now = time.monotonic()
+        if seek_hash is None or now - checked[0] < self.lease_check:
+            return
+        checked[0] = now
+        found = await self.store.seek_key_account(seek_hash)
+        if found is None or not found[1]:
+            raise unauthenticated(f"the seek key's lease of bot {account.name!r} has ended")
 
     async def _seek_key_account(self, key: str, allowed: bool) -> Account:
         """The bot whose live host lease has this seek key; UNAUTHENTICATED for a key the arena does not
@@ -314,13 +336,16 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     # --- seeking ---------------------------------------------------------------------------------------
 
     async def Seek(self, request: pb.SeekRequest, context: Context) -> AsyncIterator[pb.SeekResponse]:
-        async def open_ticket() -> Any:
-            account = await self._account(context, seek_key=True)
+        async def open_ticket() -> tuple[Any, Account, str | None]:
+            account, seek_hash = await self._seeker(context)
             pool = self._pool(request.pool)
-            return await self.lobby.open_ticket(account, pool)
+            return await self.lobby.open_ticket(account, pool), account, seek_hash
 
         caller = self._caller(context)
-        ticket, place = await self._open_stream(context, "Seek", "seek", caller, open_ticket)
+        (ticket, account, seek_hash), place = await self._open_stream(
+            context, "Seek", "seek", caller, open_ticket
+        )
+        checked = [time.monotonic()]
         try:
             while True:
                 waiting = pb.SeekWaiting(
@@ -338,6 +363,11 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                             grpc.StatusCode.UNAUTHENTICATED, "the bot's key was revoked", "key_revoked"
                         ),
                     )
+                if not ticket.matched.done():
+                    try:
+                        await self._lease_ended(account, seek_hash, checked)
+                    except ServiceError as error:
+                        await self._abort(context, error)
                 if ticket.matched.done():
                     seat = ticket.matched.result()
                     yield pb.SeekResponse(
@@ -360,20 +390,23 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
     async def StreamEvents(
         self, request: pb.StreamEventsRequest, context: Context
     ) -> AsyncIterator[pb.StreamEventsResponse]:
-        async def open_stream() -> tuple[Account, asyncio.Queue[GameEvent | None], list[GameEvent]]:
-            account = await self._account(context, seek_key=True)
+        async def open_stream() -> tuple[
+            Account, str | None, asyncio.Queue[GameEvent | None], list[GameEvent]
+        ]:
+            account, seek_hash = await self._seeker(context)
             queue = self.lobby.watch(account.account_id)  # before reading the games, so none is missed
             try:
                 playing = await self.store.started_events(account.account_id)
             except BaseException:
                 self.lobby.unwatch(account.account_id, queue)
                 raise
-            return account, queue, playing
+            return account, seek_hash, queue, playing
 
         caller = self._caller(context)
-        (account, queue, playing), place = await self._open_stream(
+        (account, seek_hash, queue, playing), place = await self._open_stream(
             context, "StreamEvents", "event stream", caller, open_stream
         )
+        checked = [time.monotonic()]
         try:
             await context.send_initial_metadata(())  # tells the bot the stream is live
             told = set()
@@ -381,7 +414,18 @@ class ArenaServicer(arena_service_pb2_grpc.ArenaServiceServicer):
                 told.add(started.game_id)
                 yield event_message(started)
             while True:
-                event = await queue.get()
+                if seek_hash is None:
+                    event = await queue.get()
+                else:
+                    try:
+                        event = await asyncio.wait_for(queue.get(), self.lease_check)
+                    except TimeoutError:
+                        try:
+                            await self._lease_ended(account, seek_hash, checked)
+                        except ServiceError as error:
+                            await self._abort(context, error)
+                            return
+                        continue
                 if event is None:
                     await self._abort(
                         context,

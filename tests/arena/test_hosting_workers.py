@@ -437,3 +437,42 @@ async def test_hosting_on_postgresql(game_server: str, tmp_path: Path) -> None:
                 assert again.host.resume.game_id == seat.game_id, "a released lease's game is handed over"
         finally:
             await arena.stop(0)
+
+
+async def test_streams_opened_with_a_seek_key_end_with_its_lease(
+    hosting_arena: Arena, tmp_path: Path
+) -> None:
+    """A Seek or StreamEvents stream a worker opened with a lease's seek key does not outlive the lease:
+    once the lease is released (or expires, or is handed to another worker), both end UNAUTHENTICATED
+    with a sentence, while a stream opened with the bot's own API key goes on."""
+    arena = hosting_arena
+    arena.servicer.lease_check = 0.2
+    async with stubs(arena) as (bots, workers):
+        key = (await bots.RegisterBot(pb.RegisterBotRequest(name="hosted-s"))).api_key
+        await bots.SubmitBot(
+            pb.SubmitBotRequest(archive=archive(tmp_path / "s", "hosted-s")), metadata=auth(key)
+        )
+        await build_one(workers, "hosted-s", 1, ok=True)
+        leased = await workers.LeaseWork(hpb.LeaseWorkRequest(worker="w1", can_host=True), metadata=WORKER)
+        seek_key = leased.host.seek_key
+        seeking = bots.Seek(pb.SeekRequest(pool="2-slow"), metadata=auth(seek_key))
+        assert (await asyncio.wait_for(seeking.read(), 10)).HasField("waiting")
+        events = bots.StreamEvents(pb.StreamEventsRequest(), metadata=auth(seek_key))
+        own_events = bots.StreamEvents(pb.StreamEventsRequest(), metadata=auth(key))
+        await asyncio.wait_for(asyncio.gather(events.initial_metadata(), own_events.initial_metadata()), 10)
+        await asyncio.sleep(0.5)
+        assert not events.done() and not seeking.done(), "a live lease's streams stay open"
+
+        await workers.ReleaseLease(hpb.ReleaseLeaseRequest(lease_id=leased.lease_id), metadata=WORKER)
+
+        async def drained(stream: Any) -> None:
+            while True:
+                await stream.read()
+
+        for stream in (seeking, events):
+            message, _ = await refused(
+                asyncio.wait_for(drained(stream), 10), grpc.StatusCode.UNAUTHENTICATED, "UNAUTHENTICATED"
+            )
+            assert message == "the seek key's lease of bot 'hosted-s' has ended"
+        assert not own_events.done(), "the bot's own stream is not the lease's"
+        own_events.cancel()
