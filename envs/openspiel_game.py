@@ -56,6 +56,14 @@ game object is made (:mod:`kutnahora.envs.stepping`): the native core when it is
 actions and writes the tensors in C++. ``state.engine`` is the engine's state either way (on the core, a
 copy written out when asked for); the strings, ``resample_from_infostate`` and serialization go through it.
 
+**Speed.** pyspiel's ``State`` methods are C++ that call back into the Python state; each call from C++
+into Python costs about half a microsecond, as much as the core's own work on a decision. So the state
+answers ``legal_actions`` itself (pyspiel's C++ ``legal_actions`` asks ``current_player`` three times and
+``is_terminal`` once before ``_legal_actions``; C++ callers still go that way, to the same answer), and
+keeps the current player, set as each action is applied, for ``current_player`` and ``is_terminal``.
+``apply_action`` stays pyspiel's: it records the action in the C++ state's history (``history()``,
+``move_number()``, ``serialize()``, clones), and calls ``current_player`` and ``_apply_action``.
+
 **Returns** are the terminal, zero-sum returns of :func:`kutnahora.learned.outcome.returns`, in [−1, 1].
 
 **Game length.** OpenSpiel needs a bound on the number of decisions: 2 per seat for the draft and 16 per
@@ -217,7 +225,7 @@ class Play:
     deals a game, nor takes a seed from the game's sequence.
     """
 
-    __slots__ = ("_dealt", "_preview", "actions", "game", "shown", "views")
+    __slots__ = ("_dealt", "_preview", "actions", "game", "player", "shown", "views")
 
     def __init__(
         self,
@@ -238,6 +246,15 @@ class Play:
         """Per seat, the mine tiles it has been shown to choose from."""
         self.views: dict[int | None, Observation] = {}
         """Observations made of the current position, by seat (None: public), for the tensors and strings."""
+        self.player: int | None = None if dealt is None else _player_of(dealt)
+        """OpenSpiel's current player: the seat owing the pending decision, or TERMINAL; None while the game
+        is not dealt. Set when the game is dealt and after every action, so that the questions of who is to
+        play and whether the game is over (pyspiel's ``apply_action`` asks one, a Python loop its own) do
+        not each ask the game."""
+
+    def deal(self) -> int:
+        """Deal the game if it is not dealt yet (see :attr:`dealt`); the current player."""
+        return _player_of(self.dealt)
 
     def view(self, seat: int | None) -> Observation:
         """The observation of the current position for a seat (None: the public one)."""
@@ -249,10 +266,12 @@ class Play:
     @property
     def dealt(self) -> Game:
         """The game, dealt from the game's next seed on first use."""
-        if self._dealt is None:
+        dealt = self._dealt
+        if dealt is None:
             preview = self._preview
-            self._dealt = self.game.deal() if preview is None else self.game.take(*preview)
-        return self._dealt
+            dealt = self._dealt = self.game.deal() if preview is None else self.game.take(*preview)
+            self.player = _player_of(dealt)
+        return dealt
 
     @property
     def engine(self) -> GameState:
@@ -284,6 +303,11 @@ class Play:
         copied = Play(self.game, self.dealt.clone(), self.actions.copy(), [s.copy() for s in self.shown])
         copied.views = self.views.copy()  # observations are immutable
         return copied
+
+
+def _player_of(game: Game) -> int:
+    seat = game.seat
+    return _TERMINAL if seat is None else seat
 
 
 def _unpickle_game(text: str, seeds: Any) -> KutnaHoraGame:
@@ -328,9 +352,27 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
 
     def current_player(self) -> int:
         """The seat owing the pending decision, or TERMINAL."""
+        player = self.play.player
+        return player if player is not None else self.play.deal()
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of ``player`` (default: the current player), in ascending order; none for a
+        seat that does not owe the decision, nor once the game is over.
+
+        Answered here for Python callers, as pyspiel's ``State.legal_actions`` answers: that one is C++,
+        which asks the Python state who is to play three times and whether the game is over before it asks
+        :meth:`_legal_actions`, five calls from C++ into Python for one list. C++ callers (``LegalActions``,
+        ``legal_actions_mask``) still go that way, to the same answer.
+        """
         play = self.play
-        seat = (play._dealt or play.dealt).seat
-        return _TERMINAL if seat is None else seat
+        current = play.player
+        if current is None:
+            current = play.deal()
+        if player is None or player == current:
+            return [] if current == _TERMINAL else play.dealt.sorted_ids()
+        if player < 0 and current != _TERMINAL:
+            raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
+        return []
 
     def _legal_actions(self, player: int) -> list[int]:
         play = self.play
@@ -341,19 +383,21 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
 
     def _apply_action(self, action: int) -> None:
         play = self.play
-        game = play.dealt
-        seat = game.seat
-        if seat is None:
-            raise ValueError("the game is over; no action is accepted")
+        game = play._dealt or play.dealt
         try:
-            index = game.ids().index(int(action))
+            index = game.ids().index(action)
         except ValueError:
             pending = game.pending()
-            assert pending is not None
+            if pending is None:
+                raise ValueError("the game is over; no action is accepted") from None
             raise ValueError(self.game.space.refusal(action, pending)) from None
         if game.kind() is _MINE_TILE:
+            seat = game.seat
+            assert seat is not None
             play.shown[seat].update(game.drawn())
         game.apply(index)
+        seat = game.seat
+        play.player = _TERMINAL if seat is None else seat
         play.actions.append(int(action))
         if play.views:
             play.views = {}
@@ -362,8 +406,8 @@ class KutnaHoraState(pyspiel.State):  # type: ignore[misc]
         return f"seat {player}: {option_text(self.game.space.option_of(action))}"
 
     def is_terminal(self) -> bool:
-        play = self.play
-        return (play._dealt or play.dealt).over
+        player = self.play.player
+        return (player if player is not None else self.play.deal()) == _TERMINAL
 
     def returns(self) -> list[float]:
         return self.play.dealt.returns()
