@@ -158,6 +158,7 @@ async def test_put_and_get_built_in_chunks_past_grpcs_message_limit(arena: Arena
         )
         leased = await workers.LeaseWork(hpb.LeaseWorkRequest(can_build=True), metadata=WORKER)
         assert leased.WhichOneof("work") == "build"
+        assert leased.build.built_max_bytes == 6 * MIB, "the worker is told the arena's bound"
         data = os.urandom(5 * MIB + 3)  # past gRPC's 4 MiB message limit
         artifact = hpb.BuiltArtifact(
             digest=hashlib.sha256(data).hexdigest(), size_bytes=len(data), platform="x86_64; test"

@@ -121,3 +121,16 @@ async def test_a_built_folder_that_does_not_match_is_refused_and_the_version_bui
         assert "built on another platform" in output
     assert "adopted" not in output
     assert await host.terminate() == 0
+
+
+async def test_a_built_folder_past_the_arenas_bound_is_not_uploaded(
+    arena: FakeArena, start_worker: Any, tmp_path: Path
+) -> None:
+    arena.built_max_bytes = 100  # far smaller than any built folder
+    builder = await start_worker("--seats", "0", "--builds", "1")
+    arena.queue_build("nonce", 1, nonce_bot(tmp_path / "nonce"))
+    await arena.wait_for(lambda: len(arena.build_reports) == 1, timeout=120)
+    (report,) = arena.build_reports
+    assert report.ok and report.built_digest == "" and arena.built == {}, builder.output()
+    assert "the built folder is not shared" in builder.output()
+    assert await builder.terminate() == 0
