@@ -48,6 +48,7 @@ from kutnahora.hosting.sandbox import Sandbox, copy_protos
 from kutnahora.hosting.submission import Submission, SubmissionError, load
 from kutnahora.v1 import hosting_service_pb2 as pb
 from kutnahora.worker.hosting_client import HostingClient
+from kutnahora.worker.metrics import WorkerMetrics
 
 BUILD_LOG_TAIL = 256 << 10  # bytes of a build's log sent to the arena (its end)
 KEEP = 16  # versions (and archives) kept on disk by default
@@ -88,9 +89,16 @@ class Builder:
     """Fetches, builds, publishes and adopts hosted versions, once per digest."""
 
     def __init__(
-        self, client: HostingClient, work: Path, sandbox: Sandbox | None, log: Any, keep: int = KEEP
+        self,
+        client: HostingClient,
+        work: Path,
+        sandbox: Sandbox | None,
+        log: Any,
+        keep: int = KEEP,
+        metrics: WorkerMetrics | None = None,
     ) -> None:
         self.client = client
+        self.metrics = metrics
         self.work = work
         self.sandbox = sandbox
         self.log = log
@@ -175,6 +183,8 @@ class Builder:
                 made = await self._build(wanted, archive)
                 self.builds_run += 1
             self._built[wanted] = made
+            if self.metrics is not None and made.ok:
+                self.metrics.versions.labels("adopted" if made.adopted else "built").inc()
             self.log.info(
                 "adopted" if made.adopted else "built" if made.ok else "build failed",
                 digest=wanted[:12],

@@ -86,7 +86,7 @@ async def serve(args: argparse.Namespace, sandbox: Sandbox | None, work: Path) -
     token = read_token(args.worker_token_file)
     hosting = HostingClient(args.arena, token)
     arena = ArenaClient(args.arena)
-    builder = Builder(hosting, work, sandbox, log, keep=args.keep_versions)
+    builder = Builder(hosting, work, sandbox, log, keep=args.keep_versions, metrics=metrics)
     room = builder.setup()
     longest = room / ".gateways" / f"seat-{os.getpid()}-{10**9}.sock"
     if len(str(longest)) > SOCKET_PATH_CAP:

@@ -20,6 +20,7 @@ from kutnahora.hosting.archives import pack
 from kutnahora.v1 import hosting_service_pb2 as pb
 from kutnahora.worker.builds import platform
 from tests.worker.fake_arena import FakeArena
+from tests.worker.test_worker import free_port, scrape
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
@@ -83,10 +84,14 @@ async def test_a_second_worker_plays_the_first_workers_build_without_building(
     archive = nonce_bot(tmp_path / "nonce")
     artifact = await build_and_upload(arena, start_worker, archive)
     built_nonce = nonce_in(arena.built[artifact.digest][1])
-    host = await start_worker("--seats", "1", "--builds", "0")
+    port = free_port()
+    host = await start_worker("--seats", "1", "--builds", "0", "--metrics-port", str(port))
     arena.queue_host("nonce", archive, built=artifact)
     await arena.wait_for(lambda: len(arena.releases) == 1, timeout=120)
     assert printed_nonce(arena) == built_nonce, host.output()  # the uploaded build played, none other
+    metrics = scrape(port)
+    assert metrics["kutnahora_worker_versions_ready_total[('how', 'adopted')]"] == 1
+    assert metrics["kutnahora_worker_versions_ready_total[('how', 'built')]"] == 0
     assert arena.built_fetches == [artifact.digest]
     output = host.output()
     assert "adopted" in output and "build failed" not in output

@@ -36,7 +36,8 @@ class Archives:
 
 
 def builder(tmp_path: Path, client: Any, keep: int) -> Builder:
-    made = Builder(client, tmp_path / "work", None, structlog.get_logger(), keep=keep)
+    quiet = structlog.wrap_logger(structlog.ReturnLogger(), processors=[])  # logs nowhere
+    made = Builder(client, tmp_path / "work", None, quiet, keep=keep)
     made.setup()
     return made
 
