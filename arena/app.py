@@ -17,6 +17,7 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2
 from prometheus_client import start_http_server
 
+from kutnahora.arena.built import BUILT_MAX_BYTES
 from kutnahora.arena.hosting import HostingServicer
 from kutnahora.arena.house import HouseBot, HouseBots
 from kutnahora.arena.lobby import Lobby
@@ -122,6 +123,8 @@ class ArenaConfig:
     """Failed hosted seats in a row that pause a bot."""
     lease_seconds: float = 30.0
     """How long a worker's lease lives without a renewal."""
+    built_max_bytes: int = BUILT_MAX_BYTES
+    """The largest built folder (a gzip'd tar) a worker may upload, in bytes (0: none is kept)."""
 
 
 class Arena:
@@ -185,6 +188,7 @@ class Arena:
             games_per_hour=config.hosted_games_per_hour,
             games_per_lease=config.hosted_games_per_lease,
             max_failures=config.hosted_max_failures,
+            built_max_bytes=config.built_max_bytes,
             metrics=self.metrics,
             log=log,
         )

@@ -7,6 +7,10 @@ the old lease's id and expiry, so replicas on one database never lease one job t
 ``expires_at``; a host lease keeps the seat of the game its worker reported started, which the next lease
 of the bot carries (``resume``) while that game is active.
 
+A build lease that expires (its worker was lost, or stopped renewing it: a build that hangs or kills its
+worker) is counted against its version when the next worker takes the build over; at the arena's
+``--hosted-max-failures`` such leases the version is failed for good, with a sentence its author reads.
+
 Each function runs in the caller's transaction (:meth:`kutnahora.arena.store.ArenaStore._run`).
 """
 
@@ -16,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kutnahora.arena import seat_logs, submissions
+from kutnahora.arena import built, seat_logs, submissions
 from kutnahora.arena.accounts import ACCOUNT_COLUMNS, Account, account_from_row
 from kutnahora.arena.sql import Sql
 
@@ -66,6 +70,7 @@ class HostWork:
     pools: tuple[str, ...]
     resume: ReportedSeat | None
     games_left: int
+    built: built.Built | None = None
 
 
 class LeaseGone(Exception):
@@ -74,6 +79,18 @@ class LeaseGone(Exception):
 
 class NotItsSeat(Exception):
     """The game has no such seat of the lease's bot."""
+
+
+class NotItsBuild(Exception):
+    """A build's report names a built folder the arena does not keep for that version's archive."""
+
+
+def expired_builds_reason(count: int) -> str:
+    """The sentence a version failed after ``count`` expired build leases carries."""
+    return (
+        f"its build did not finish on {count} workers' leases: each worker was lost or stopped answering "
+        "while it built (a build that hangs, or takes its worker down), so it is not built again"
+    )
 
 
 def _seat(row: Sequence[Any]) -> ReportedSeat | None:
@@ -128,9 +145,17 @@ def _claim(
 
 
 def lease_build(
-    sql: Sql, conn: Any, lease_id: str, worker: str, now: float, lease_time: float
+    sql: Sql,
+    conn: Any,
+    lease_id: str,
+    worker: str,
+    now: float,
+    lease_time: float,
+    max_expiries: int = 0,
 ) -> BuildWork | None:
-    """Lease the oldest version still to build that no live lease holds, or None."""
+    """Lease the oldest version still to build that no live lease holds, or None. Taking over an
+    expired build lease counts it against the version; at ``max_expiries`` (0: no limit) the version is
+    failed instead (:func:`expired_builds_reason`) and the next one is tried."""
     rows = sql.execute(
         conn,
         "SELECT v.account_id, a.name, v.version, v.digest, l.lease_id FROM arena_versions v "
@@ -151,8 +176,36 @@ def lease_build(
             "expires_at": now + lease_time,
         }
         job = f"build:{int(account_id)}:{int(version)}"
-        if _claim(sql, conn, job, None if previous is None else str(previous), values, now):
-            return BuildWork(str(name), int(version), str(digest))
+        if not _claim(sql, conn, job, None if previous is None else str(previous), values, now):
+            continue
+        if previous is not None:
+            sql.execute(
+                conn,
+                "UPDATE arena_versions SET build_expiries = build_expiries + 1 "
+                "WHERE account_id = ? AND version = ?",
+                (int(account_id), int(version)),
+            )
+            (expiries,) = sql.execute(
+                conn,
+                "SELECT build_expiries FROM arena_versions WHERE account_id = ? AND version = ?",
+                (int(account_id), int(version)),
+            ).fetchone()
+            if max_expiries and int(expiries) >= max_expiries:
+                sql.execute(
+                    conn,
+                    "UPDATE arena_versions SET state = ?, reason = ?, built_at = ? "
+                    "WHERE account_id = ? AND version = ? AND state = 'building'",
+                    (
+                        submissions.FAILED,
+                        expired_builds_reason(int(expiries)),
+                        now,
+                        int(account_id),
+                        int(version),
+                    ),
+                )
+                sql.execute(conn, "DELETE FROM arena_leases WHERE lease_id = ?", (lease_id,))
+                continue
+        return BuildWork(str(name), int(version), str(digest))
     return None
 
 
@@ -215,7 +268,8 @@ def lease_host(
                 "SELECT digest FROM arena_versions WHERE account_id = ? AND version = ?",
                 (account_id, version),
             ).fetchone()
-            return HostWork(str(row[1]), version, str(digest), chosen, resume, games_left)
+            found = built.of_version(sql, conn, account_id, version)
+            return HostWork(str(row[1]), version, str(digest), chosen, resume, games_left, found)
     return None
 
 
@@ -257,20 +311,60 @@ def renew(sql: Sql, conn: Any, lease_id: str, now: float, lease_time: float) -> 
     return lease(sql, conn, lease_id)
 
 
+def live_build(sql: Sql, conn: Any, lease_id: str, now: float) -> tuple[Lease, str]:
+    """A live build lease and the digest of its version's archive; :class:`LeaseGone` when the lease is
+    not a live build lease."""
+    held = lease(sql, conn, lease_id)
+    if held is None or held.kind != BUILD or held.expires_at <= now:
+        raise LeaseGone(lease_id)
+    (source,) = sql.execute(
+        conn,
+        "SELECT digest FROM arena_versions WHERE account_id = ? AND version = ?",
+        (held.account_id, held.version),
+    ).fetchone()
+    return held, str(source)
+
+
 def report_build(
-    sql: Sql, conn: Any, lease_id: str, ok: bool, reason: str, log: str, now: float
+    sql: Sql,
+    conn: Any,
+    lease_id: str,
+    ok: bool,
+    reason: str,
+    log: str,
+    now: float,
+    built_digest: str = "",
 ) -> tuple[Lease, bool]:
-    """Record a build's result and log, and end its lease: the lease, and whether it was taken (False
-    when the version was no longer building: a report sent twice); a version that built resumes its
-    bot's hosted play. :class:`LeaseGone` when the lease is not a build lease the arena holds."""
+    """Record a build's result and log (and, when it built, the built folder ``built_digest`` its worker
+    uploaded), and end its lease: the lease, and whether it was taken (False when the version was no
+    longer building: a report sent twice); a version that built resumes its bot's hosted play.
+    :class:`LeaseGone` when the lease is not a build lease the arena holds, :class:`NotItsBuild` (nothing
+    written) when the arena keeps no built folder of that digest built from the version's archive."""
     held = lease(sql, conn, lease_id)
     if held is None or held.kind != BUILD:
         raise LeaseGone(lease_id)
+    if ok and built_digest:
+        found = built.find(sql, conn, built_digest)
+        (source,) = sql.execute(
+            conn,
+            "SELECT digest FROM arena_versions WHERE account_id = ? AND version = ?",
+            (held.account_id, held.version),
+        ).fetchone()
+        if found is None or found.source_digest != str(source):
+            raise NotItsBuild(built_digest)
     cursor = sql.execute(
         conn,
-        "UPDATE arena_versions SET state = ?, reason = ?, build_log = ?, built_at = ? "
+        "UPDATE arena_versions SET state = ?, reason = ?, build_log = ?, built_at = ?, built_digest = ? "
         "WHERE account_id = ? AND version = ? AND state = 'building'",
-        (submissions.READY if ok else submissions.FAILED, reason, log, now, held.account_id, held.version),
+        (
+            submissions.READY if ok else submissions.FAILED,
+            reason,
+            log,
+            now,
+            built_digest if ok and built_digest else None,
+            held.account_id,
+            held.version,
+        ),
     )
     taken = bool(cursor.rowcount)
     if taken and ok:

@@ -13,28 +13,42 @@ saying how to enable hosting. The rules (:mod:`kutnahora.arena.host_leases` keep
   down when the bot is paused, a newer version is ready, or the hour's games are used up.
 - ReportSeat records a hosted seat started (for a handover) or ended with its log; ``--hosted-max-failures``
   failed seats in a row pause the bot. ReportBuild records a build and ends its lease, ReleaseLease ends a
-  lease before its time.
+  lease before its time. A version whose build leases expired ``--hosted-max-failures`` times is failed.
+- PutBuilt takes a version's built folder from its build lease's worker, in chunks (up to
+  ``--built-max-bytes``, checked against the size and SHA-256 announced first, spooled to a temporary file,
+  then kept in one transaction); ReportBuild names it, every host lease of the version carries it, and
+  GetBuilt streams it to the workers that play the version, so that it is built once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import re
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+import tempfile
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
 from google.protobuf import duration_pb2
 
-from kutnahora.arena.host_leases import BuildWork, LeaseGone, NotItsSeat, ReportedSeat
+from kutnahora.arena.built import CHUNK_BYTES, Built
+from kutnahora.arena.host_leases import BuildWork, LeaseGone, NotItsBuild, NotItsSeat, ReportedSeat
 from kutnahora.arena.metrics import ArenaMetrics
 from kutnahora.arena.service import Context, guarded
 from kutnahora.arena.store import ArenaStore
 from kutnahora.plumbing import auth
-from kutnahora.plumbing.errors import ServiceError, clip, invalid, precondition, unauthenticated
+from kutnahora.plumbing.errors import (
+    ServiceError,
+    clip,
+    exhausted,
+    invalid,
+    precondition,
+    unauthenticated,
+)
 from kutnahora.plumbing.status import status_details
 from kutnahora.v1 import hosting_service_pb2 as pb
 from kutnahora.v1 import hosting_service_pb2_grpc
@@ -49,6 +63,10 @@ SEAT_LOG_CAP = 64 << 10
 """Bytes of a seat's log kept (its end)."""
 REASON_CAP = 500
 """Characters of a worker's reason kept."""
+PLATFORM_CAP = 300
+"""Characters of a built folder's platform kept."""
+SPOOL_BYTES = 8 << 20
+"""Bytes of an upload held in memory before it is spooled to a temporary file."""
 DIGEST = re.compile(r"^[0-9a-f]{64}$")
 ENABLE = (
     "this arena hosts no bots: start it with --worker-token-file FILE "
@@ -84,6 +102,7 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
         max_failures: int,
         metrics: ArenaMetrics,
         log: Any,
+        built_max_bytes: int = 256 << 20,
     ) -> None:
         self.store = store
         self.pools = tuple(sorted(pools))
@@ -92,6 +111,7 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
         self.games_per_hour = games_per_hour
         self.games_per_lease = games_per_lease
         self.max_failures = max_failures
+        self.built_max_bytes = built_max_bytes
         self.metrics = metrics
         self.log = log
         self._counting: asyncio.Task[None] | None = None
@@ -173,13 +193,19 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
                 lease_time=self.lease_seconds,
                 per_hour=self.games_per_hour,
                 pools=self.pools,
+                max_expiries=self.max_failures,
             )
             if found is None:
                 return pb.LeaseWorkResponse(retry_after=_duration(RETRY_SECONDS))
             response = pb.LeaseWorkResponse(lease_id=lease_id, lease_time=_duration(self.lease_seconds))
             if isinstance(found, BuildWork):
                 response.build.CopyFrom(
-                    pb.BuildJob(bot_name=found.bot_name, version=found.version, digest=found.digest)
+                    pb.BuildJob(
+                        bot_name=found.bot_name,
+                        version=found.version,
+                        digest=found.digest,
+                        built_max_bytes=self.built_max_bytes,
+                    )
                 )
                 self.log.info("build leased", bot=found.bot_name, version=found.version, worker=worker)
             else:
@@ -191,6 +217,8 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
                     pools=list(found.pools),
                     games_left=min(found.games_left, self.games_per_lease),
                 )
+                if found.built is not None:
+                    job.built.CopyFrom(_artifact(found.built))
                 if found.resume is not None:
                     job.resume.CopyFrom(
                         pb.SeatToResume(
@@ -242,10 +270,18 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
         async def work() -> pb.ReportBuildResponse:
             log, _ = tail(request.log, BUILD_LOG_CAP)
             reason = "" if request.ok else clip(request.reason or "the build failed", REASON_CAP)
+            built = request.built_digest
+            if built and not DIGEST.match(built):
+                raise invalid(f"{clip(built)!r} is not a built folder's SHA-256 in lower-case hex")
             try:
-                held, taken = await self.store.report_build(request.lease_id, request.ok, reason, log)
+                held, taken = await self.store.report_build(request.lease_id, request.ok, reason, log, built)
             except LeaseGone:
                 raise self._gone(request.lease_id) from None
+            except NotItsBuild:
+                raise invalid(
+                    f"the arena keeps no built folder {built} of this version's archive: upload it with "
+                    "PutBuilt under this lease first"
+                ) from None
             if taken:
                 self.metrics.builds.labels(outcome="ok" if request.ok else "failed").inc()
                 self.log.info(
@@ -253,6 +289,7 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
                     bot=held.bot_name,
                     version=held.version,
                     reason=reason or None,
+                    built=built[:12] or None,
                 )
             await self._count_leases()
             return pb.ReportBuildResponse()
@@ -326,3 +363,125 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
             return pb.ReleaseLeaseResponse()
 
         return await self._guard(context, "lease release", work)
+
+    async def PutBuilt(
+        self, requests: AsyncIterable[pb.PutBuiltRequest], context: Context
+    ) -> pb.PutBuiltResponse:
+        async def work() -> pb.PutBuiltResponse:
+            stream = aiter(requests)
+            first = await anext(stream, None)
+            with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
+                refusal: ServiceError | None = None
+                try:
+                    artifact = await self._announced(first)
+                except ServiceError as error:
+                    refusal, artifact = error, pb.BuiltArtifact()
+                hasher = hashlib.sha256()
+                received = 0
+                message = first
+                # Every message is read, also after a refusal, so that the worker reads the arena's
+                # status rather than a stream cut while it still sends.
+                while message is not None:
+                    if refusal is None and len(message.chunk) > CHUNK_BYTES:
+                        refusal = invalid(f"a PutBuilt chunk holds at most {CHUNK_BYTES} bytes")
+                    received += len(message.chunk)
+                    if refusal is None and received > artifact.size_bytes:
+                        refusal = invalid(f"more bytes arrived than the {artifact.size_bytes} announced")
+                    if refusal is None:
+                        hasher.update(message.chunk)
+                        spool.write(message.chunk)
+                    message = await anext(stream, None)
+                if refusal is not None:
+                    raise refusal
+                assert first is not None
+                if received != artifact.size_bytes or hasher.hexdigest() != artifact.digest:
+                    raise invalid(
+                        f"the bytes received ({received}, SHA-256 {hasher.hexdigest()[:12]}) are not the "
+                        f"{artifact.size_bytes} bytes of {artifact.digest[:12]} announced"
+                    )
+                spool.seek(0)
+                try:
+                    stored = await self.store.put_built(
+                        first.lease_id,
+                        artifact.digest,
+                        clip(artifact.platform, PLATFORM_CAP),
+                        received,
+                        _chunks(spool),
+                    )
+                except LeaseGone:
+                    raise self._gone(first.lease_id) from None
+            self.log.info("built folder kept", digest=artifact.digest[:12], bytes=received, new=stored)
+            return pb.PutBuiltResponse(existed=not stored)
+
+        return await self._guard(context, "built folder upload", work)
+
+    async def _announced(self, first: pb.PutBuiltRequest | None) -> pb.BuiltArtifact:
+        """The built folder PutBuilt's first message announces, checked: a live build lease, a digest, a
+        size within ``--built-max-bytes``."""
+        if first is None or not first.lease_id or not first.HasField("artifact"):
+            raise invalid("PutBuilt's first message needs the build lease and the built folder's artifact")
+        artifact = first.artifact
+        if not DIGEST.match(artifact.digest):
+            raise invalid(f"{clip(artifact.digest)!r} is not a built folder's SHA-256 in lower-case hex")
+        if artifact.size_bytes <= 0:
+            raise invalid("a built folder's size must be more than 0 bytes")
+        self._check_size(artifact.size_bytes)
+        try:
+            await self.store.build_source(first.lease_id)
+        except LeaseGone:
+            raise self._gone(first.lease_id) from None
+        return artifact
+
+    def _check_size(self, size: int) -> None:
+        if size > self.built_max_bytes:
+            raise exhausted(
+                f"the built folder is {size / (1 << 20):.1f} MiB; this arena keeps built folders of at most "
+                f"{self.built_max_bytes / (1 << 20):.1f} MiB (its --built-max-bytes), so every worker builds "
+                "this version itself",
+                "built_too_large",
+                metadata={"limit": "built_max_bytes", "bytes": str(self.built_max_bytes)},
+            )
+
+    async def GetBuilt(
+        self, request: pb.GetBuiltRequest, context: Context
+    ) -> AsyncIterator[pb.GetBuiltResponse]:
+        async def find() -> Built:
+            if not DIGEST.match(request.digest):
+                raise invalid(f"{clip(request.digest)!r} is not a built folder's SHA-256 in lower-case hex")
+            found = await self.store.built(request.digest)
+            if found is None:
+                raise ServiceError(
+                    grpc.StatusCode.NOT_FOUND,
+                    f"the arena keeps no built folder {request.digest}",
+                    "not_found",
+                )
+            return found
+
+        found = await self._guard(context, "built folder request", find)
+        for seq in range(max(found.chunks, 1)):
+
+            async def read(seq: int = seq) -> bytes:
+                data = await self.store.built_chunk(found.digest, seq)
+                if data is None:
+                    raise ServiceError(
+                        grpc.StatusCode.NOT_FOUND,
+                        f"the arena no longer keeps built folder {found.digest}",
+                        "not_found",
+                    )
+                return data
+
+            data = await self._guard(context, "built folder request", read) if found.chunks else b""
+            response = pb.GetBuiltResponse(chunk=data)
+            if seq == 0:
+                response.artifact.CopyFrom(_artifact(found))
+            yield response
+
+
+def _artifact(built: Built) -> pb.BuiltArtifact:
+    return pb.BuiltArtifact(digest=built.digest, size_bytes=built.size_bytes, platform=built.platform)
+
+
+def _chunks(spool: Any) -> Iterator[bytes]:
+    """The spooled upload again, in chunks of at most :data:`CHUNK_BYTES`."""
+    while data := spool.read(CHUNK_BYTES):
+        yield data

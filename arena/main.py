@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kutnahora.arena.app import ArenaConfig, create_arena
+from kutnahora.arena.built import BUILT_MAX_BYTES
 from kutnahora.arena.house import parse_house_bots
 from kutnahora.arena.matchmaker import Window
 from kutnahora.arena.pools import DEFAULT_POOLS, parse_pools
@@ -270,6 +271,15 @@ def build_parser() -> argparse.ArgumentParser:
         "resumes it or a new version builds",
     )
     add(
+        "--built-max-bytes",
+        "BUILT_MAX_BYTES",
+        BUILT_MAX_BYTES,
+        int,
+        "bytes of one version's built folder (a gzip'd tar) a worker may upload, so that the other workers "
+        "play it without building it again; a larger one is refused and each worker builds that version "
+        "itself",
+    )
+    add(
         "--lease-time",
         "LEASE_TIME",
         30.0,
@@ -335,6 +345,11 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
             "kutnahora-arena: --submissions-per-day, --hosted-games-per-hour, --hosted-games-per-lease and "
             "--hosted-max-failures must be at least 1"
         )
+    if args.built_max_bytes < 0:
+        raise SystemExit(
+            f"kutnahora-arena: --built-max-bytes must be 0 (no built folder kept) or more, not "
+            f"{args.built_max_bytes}"
+        )
     if args.lease_time <= 0:
         raise SystemExit(f"kutnahora-arena: --lease-time must be more than 0, not {args.lease_time:g}")
     worker_token = read_token_file(args.worker_token_file) if args.worker_token_file else ""
@@ -383,6 +398,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         hosted_games_per_hour=args.hosted_games_per_hour,
         hosted_games_per_lease=args.hosted_games_per_lease,
         hosted_max_failures=args.hosted_max_failures,
+        built_max_bytes=args.built_max_bytes,
         lease_seconds=args.lease_time,
     )
 

@@ -1,6 +1,6 @@
 """The arena's tables and their migrations: accounts, placed games and their seats, ratings with their
 history, shared tickets and events, and hosted bots (archives, versions, hosting settings, workers'
-leases, seat logs).
+leases, seat logs, built folders).
 
 Migrations are versioned as the game server's, by the same runner
 (:class:`kutnahora.plumbing.migrations.Schema`): ``MIGRATIONS`` lists the steps, ``arena_schema_version``
@@ -179,6 +179,33 @@ MIGRATIONS += (
                 PRIMARY KEY (game_id, account_id)
             )""",
             "CREATE INDEX arena_seat_logs_by_account ON arena_seat_logs (account_id, started_at)",
+        ),
+    ),
+)
+MIGRATIONS += (
+    (
+        5,
+        (
+            # Built folders, each uploaded once by the worker that built a version and kept by its own
+            # SHA-256, with the archive (source) it was built from and the platform it was built on; its
+            # bytes in chunks of at most 1 MiB, in order. A version names the built folder its build
+            # reported, and counts the build leases that expired before its build was reported.
+            """CREATE TABLE arena_built (
+                digest TEXT PRIMARY KEY,
+                source_digest TEXT NOT NULL REFERENCES arena_archives (digest),
+                platform TEXT NOT NULL,
+                size_bytes BIGINT NOT NULL,
+                chunks INTEGER NOT NULL,
+                stored_at DOUBLE PRECISION NOT NULL
+            )""",
+            """CREATE TABLE arena_built_chunks (
+                digest TEXT NOT NULL REFERENCES arena_built (digest),
+                seq INTEGER NOT NULL,
+                data {BLOB} NOT NULL,
+                PRIMARY KEY (digest, seq)
+            )""",
+            "ALTER TABLE arena_versions ADD COLUMN built_digest TEXT REFERENCES arena_built (digest)",
+            "ALTER TABLE arena_versions ADD COLUMN build_expiries INTEGER NOT NULL DEFAULT 0",
         ),
     ),
 )

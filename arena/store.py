@@ -12,7 +12,8 @@ ratings and history) is one. The statements are beside it, by the tables they se
 leaderboard (:mod:`kutnahora.arena.standings`), events (:mod:`kutnahora.arena.game_events`), shared
 tickets (:mod:`kutnahora.arena.tickets`), profiles (:mod:`kutnahora.arena.profiles`), and hosted bots: their
 versions and settings (:mod:`kutnahora.arena.submissions`), the workers' leases
-(:mod:`kutnahora.arena.host_leases`) and the seats' logs (:mod:`kutnahora.arena.seat_logs`).
+(:mod:`kutnahora.arena.host_leases`), the seats' logs (:mod:`kutnahora.arena.seat_logs`) and the built
+folders (:mod:`kutnahora.arena.built`).
 :class:`MatchmakerLock` says which replica runs the matchmaker.
 """
 
@@ -24,11 +25,12 @@ import hashlib
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from kutnahora.arena import (
     accounts,
+    built,
     game_events,
     host_leases,
     placements,
@@ -39,6 +41,7 @@ from kutnahora.arena import (
     tickets,
 )
 from kutnahora.arena.accounts import Account, NameTaken
+from kutnahora.arena.built import Built
 from kutnahora.arena.game_events import EVENT_KEEP_SECONDS, GameEvent
 from kutnahora.arena.host_leases import BuildWork, HostWork, Lease, ReportedSeat
 from kutnahora.arena.profiles import GameRecord, HistoryPoint
@@ -387,13 +390,18 @@ class ArenaStore:
         lease_time: float,
         per_hour: int,
         pools: Sequence[str],
+        max_expiries: int = 0,
     ) -> BuildWork | HostWork | None:
-        """Lease a build (when ``build``) or else a bot to host (when ``host``), or nothing."""
+        """Lease a build (when ``build``) or else a bot to host (when ``host``), or nothing; a version
+        whose build leases expired ``max_expiries`` times is failed instead
+        (:func:`kutnahora.arena.host_leases.lease_build`)."""
 
         def work(conn: Any) -> BuildWork | HostWork | None:
             now = time.time()
             if build:
-                found = host_leases.lease_build(self._sql, conn, lease_id, worker, now, lease_time)
+                found = host_leases.lease_build(
+                    self._sql, conn, lease_id, worker, now, lease_time, max_expiries
+                )
                 if found is not None:
                     return found
             if host:
@@ -419,11 +427,42 @@ class ArenaStore:
 
         return await self._run(work)
 
-    async def report_build(self, lease_id: str, ok: bool, reason: str, log: str) -> tuple[Lease, bool]:
+    async def report_build(
+        self, lease_id: str, ok: bool, reason: str, log: str, built_digest: str = ""
+    ) -> tuple[Lease, bool]:
         """Record a build's result and end its lease (:func:`kutnahora.arena.host_leases.report_build`)."""
         return await self._run(
-            lambda conn: host_leases.report_build(self._sql, conn, lease_id, ok, reason, log, time.time())
+            lambda conn: host_leases.report_build(
+                self._sql, conn, lease_id, ok, reason, log, time.time(), built_digest
+            )
         )
+
+    async def build_source(self, lease_id: str) -> str:
+        """The archive digest of a live build lease's version
+        (:func:`kutnahora.arena.host_leases.live_build`; :class:`LeaseGone` otherwise)."""
+        return await self._run(lambda conn: host_leases.live_build(self._sql, conn, lease_id, time.time())[1])
+
+    async def put_built(
+        self, lease_id: str, digest: str, platform: str, size_bytes: int, chunks: Iterable[bytes]
+    ) -> bool:
+        """Keep a built folder uploaded under a live build lease, in one transaction (its bytes read from
+        ``chunks`` inside it); False when that digest was kept already. :class:`LeaseGone` (nothing
+        written) when the lease is not a live build lease."""
+
+        def work(conn: Any) -> bool:
+            now = time.time()
+            _, source = host_leases.live_build(self._sql, conn, lease_id, now)
+            return built.put(self._sql, conn, digest, source, platform, size_bytes, chunks, now)
+
+        return await self._run(work)
+
+    async def built(self, digest: str) -> Built | None:
+        """The built folder of this digest (:func:`kutnahora.arena.built.find`)."""
+        return await self._run(lambda conn: built.find(self._sql, conn, digest))
+
+    async def built_chunk(self, digest: str, seq: int) -> bytes | None:
+        """One chunk of a built folder (:func:`kutnahora.arena.built.chunk`)."""
+        return await self._run(lambda conn: built.chunk(self._sql, conn, digest, seq))
 
     async def report_started(self, lease_id: str, seat: ReportedSeat) -> Lease:
         """Record a hosted seat started (:func:`kutnahora.arena.host_leases.report_started`)."""

@@ -150,7 +150,7 @@ class SubmissionCalls:
         return sorted(set(names))
 
     async def list(self, account: Account) -> pb.ListSubmissionsResponse:
-        """Every version, newest first, and the bot's hosting settings."""
+        """The bot's name, every version (newest first) and its hosting settings."""
         versions = await self.store.versions(account.account_id)
         hosting = await self.store.hosting(account.account_id)
         playing = playing_version(versions, hosting)
@@ -159,6 +159,7 @@ class SubmissionCalls:
             paused=hosting.paused,
             paused_reason=hosting.paused_reason,
             pools=list(hosting.pools),
+            name=account.name,
         )
 
     async def get(self, account: Account, number: int) -> pb.GetSubmissionResponse:

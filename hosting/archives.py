@@ -14,6 +14,11 @@ stay inside the folder, absolute paths and ``..``, more than ``MEMBER_CAP`` memb
 ``UNPACKED_CAP`` bytes unpacked, before a byte is written; then it extracts with tarfile's ``data`` filter
 (no link out, no special files, no modes beyond the user's, nothing outside the target). Every refusal is
 an :class:`ArchiveError` saying what was wrong.
+
+A built folder (what a version's build left in its folder) is packed and unpacked the same way, but
+streamed through a file (:func:`pack_file`, :func:`unpack_file`) and within larger caps
+(:data:`BUILT_CAPS`): it may hold a compiler's output of hundreds of MiB, which is never held in memory
+whole.
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ import gzip
 import hashlib
 import io
 import os
+import shutil
 import tarfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from kutnahora.hosting.submission_files import LinkError, check_tree
 
@@ -32,6 +40,21 @@ ARCHIVE_CAP = 4 << 20  # bytes of a packed submission
 UNPACKED_CAP = 64 << 20  # bytes of its files unpacked
 MEMBER_CAP = 2000  # files and folders in it
 MIB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """What an archive may be: its packed bytes, its files' bytes unpacked, its members."""
+
+    archive_bytes: int
+    unpacked_bytes: int
+    members: int
+
+
+SOURCE_CAPS = Caps(ARCHIVE_CAP, UNPACKED_CAP, MEMBER_CAP)
+"""A submission as its author uploads it."""
+BUILT_CAPS = Caps(1 << 30, 2 << 30, 50_000)
+"""A built folder as a worker uploads or fetches it (the arena bounds it further: ``--built-max-bytes``)."""
 
 
 class ArchiveError(Exception):
@@ -46,6 +69,53 @@ def digest(archive: bytes) -> str:
 def pack(folder: Path) -> bytes:
     """``folder``'s files and folders as a gzip'd tar, the same bytes for the same content;
     :class:`ArchiveError` for a link out of it, a special file, or a result over the caps."""
+    paths = _listed(folder, SOURCE_CAPS)
+    raw = io.BytesIO()
+    _write_tar(folder, paths, raw)
+    packed = gzip.compress(raw.getvalue(), compresslevel=9, mtime=0)
+    if len(packed) > ARCHIVE_CAP:
+        raise ArchiveError(
+            f"{folder} packs to {len(packed) / MIB:.1f} MiB; at most {ARCHIVE_CAP // MIB} MiB are taken "
+            "(leave build outputs and data out of the folder)"
+        )
+    return packed
+
+
+def pack_file(folder: Path, out: BinaryIO, caps: Caps = BUILT_CAPS) -> tuple[str, int]:
+    """Write ``folder`` packed as :func:`pack` packs it (in a fixed order, with fixed owners and times:
+    the same content gives the same bytes) to ``out``, streamed; its SHA-256 and size.
+    :class:`ArchiveError` for a link out of it, a special file, or more than ``caps``."""
+    paths = _listed(folder, caps)
+    hashed = _Hashed(out)
+    with gzip.GzipFile(filename="", mode="wb", fileobj=hashed, compresslevel=6, mtime=0) as stream:
+        _write_tar(folder, paths, stream)
+    if hashed.size > caps.archive_bytes:
+        raise ArchiveError(
+            f"{folder} packs to {hashed.size / MIB:.1f} MiB; "
+            f"at most {caps.archive_bytes // MIB} MiB are taken"
+        )
+    return hashed.sha.hexdigest(), hashed.size
+
+
+class _Hashed:
+    """A file written through, its bytes counted and hashed."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes) -> int:
+        self.sha.update(data)
+        self.size += len(data)
+        return self.out.write(data)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def _listed(folder: Path, caps: Caps) -> list[Path]:
+    """``folder``'s members (links kept, not walled), checked, within ``caps``."""
     if not folder.is_dir():
         raise ArchiveError(f"{folder} is not a folder")
     try:
@@ -63,15 +133,24 @@ def pack(folder: Path) -> bytes:
             if path.is_file() and not path.is_symlink():
                 total += path.stat().st_size
         dirs[:] = [name for name in dirs if not (base / name).is_symlink()]  # a link is kept, not walked
-    if len(paths) > MEMBER_CAP:
-        raise ArchiveError(f"{folder} holds {len(paths)} files and folders; at most {MEMBER_CAP} are taken")
-    if total > UNPACKED_CAP:
+        if len(paths) > caps.members:
+            break
+    if len(paths) > caps.members:
         raise ArchiveError(
-            f"{folder} holds {total / MIB:.1f} MiB of files; at most {UNPACKED_CAP // MIB} MiB are taken"
+            f"{folder} holds more than {caps.members} files and folders; at most {caps.members} are taken"
         )
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for path in sorted(paths, key=lambda p: p.relative_to(folder).as_posix()):
+    if total > caps.unpacked_bytes:
+        raise ArchiveError(
+            f"{folder} holds {total / MIB:.1f} MiB of files; "
+            f"at most {caps.unpacked_bytes // MIB} MiB are taken"
+        )
+    return sorted(paths, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def _write_tar(folder: Path, paths: list[Path], out: BinaryIO | gzip.GzipFile) -> None:
+    """The members as a tar of fixed owners, times and modes (a file read without following links)."""
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for path in paths:
             info = tarfile.TarInfo(path.relative_to(folder).as_posix())
             info.mtime = 0
             info.uid = info.gid = 0
@@ -86,17 +165,11 @@ def pack(folder: Path) -> bytes:
                 info.mode = 0o755
                 tar.addfile(info)
             else:
-                data = path.read_bytes()
-                info.size = len(data)
-                info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
-                tar.addfile(info, io.BytesIO(data))
-    packed = gzip.compress(raw.getvalue(), compresslevel=9, mtime=0)
-    if len(packed) > ARCHIVE_CAP:
-        raise ArchiveError(
-            f"{folder} packs to {len(packed) / MIB:.1f} MiB; at most {ARCHIVE_CAP // MIB} MiB are taken "
-            "(leave build outputs and data out of the folder)"
-        )
-    return packed
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+                with os.fdopen(fd, "rb") as source:
+                    info.size = os.fstat(source.fileno()).st_size
+                    info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
+                    tar.addfile(info, source)
 
 
 def unpack(archive: bytes, target: Path) -> None:
@@ -119,6 +192,37 @@ def unpack(archive: bytes, target: Path) -> None:
         raise ArchiveError(f"the archive is not a readable gzip'd tar: {error}") from None
 
 
+def unpack_file(archive: Path, target: Path, caps: Caps = BUILT_CAPS) -> None:
+    """Check the gzip'd tar in the file ``archive`` and extract it into the empty or new folder ``target``,
+    streamed: its members' headers are read first (refused as :func:`unpack` refuses them, within
+    ``caps``), then it is extracted with tarfile's ``data`` filter. :class:`ArchiveError` (and ``target``
+    left empty) otherwise."""
+    size = archive.stat().st_size
+    if size > caps.archive_bytes:
+        raise ArchiveError(f"the archive is {size / MIB:.1f} MiB; at most {caps.archive_bytes // MIB} MiB")
+    target.mkdir(parents=True, exist_ok=True)
+    if any(target.iterdir()):
+        raise ArchiveError(f"{target} is not empty")
+    try:
+        with tarfile.open(archive, mode="r:gz") as tar:
+            members: list[tarfile.TarInfo] = []
+            for member in tar:
+                members.append(member)
+                if len(members) > caps.members:
+                    break
+            _check_members(members, caps)
+            tar.extractall(target, members=members, filter="data")
+    except (ArchiveError, tarfile.TarError, EOFError, OSError, zlib.error) as error:
+        for entry in list(target.iterdir()):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        if isinstance(error, ArchiveError):
+            raise
+        raise ArchiveError(f"the archive is not a readable gzip'd tar: {error}") from None
+
+
 def _gunzip(archive: bytes) -> bytes:
     """The tar inside, refused once it grows past what the caps allow (a small bomb stays small)."""
     limit = UNPACKED_CAP + (MEMBER_CAP + 2) * 1024 + 2 * MIB  # the files, their headers, the tar's end
@@ -132,9 +236,9 @@ def _gunzip(archive: bytes) -> bytes:
     return raw
 
 
-def _check_members(members: list[tarfile.TarInfo]) -> None:
-    if len(members) > MEMBER_CAP:
-        raise ArchiveError(f"the archive holds {len(members)} members; at most {MEMBER_CAP}")
+def _check_members(members: list[tarfile.TarInfo], caps: Caps = SOURCE_CAPS) -> None:
+    if len(members) > caps.members:
+        raise ArchiveError(f"the archive holds more than {caps.members} members; at most {caps.members}")
     total = 0
     for member in members:
         name = member.name
@@ -162,5 +266,5 @@ def _check_members(members: list[tarfile.TarInfo]) -> None:
                 "and links inside the folder"
             )
         total += member.size
-        if total > UNPACKED_CAP:
-            raise ArchiveError(f"the archive unpacks to more than {UNPACKED_CAP // MIB} MiB")
+        if total > caps.unpacked_bytes:
+            raise ArchiveError(f"the archive unpacks to more than {caps.unpacked_bytes // MIB} MiB")

@@ -106,6 +106,21 @@ async def prepare(
     return Prepared(entry.name, submission=ready)
 
 
+async def adopt(submission: Submission, folder: Path, sandbox: Sandbox) -> Prepared:
+    """A submission whose folder another worker built, unpacked at ``folder`` (where :func:`prepare` would
+    have built it: ``work / NAME``), made ready as a build of its own would be: the folder root's and
+    readable by any user, and its run command's program looked for inside the sandbox. ``submission`` is
+    its manifest as submitted (never the built folder's, which its build could have changed)."""
+    ready = Submission(submission.name, submission.language, submission.run, folder, submission.build)
+    try:
+        if sandbox.as_root:
+            _settle_tree(folder)
+        await _check_inside(ready, sandbox)
+    except SubmissionError as error:
+        return Prepared(submission.name, broken=str(error))
+    return Prepared(submission.name, submission=ready)
+
+
 async def _check_inside(submission: Submission, sandbox: Sandbox) -> None:
     """Look for the run command's program inside the sandbox, as the bot will see it."""
     program = run_program(submission)

@@ -54,6 +54,7 @@ class Reason(StrEnum):
     STREAM_REPLACED = "stream_replaced"
     SUBMISSIONS_PER_DAY = "submissions_per_day"
     HOSTING_DISABLED = "hosting_disabled"
+    BUILT_TOO_LARGE = "built_too_large"
 
 
 ECHO_LIMIT = 100

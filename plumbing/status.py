@@ -54,6 +54,7 @@ REJECT_REASONS: dict[Reason, Any] = {
     Reason.STREAM_REPLACED: game_pb2.REJECT_REASON_STREAM_REPLACED,
     Reason.SUBMISSIONS_PER_DAY: game_pb2.REJECT_REASON_QUOTA_EXCEEDED,
     Reason.HOSTING_DISABLED: game_pb2.REJECT_REASON_PERMISSION_DENIED,
+    Reason.BUILT_TOO_LARGE: game_pb2.REJECT_REASON_LIMIT_REACHED,
 }
 """Each reason of a refusal as the wire names it: every ``RejectReason`` but UNSPECIFIED is one's."""
 

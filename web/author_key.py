@@ -4,9 +4,9 @@ The author gives the key in a form (a POST, never a URL). The cookie ``kh_arena_
 HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it), Secure over HTTPS, sent
 only to the arena pages (``Path=/arena``), and gone when the browser closes (no ``Max-Age``). The web
 server keeps no copy: each page of the author's area reads it from the request and sends it to the arena
-as ``authorization: Bearer <key>``; no page, URL or log line holds it. ``kh_arena_bot`` holds the bot's
-name the author gave beside it (the arena's calls for an author do not name the bot; its public profile,
-rating and games are read by name). *Forget my key* deletes both.
+as ``authorization: Bearer <key>``; no page, URL or log line holds it. ``kh_arena_bot`` holds the name of
+the key's bot, as the arena named it when the key was given (its public profile, rating and games are read
+by name). *Forget my key* deletes both.
 """
 
 from __future__ import annotations

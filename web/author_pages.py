@@ -1,7 +1,7 @@
 """The author's area of the arena pages: a bot's author, with its API key, sees and runs its hosted code.
 
-The author gives the bot's name and API key once (a form); the key is then kept in this browser's
-cookie only (:mod:`.author_key`) and sent to the arena with each of these pages' calls
+The author gives the bot's API key once (a form; the arena says which bot it is); the key is then kept
+in this browser's cookie only (:mod:`.author_key`) and sent to the arena with each of these pages' calls
 (:class:`~kutnahora.clients.arena_client.ArenaClient`). What only the author may see (the versions, build
 logs and seat logs) is asked of the arena with that key, so the arena decides what it shows: another
 bot's game has no log here, as it has none for that key. A refused key (wrong, rotated or revoked) is
@@ -10,7 +10,7 @@ said so, and forgotten.
 ==========================================  ============================================================
 ``GET /arena/author[?bot=NAME]``            the key form; with a key, the bot's versions, hosting state,
                                             rating plot, recent games and the upload form
-``POST /arena/author/key``                  give the bot's name and key (checked with the arena first)
+``POST /arena/author/key``                  give the bot's key (checked with the arena, which names its bot)
 ``POST /arena/author/forget``               forget them
 ``POST /arena/author/hosting``              pause (``paused=true``) or resume (``false``) hosted play
 ``POST /arena/author/upload``               a new version: a ``.tar.gz`` (multipart ``archive``), pools
@@ -53,7 +53,7 @@ MAX_ARCHIVE_BYTES = 4 * 1024 * 1024
 MAX_UPLOAD_BYTES = MAX_ARCHIVE_BYTES + 64 * 1024
 """The longest upload read: an archive of 4 MiB and its form's envelope (the pools, the boundaries)."""
 MAX_FORM_BYTES = 4 * 1024
-"""The longest body of the other forms (a name and a key, or one switch)."""
+"""The longest body of the other forms (a key, or one switch)."""
 CALL_SECONDS = 15.0
 """How long a page waits for one of the author's calls before it says the arena did not answer."""
 UPLOAD_SECONDS = 60.0
@@ -144,7 +144,7 @@ def page(request: Request, template: str, context: dict[str, Any], status: int =
 
 
 def key_form(request: Request, error: str = "", status: int = 200, bot: str = "") -> Response:
-    """The form that asks for the bot's name and key."""
+    """The form that asks for the bot's key (``bot``: the bot whose page led here, named above it)."""
     return page(request, "arena_author.html", {"author": None, "error": error, "bot": bot}, status)
 
 
@@ -260,35 +260,34 @@ async def author_home(request: Request, arena: ArenaClient, author: Author) -> R
 
 
 async def give_key(request: Request) -> Response:
-    """Check the name and key with the arena, then keep them in this browser's cookies."""
+    """Check the key with the arena, then keep it and the name of its bot (the arena's answer) in this
+    browser's cookies."""
     if not seats.same_origin(request):
         return key_form(request, NOT_FROM_HERE, 403)
     try:
-        form = await read_form(
-            request, MAX_FORM_BYTES, "The form is too long for a name and a key.", BODY_SECONDS
-        )
+        form = await read_form(request, MAX_FORM_BYTES, "The form is too long for a key.", BODY_SECONDS)
     except Refusal as refusal:
         return key_form(request, str(refusal), refusal.status)
-    bot = str(form.get("bot", "")).strip()
     key = str(form.get("key", "")).strip()
-    if not author_key.NAME.match(bot):
-        return key_form(request, "A bot's name is 1 to 40 letters, digits, '-', '_' or '.'.", 400)
     if not author_key.KEY.match(key):
-        return key_form(
-            request, "That is not an API key: it is what RegisterBot gave, 43 characters.", 400, bot
-        )
+        return key_form(request, "That is not an API key: it is what RegisterBot gave, 43 characters.", 400)
     try:
         arena = await client()
         if arena is None:
             return missing(request)
-        await arena.submissions(key, timeout=CALL_SECONDS)
-        await arena.bot_profile(bot)
+        listed = await arena.submissions(key, timeout=CALL_SECONDS)
     except ClientError as error:
         if error.code == grpc.StatusCode.UNAUTHENTICATED:
-            return key_form(request, f"The arena does not accept this key: {error}", 403, bot)
-        return key_form(request, sentence(error), status_of(error), bot)
+            return key_form(request, f"The arena does not accept this key: {error}", 403)
+        return key_form(request, sentence(error), status_of(error))
+    if not author_key.NAME.match(listed.name):
+        return key_form(
+            request,
+            "The arena did not say which bot this key is for: it is older than this site. Update the arena.",
+            502,
+        )
     response = home()
-    author_key.remember(response, request, Author(key, bot))
+    author_key.remember(response, request, Author(key, listed.name))
     return response
 
 

@@ -1,4 +1,6 @@
-"""A build job: build a hosted version (once per digest on this worker) and report the result and log.
+"""A build job: build a hosted version (once per digest on this worker), upload the built folder for the
+other workers (:meth:`kutnahora.worker.builds.Builder.publish`), and report the result, the log and the
+built folder's digest.
 
 The lease is renewed while the version is fetched and built. A lost lease stops the build at once and
 nothing is reported (the version goes back to be built elsewhere); a stopping worker releases the lease.
@@ -29,11 +31,23 @@ async def run(context: Context, lease_id: str, lease_time: float, job: pb.BuildJ
             return
         context.metrics.builds.labels("ok" if built.ok else "failed").inc()
 
+        shared = ""
+        if built.ok:
+
+            async def publish() -> str:
+                return await context.builder.publish(job.digest, lease_id, job.built_max_bytes)
+
+            shared = await retrying(
+                publish, "uploading a built folder", context, keeper.lost, context.stopping
+            )
+
         async def report() -> None:
-            await context.hosting.report_build(lease_id, ok=built.ok, reason=built.reason, log=built.log)
+            await context.hosting.report_build(
+                lease_id, ok=built.ok, reason=built.reason, log=built.log, built_digest=shared
+            )
 
         await retrying(report, "reporting a build", context, keeper.lost, context.stopping)
-        log.info("build reported", ok=built.ok)
+        log.info("build reported", ok=built.ok, built=shared[:12] or None)
     except Stopped:
         released = "the worker is stopping" if context.stopping.is_set() else ""
     except ClientError as error:

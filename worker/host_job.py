@@ -68,7 +68,8 @@ class HostJob:
         why = "its games are played"
         used = ""
         try:
-            built = await until(self.context.builder.build(self.job.digest), *self._stops())
+            artifact = self.job.built if self.job.HasField("built") else None
+            built = await until(self.context.builder.build(self.job.digest, artifact), *self._stops())
             if built.submission is None:
                 why = f"version {self.job.version} does not build on this worker: {built.reason}"
                 self.log.warning("cannot host: the version does not build here", reason=built.reason)

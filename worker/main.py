@@ -86,7 +86,7 @@ async def serve(args: argparse.Namespace, sandbox: Sandbox | None, work: Path) -
     token = read_token(args.worker_token_file)
     hosting = HostingClient(args.arena, token)
     arena = ArenaClient(args.arena)
-    builder = Builder(hosting, work, sandbox, log)
+    builder = Builder(hosting, work, sandbox, log, keep=args.keep_versions, metrics=metrics)
     room = builder.setup()
     longest = room / ".gateways" / f"seat-{os.getpid()}-{10**9}.sock"
     if len(str(longest)) > SOCKET_PATH_CAP:
@@ -158,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _check(args: argparse.Namespace) -> str:
     if args.seats < 0 or args.builds < 0 or args.seats + args.builds == 0:
         return "--seats and --builds must be 0 or more, and not both 0."
+    if args.keep_versions < 1:
+        return "--keep-versions must be at least 1."
     return ""
 
 

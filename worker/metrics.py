@@ -1,4 +1,5 @@
-"""The worker's Prometheus metrics: seats played and builds made, by outcome, and the leases it holds."""
+"""The worker's Prometheus metrics: seats played and builds made, by outcome, versions made ready (built or
+adopted), and the leases it holds."""
 
 from __future__ import annotations
 
@@ -24,6 +25,13 @@ class WorkerMetrics:
             ["outcome"],
             registry=self.registry,
         )
+        self.versions = Counter(
+            "kutnahora_worker_versions_ready",
+            "Versions made ready on this worker, by how (built: built here; adopted: another worker's built "
+            "folder fetched and played without building).",
+            ["how"],
+            registry=self.registry,
+        )
         self.leases = Gauge(
             "kutnahora_worker_leases",
             "Leases the worker holds now, by kind (build, host).",
@@ -39,5 +47,7 @@ class WorkerMetrics:
             self.seats.labels(outcome)
         for outcome in ("ok", "failed"):
             self.builds.labels(outcome)
+        for how in ("built", "adopted"):
+            self.versions.labels(how)
         for kind in ("build", "host"):
             self.leases.labels(kind)

@@ -47,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: a temporary folder removed at the end)",
     )
     parser.add_argument(
+        "--keep-versions",
+        type=int,
+        default=16,
+        metavar="N",
+        help="versions kept on disk: the built folders and archives of the N most recently used (and of "
+        "every version a job plays now); older ones are removed (default 16)",
+    )
+    parser.add_argument(
         "--sandbox",
         choices=("bwrap", "none"),
         default="bwrap",

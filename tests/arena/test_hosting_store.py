@@ -73,7 +73,7 @@ def test_a_store_of_schema_3_is_migrated_with_its_accounts(tmp_path: Path) -> No
 
     asyncio.run(reopen())
     versions = sqlite3.connect(path).execute("SELECT max(version) FROM arena_schema_version").fetchone()
-    assert versions == (schema.SCHEMA_VERSION,) and schema.SCHEMA_VERSION == 4
+    assert versions == (schema.SCHEMA_VERSION,) and schema.SCHEMA_VERSION == 5
 
 
 async def test_two_stores_never_lease_one_job_twice(db: str) -> None:

@@ -48,8 +48,8 @@ class Site:
         self.pages.append(response.text + str(response.headers.get("location", "")))
         return response
 
-    async def give_key(self, bot: str = "ace", key: str = ACE_KEY) -> None:
-        given = await self.post("/arena/author/key", 303, data={"bot": bot, "key": key})
+    async def give_key(self, key: str = ACE_KEY) -> None:
+        given = await self.post("/arena/author/key", 303, data={"key": key})
         assert given.headers["location"] == "/arena/author"
 
 
@@ -100,12 +100,13 @@ def keys_sent(fake: FakeArena, rpc: str) -> list[str | None]:
 
 async def test_the_key_is_kept_in_an_httponly_cookie_and_never_shown(site: Site) -> None:
     form = await site.get("/arena/author?bot=ace")
-    assert 'id="key-form"' in form.text and 'value="ace"' in form.text, "the bot's name filled in"
+    assert 'id="key-form"' in form.text and "The key of ace" in form.text, "the bot that led here named"
+    assert 'name="bot"' not in form.text, "the key alone: the arena names its bot"
     assert "docs/hosted-bots.md" in form.text
     assert form.headers["cache-control"] == "no-store"
-    refused = await site.post("/arena/author/key", 403, data={"bot": "ace", "key": ACE_KEY}, headers={})
+    refused = await site.post("/arena/author/key", 403, data={"key": ACE_KEY}, headers={})
     assert "did not come from this site" in refused.text and "set-cookie" not in refused.headers
-    given = await site.post("/arena/author/key", 303, data={"bot": "ace", "key": ACE_KEY})
+    given = await site.post("/arena/author/key", 303, data={"key": ACE_KEY})
     cookies = given.headers.get_list("set-cookie")
     key_cookie = next(c for c in cookies if c.startswith(f"{author_key.KEY_COOKIE}="))
     assert key_cookie.startswith(f"{author_key.KEY_COOKIE}={ACE_KEY};")
@@ -130,21 +131,22 @@ async def test_the_key_is_kept_in_an_httponly_cookie_and_never_shown(site: Site)
 async def test_over_https_the_cookie_is_secure(site: Site) -> None:
     transport = httpx.ASGITransport(app=Starlette(routes=author_pages.routes()))
     async with httpx.AsyncClient(transport=transport, base_url="https://test") as web:
-        given = await web.post(
-            "/arena/author/key", data={"bot": "ace", "key": ACE_KEY}, headers={"origin": "https://test"}
-        )
+        given = await web.post("/arena/author/key", data={"key": ACE_KEY}, headers={"origin": "https://test"})
     assert given.status_code == 303
     assert all("; secure" in c.lower() for c in given.headers.get_list("set-cookie"))
 
 
 async def test_a_wrong_or_revoked_key_is_said_so(site: Site) -> None:
-    wrong = await site.post("/arena/author/key", 403, data={"bot": "ace", "key": "not-a-key-" + "x" * 33})
+    wrong = await site.post("/arena/author/key", 403, data={"key": "not-a-key-" + "x" * 33})
     assert "does not accept this key" in wrong.text and "not one the arena knows" in wrong.text
     assert "set-cookie" not in wrong.headers
-    malformed = await site.post("/arena/author/key", 400, data={"bot": "ace", "key": "short"})
+    malformed = await site.post("/arena/author/key", 400, data={"key": "short"})
     assert "That is not an API key" in malformed.text
-    nobody = await site.post("/arena/author/key", 404, data={"bot": "nobody", "key": ACE_KEY})
-    assert "there is no bot" in nobody.text and "set-cookie" not in nobody.headers
+    # A name sent beside the key (by a page from before) changes nothing: the arena names the key's bot.
+    other = await site.post("/arena/author/key", 303, data={"bot": "bee", "key": ACE_KEY})
+    named = [c for c in other.headers.get_list("set-cookie") if c.startswith(f"{author_key.BOT_COOKIE}=")]
+    assert len(named) == 1 and named[0].startswith(f"{author_key.BOT_COOKIE}=ace;")
+    assert "Author's area: ace" in (await site.get("/arena/author")).text
     await site.give_key()
     site.fake.revoke("ace")
     page = await site.get("/arena/author", 403)

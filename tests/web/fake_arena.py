@@ -224,6 +224,7 @@ class FakeArena(arena_service_pb2_grpc.ArenaServiceServicer):  # type: ignore[mi
                 paused=bot.paused,
                 paused_reason=bot.paused_reason,
                 pools=bot.pools,
+                name=bot.name,
             )
 
         return self._answer(context, "ListSubmissions", listing)

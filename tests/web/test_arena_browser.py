@@ -49,7 +49,9 @@ def test_the_authors_area_in_the_browser(author_site: AuthorSite, context: Any, 
     assert page.locator("h1 .hosted").inner_text() == "hosted v1"
     page.get_by_role("link", name="The author's area").click()
     page.wait_for_url("**/arena/author?bot=steady-greedy")
-    assert page.locator("#bot-name").input_value() == site.bot, "the name filled in from the bot's page"
+    assert page.locator("#key-form").count() == 1 and page.locator("input[name=bot]").count() == 0
+    heading = page.locator("#key-heading").inner_text()
+    assert heading == f"The key of {site.bot}", "the bot that led here named"
     page.locator("#api-key").fill("wrong-key-" + "w" * 33)
     page.locator("#give-key").click()
     assert "does not accept this key" in page.locator("#author-error").inner_text()

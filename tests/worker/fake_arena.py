@@ -71,6 +71,10 @@ class FakeArena:
     seat_reports: list[pb.ReportSeatRequest] = field(default_factory=list)
     releases: list[tuple[str, str]] = field(default_factory=list)
     lease_calls: list[pb.LeaseWorkRequest] = field(default_factory=list)
+    built: dict[str, tuple[pb.BuiltArtifact, bytes]] = field(default_factory=dict)  # uploads, by digest
+    built_fetches: list[str] = field(default_factory=list)
+    built_max_bytes: int = 256 << 20  # told to the build jobs
+    tamper_built: bool = False  # GetBuilt serves the built folder with one byte changed
     wind_down: str = ""  # a reason: every renewal asks the worker to wind down
     forgotten: set[str] = field(default_factory=set)  # leases renewals answer NOT_FOUND for
     pause_after_reports: int = 0  # ReportSeat FINISHED/FAILED answers paused from the Nth on (0: never)
@@ -127,7 +131,8 @@ class FakeArena:
     def queue_build(self, bot: str, version: int, archive: bytes) -> str:
         key = digest(archive)
         self.archives[key] = archive
-        self.queued.append(("build", pb.BuildJob(bot_name=bot, version=version, digest=key)))
+        job = pb.BuildJob(bot_name=bot, version=version, digest=key, built_max_bytes=self.built_max_bytes)
+        self.queued.append(("build", job))
         return key
 
     def queue_host(
@@ -138,12 +143,15 @@ class FakeArena:
         games_left: int = 1,
         pools: tuple[str, ...] = ("2",),
         resume: pb.SeatToResume | None = None,
+        built: pb.BuiltArtifact | None = None,
     ) -> str:
         key = digest(archive)
         self.archives[key] = archive
         job = pb.HostJob(bot_name=bot, version=1, digest=key, pools=list(pools), games_left=games_left)
         if resume is not None:
             job.resume.CopyFrom(resume)
+        if built is not None:
+            job.built.CopyFrom(built)
         self.queued.append(("host", job))
         return key
 
@@ -268,6 +276,35 @@ class _Hosting(hosting_service_pb2_grpc.HostingServiceServicer):  # type: ignore
         self.arena.releases.append((request.lease_id, request.reason))
         self.arena.note()
         return pb.ReleaseLeaseResponse()
+
+    async def PutBuilt(self, requests: Any, context: Any) -> pb.PutBuiltResponse:
+        await self._check(context)
+        messages = [message async for message in requests]
+        await self._lease(messages[0].lease_id, context)
+        artifact = messages[0].artifact
+        data = b"".join(m.chunk for m in messages)
+        if len(data) > self.arena.built_max_bytes:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too large")
+        if digest(data) != artifact.digest or len(data) != artifact.size_bytes:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "not the bytes announced")
+        existed = artifact.digest in self.arena.built
+        self.arena.built[artifact.digest] = (artifact, data)
+        self.arena.note()
+        return pb.PutBuiltResponse(existed=existed)
+
+    async def GetBuilt(self, request: pb.GetBuiltRequest, context: Any) -> AsyncIterator[pb.GetBuiltResponse]:
+        await self._check(context)
+        if request.digest not in self.arena.built:
+            await context.abort(grpc.StatusCode.NOT_FOUND, "no such built folder")
+        self.arena.built_fetches.append(request.digest)
+        artifact, data = self.arena.built[request.digest]
+        if self.arena.tamper_built:
+            data = data[:-1] + bytes([data[-1] ^ 1])
+        for n, start in enumerate(range(0, len(data), 1 << 20)):
+            response = pb.GetBuiltResponse(chunk=data[start : start + (1 << 20)])
+            if n == 0:
+                response.artifact.CopyFrom(artifact)
+            yield response
 
 
 class _Arena(arena_service_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]

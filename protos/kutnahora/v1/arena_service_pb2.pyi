@@ -342,16 +342,18 @@ class ListSubmissionsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ListSubmissionsResponse(_message.Message):
-    __slots__ = ("submissions", "paused", "paused_reason", "pools")
+    __slots__ = ("submissions", "paused", "paused_reason", "pools", "name")
     SUBMISSIONS_FIELD_NUMBER: _ClassVar[int]
     PAUSED_FIELD_NUMBER: _ClassVar[int]
     PAUSED_REASON_FIELD_NUMBER: _ClassVar[int]
     POOLS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
     submissions: _containers.RepeatedCompositeFieldContainer[Submission]
     paused: bool
     paused_reason: str
     pools: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, submissions: _Optional[_Iterable[_Union[Submission, _Mapping]]] = ..., paused: _Optional[bool] = ..., paused_reason: _Optional[str] = ..., pools: _Optional[_Iterable[str]] = ...) -> None: ...
+    name: str
+    def __init__(self, submissions: _Optional[_Iterable[_Union[Submission, _Mapping]]] = ..., paused: _Optional[bool] = ..., paused_reason: _Optional[str] = ..., pools: _Optional[_Iterable[str]] = ..., name: _Optional[str] = ...) -> None: ...
 
 class GetSubmissionRequest(_message.Message):
     __slots__ = ("version",)

@@ -25,45 +25,55 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"kutnahora/v1/hosting_service.proto\x12\x0ckutnahora.v1\x1a\x1egoogle/protobuf/duration.proto\"G\n\x10LeaseWorkRequest\x12\x0e\n\x06worker\x18\x01 \x01(\t\x12\x11\n\tcan_build\x18\x02 \x01(\x08\x12\x10\n\x08\x63\x61n_host\x18\x03 \x01(\x08\"=\n\x08\x42uildJob\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0e\n\x06\x64igest\x18\x03 \x01(\t\"Y\n\x0cSeatToResume\x12\x16\n\x0eserver_address\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\"\x9d\x01\n\x07HostJob\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0e\n\x06\x64igest\x18\x03 \x01(\t\x12\x10\n\x08seek_key\x18\x04 \x01(\t\x12\r\n\x05pools\x18\x05 \x03(\t\x12*\n\x06resume\x18\x06 \x01(\x0b\x32\x1a.kutnahora.v1.SeatToResume\x12\x12\n\ngames_left\x18\x07 \x01(\x05\"\xdc\x01\n\x11LeaseWorkResponse\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12-\n\nlease_time\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\'\n\x05\x62uild\x18\x03 \x01(\x0b\x32\x16.kutnahora.v1.BuildJobH\x00\x12%\n\x04host\x18\x04 \x01(\x0b\x32\x15.kutnahora.v1.HostJobH\x00\x12.\n\x0bretry_after\x18\x05 \x01(\x0b\x32\x19.google.protobuf.DurationB\x06\n\x04work\"%\n\x11RenewLeaseRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\"f\n\x12RenewLeaseResponse\x12-\n\nlease_time\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\twind_down\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\"#\n\x11GetArchiveRequest\x12\x0e\n\x06\x64igest\x18\x01 \x01(\t\"%\n\x12GetArchiveResponse\x12\x0f\n\x07\x61rchive\x18\x01 \x01(\x0c\"O\n\x12ReportBuildRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12\n\n\x02ok\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0b\n\x03log\x18\x04 \x01(\x0c\"\x15\n\x13ReportBuildResponse\"\xd0\x01\n\x11ReportSeatRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12\x16\n\x0eserver_address\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12*\n\x07outcome\x18\x06 \x01(\x0e\x32\x19.kutnahora.v1.SeatOutcome\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\x0b\n\x03log\x18\x08 \x01(\x0c\x12\x15\n\rlog_truncated\x18\t \x01(\x08\"$\n\x12ReportSeatResponse\x12\x0e\n\x06paused\x18\x01 \x01(\x08\"7\n\x13ReleaseLeaseRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x16\n\x14ReleaseLeaseResponse*y\n\x0bSeatOutcome\x12\x1c\n\x18SEAT_OUTCOME_UNSPECIFIED\x10\x00\x12\x18\n\x14SEAT_OUTCOME_STARTED\x10\x01\x12\x19\n\x15SEAT_OUTCOME_FINISHED\x10\x02\x12\x17\n\x13SEAT_OUTCOME_FAILED\x10\x03\x32\xfc\x03\n\x0eHostingService\x12L\n\tLeaseWork\x12\x1e.kutnahora.v1.LeaseWorkRequest\x1a\x1f.kutnahora.v1.LeaseWorkResponse\x12O\n\nRenewLease\x12\x1f.kutnahora.v1.RenewLeaseRequest\x1a .kutnahora.v1.RenewLeaseResponse\x12O\n\nGetArchive\x12\x1f.kutnahora.v1.GetArchiveRequest\x1a .kutnahora.v1.GetArchiveResponse\x12R\n\x0bReportBuild\x12 .kutnahora.v1.ReportBuildRequest\x1a!.kutnahora.v1.ReportBuildResponse\x12O\n\nReportSeat\x12\x1f.kutnahora.v1.ReportSeatRequest\x1a .kutnahora.v1.ReportSeatResponse\x12U\n\x0cReleaseLease\x12!.kutnahora.v1.ReleaseLeaseRequest\x1a\".kutnahora.v1.ReleaseLeaseResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"kutnahora/v1/hosting_service.proto\x12\x0ckutnahora.v1\x1a\x1egoogle/protobuf/duration.proto\"G\n\x10LeaseWorkRequest\x12\x0e\n\x06worker\x18\x01 \x01(\t\x12\x11\n\tcan_build\x18\x02 \x01(\x08\x12\x10\n\x08\x63\x61n_host\x18\x03 \x01(\x08\"V\n\x08\x42uildJob\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0e\n\x06\x64igest\x18\x03 \x01(\t\x12\x17\n\x0f\x62uilt_max_bytes\x18\x04 \x01(\x03\"Y\n\x0cSeatToResume\x12\x16\n\x0eserver_address\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\"\xc9\x01\n\x07HostJob\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0e\n\x06\x64igest\x18\x03 \x01(\t\x12\x10\n\x08seek_key\x18\x04 \x01(\t\x12\r\n\x05pools\x18\x05 \x03(\t\x12*\n\x06resume\x18\x06 \x01(\x0b\x32\x1a.kutnahora.v1.SeatToResume\x12\x12\n\ngames_left\x18\x07 \x01(\x05\x12*\n\x05\x62uilt\x18\x08 \x01(\x0b\x32\x1b.kutnahora.v1.BuiltArtifact\"E\n\rBuiltArtifact\x12\x0e\n\x06\x64igest\x18\x01 \x01(\t\x12\x12\n\nsize_bytes\x18\x02 \x01(\x03\x12\x10\n\x08platform\x18\x03 \x01(\t\"\xdc\x01\n\x11LeaseWorkResponse\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12-\n\nlease_time\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\'\n\x05\x62uild\x18\x03 \x01(\x0b\x32\x16.kutnahora.v1.BuildJobH\x00\x12%\n\x04host\x18\x04 \x01(\x0b\x32\x15.kutnahora.v1.HostJobH\x00\x12.\n\x0bretry_after\x18\x05 \x01(\x0b\x32\x19.google.protobuf.DurationB\x06\n\x04work\"%\n\x11RenewLeaseRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\"f\n\x12RenewLeaseResponse\x12-\n\nlease_time\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\twind_down\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\"#\n\x11GetArchiveRequest\x12\x0e\n\x06\x64igest\x18\x01 \x01(\t\"%\n\x12GetArchiveResponse\x12\x0f\n\x07\x61rchive\x18\x01 \x01(\x0c\"e\n\x12ReportBuildRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12\n\n\x02ok\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0b\n\x03log\x18\x04 \x01(\x0c\x12\x14\n\x0c\x62uilt_digest\x18\x05 \x01(\t\"\x15\n\x13ReportBuildResponse\"\xd0\x01\n\x11ReportSeatRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12\x16\n\x0eserver_address\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12*\n\x07outcome\x18\x06 \x01(\x0e\x32\x19.kutnahora.v1.SeatOutcome\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\x0b\n\x03log\x18\x08 \x01(\x0c\x12\x15\n\rlog_truncated\x18\t \x01(\x08\"$\n\x12ReportSeatResponse\x12\x0e\n\x06paused\x18\x01 \x01(\x08\"7\n\x13ReleaseLeaseRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x16\n\x14ReleaseLeaseResponse\"a\n\x0fPutBuiltRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12-\n\x08\x61rtifact\x18\x02 \x01(\x0b\x32\x1b.kutnahora.v1.BuiltArtifact\x12\r\n\x05\x63hunk\x18\x03 \x01(\x0c\"#\n\x10PutBuiltResponse\x12\x0f\n\x07\x65xisted\x18\x01 \x01(\x08\"!\n\x0fGetBuiltRequest\x12\x0e\n\x06\x64igest\x18\x01 \x01(\t\"P\n\x10GetBuiltResponse\x12-\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32\x1b.kutnahora.v1.BuiltArtifact\x12\r\n\x05\x63hunk\x18\x02 \x01(\x0c*y\n\x0bSeatOutcome\x12\x1c\n\x18SEAT_OUTCOME_UNSPECIFIED\x10\x00\x12\x18\n\x14SEAT_OUTCOME_STARTED\x10\x01\x12\x19\n\x15SEAT_OUTCOME_FINISHED\x10\x02\x12\x17\n\x13SEAT_OUTCOME_FAILED\x10\x03\x32\x96\x05\n\x0eHostingService\x12L\n\tLeaseWork\x12\x1e.kutnahora.v1.LeaseWorkRequest\x1a\x1f.kutnahora.v1.LeaseWorkResponse\x12O\n\nRenewLease\x12\x1f.kutnahora.v1.RenewLeaseRequest\x1a .kutnahora.v1.RenewLeaseResponse\x12O\n\nGetArchive\x12\x1f.kutnahora.v1.GetArchiveRequest\x1a .kutnahora.v1.GetArchiveResponse\x12R\n\x0bReportBuild\x12 .kutnahora.v1.ReportBuildRequest\x1a!.kutnahora.v1.ReportBuildResponse\x12O\n\nReportSeat\x12\x1f.kutnahora.v1.ReportSeatRequest\x1a .kutnahora.v1.ReportSeatResponse\x12U\n\x0cReleaseLease\x12!.kutnahora.v1.ReleaseLeaseRequest\x1a\".kutnahora.v1.ReleaseLeaseResponse\x12K\n\x08PutBuilt\x12\x1d.kutnahora.v1.PutBuiltRequest\x1a\x1e.kutnahora.v1.PutBuiltResponse(\x01\x12K\n\x08GetBuilt\x12\x1d.kutnahora.v1.GetBuiltRequest\x1a\x1e.kutnahora.v1.GetBuiltResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kutnahora.v1.hosting_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SEATOUTCOME']._serialized_start=1347
-  _globals['_SEATOUTCOME']._serialized_end=1468
+  _globals['_SEATOUTCOME']._serialized_start=1762
+  _globals['_SEATOUTCOME']._serialized_end=1883
   _globals['_LEASEWORKREQUEST']._serialized_start=84
   _globals['_LEASEWORKREQUEST']._serialized_end=155
   _globals['_BUILDJOB']._serialized_start=157
-  _globals['_BUILDJOB']._serialized_end=218
-  _globals['_SEATTORESUME']._serialized_start=220
-  _globals['_SEATTORESUME']._serialized_end=309
-  _globals['_HOSTJOB']._serialized_start=312
-  _globals['_HOSTJOB']._serialized_end=469
-  _globals['_LEASEWORKRESPONSE']._serialized_start=472
-  _globals['_LEASEWORKRESPONSE']._serialized_end=692
-  _globals['_RENEWLEASEREQUEST']._serialized_start=694
-  _globals['_RENEWLEASEREQUEST']._serialized_end=731
-  _globals['_RENEWLEASERESPONSE']._serialized_start=733
-  _globals['_RENEWLEASERESPONSE']._serialized_end=835
-  _globals['_GETARCHIVEREQUEST']._serialized_start=837
-  _globals['_GETARCHIVEREQUEST']._serialized_end=872
-  _globals['_GETARCHIVERESPONSE']._serialized_start=874
-  _globals['_GETARCHIVERESPONSE']._serialized_end=911
-  _globals['_REPORTBUILDREQUEST']._serialized_start=913
-  _globals['_REPORTBUILDREQUEST']._serialized_end=992
-  _globals['_REPORTBUILDRESPONSE']._serialized_start=994
-  _globals['_REPORTBUILDRESPONSE']._serialized_end=1015
-  _globals['_REPORTSEATREQUEST']._serialized_start=1018
-  _globals['_REPORTSEATREQUEST']._serialized_end=1226
-  _globals['_REPORTSEATRESPONSE']._serialized_start=1228
-  _globals['_REPORTSEATRESPONSE']._serialized_end=1264
-  _globals['_RELEASELEASEREQUEST']._serialized_start=1266
-  _globals['_RELEASELEASEREQUEST']._serialized_end=1321
-  _globals['_RELEASELEASERESPONSE']._serialized_start=1323
-  _globals['_RELEASELEASERESPONSE']._serialized_end=1345
-  _globals['_HOSTINGSERVICE']._serialized_start=1471
-  _globals['_HOSTINGSERVICE']._serialized_end=1979
+  _globals['_BUILDJOB']._serialized_end=243
+  _globals['_SEATTORESUME']._serialized_start=245
+  _globals['_SEATTORESUME']._serialized_end=334
+  _globals['_HOSTJOB']._serialized_start=337
+  _globals['_HOSTJOB']._serialized_end=538
+  _globals['_BUILTARTIFACT']._serialized_start=540
+  _globals['_BUILTARTIFACT']._serialized_end=609
+  _globals['_LEASEWORKRESPONSE']._serialized_start=612
+  _globals['_LEASEWORKRESPONSE']._serialized_end=832
+  _globals['_RENEWLEASEREQUEST']._serialized_start=834
+  _globals['_RENEWLEASEREQUEST']._serialized_end=871
+  _globals['_RENEWLEASERESPONSE']._serialized_start=873
+  _globals['_RENEWLEASERESPONSE']._serialized_end=975
+  _globals['_GETARCHIVEREQUEST']._serialized_start=977
+  _globals['_GETARCHIVEREQUEST']._serialized_end=1012
+  _globals['_GETARCHIVERESPONSE']._serialized_start=1014
+  _globals['_GETARCHIVERESPONSE']._serialized_end=1051
+  _globals['_REPORTBUILDREQUEST']._serialized_start=1053
+  _globals['_REPORTBUILDREQUEST']._serialized_end=1154
+  _globals['_REPORTBUILDRESPONSE']._serialized_start=1156
+  _globals['_REPORTBUILDRESPONSE']._serialized_end=1177
+  _globals['_REPORTSEATREQUEST']._serialized_start=1180
+  _globals['_REPORTSEATREQUEST']._serialized_end=1388
+  _globals['_REPORTSEATRESPONSE']._serialized_start=1390
+  _globals['_REPORTSEATRESPONSE']._serialized_end=1426
+  _globals['_RELEASELEASEREQUEST']._serialized_start=1428
+  _globals['_RELEASELEASEREQUEST']._serialized_end=1483
+  _globals['_RELEASELEASERESPONSE']._serialized_start=1485
+  _globals['_RELEASELEASERESPONSE']._serialized_end=1507
+  _globals['_PUTBUILTREQUEST']._serialized_start=1509
+  _globals['_PUTBUILTREQUEST']._serialized_end=1606
+  _globals['_PUTBUILTRESPONSE']._serialized_start=1608
+  _globals['_PUTBUILTRESPONSE']._serialized_end=1643
+  _globals['_GETBUILTREQUEST']._serialized_start=1645
+  _globals['_GETBUILTREQUEST']._serialized_end=1678
+  _globals['_GETBUILTRESPONSE']._serialized_start=1680
+  _globals['_GETBUILTRESPONSE']._serialized_end=1760
+  _globals['_HOSTINGSERVICE']._serialized_start=1886
+  _globals['_HOSTINGSERVICE']._serialized_end=2548
 # @@protoc_insertion_point(module_scope)

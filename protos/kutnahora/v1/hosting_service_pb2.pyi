@@ -32,14 +32,16 @@ class LeaseWorkRequest(_message.Message):
     def __init__(self, worker: _Optional[str] = ..., can_build: _Optional[bool] = ..., can_host: _Optional[bool] = ...) -> None: ...
 
 class BuildJob(_message.Message):
-    __slots__ = ("bot_name", "version", "digest")
+    __slots__ = ("bot_name", "version", "digest", "built_max_bytes")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     DIGEST_FIELD_NUMBER: _ClassVar[int]
+    BUILT_MAX_BYTES_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     version: int
     digest: str
-    def __init__(self, bot_name: _Optional[str] = ..., version: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
+    built_max_bytes: int
+    def __init__(self, bot_name: _Optional[str] = ..., version: _Optional[int] = ..., digest: _Optional[str] = ..., built_max_bytes: _Optional[int] = ...) -> None: ...
 
 class SeatToResume(_message.Message):
     __slots__ = ("server_address", "game_id", "seat", "seat_token")
@@ -54,7 +56,7 @@ class SeatToResume(_message.Message):
     def __init__(self, server_address: _Optional[str] = ..., game_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class HostJob(_message.Message):
-    __slots__ = ("bot_name", "version", "digest", "seek_key", "pools", "resume", "games_left")
+    __slots__ = ("bot_name", "version", "digest", "seek_key", "pools", "resume", "games_left", "built")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     DIGEST_FIELD_NUMBER: _ClassVar[int]
@@ -62,6 +64,7 @@ class HostJob(_message.Message):
     POOLS_FIELD_NUMBER: _ClassVar[int]
     RESUME_FIELD_NUMBER: _ClassVar[int]
     GAMES_LEFT_FIELD_NUMBER: _ClassVar[int]
+    BUILT_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     version: int
     digest: str
@@ -69,7 +72,18 @@ class HostJob(_message.Message):
     pools: _containers.RepeatedScalarFieldContainer[str]
     resume: SeatToResume
     games_left: int
-    def __init__(self, bot_name: _Optional[str] = ..., version: _Optional[int] = ..., digest: _Optional[str] = ..., seek_key: _Optional[str] = ..., pools: _Optional[_Iterable[str]] = ..., resume: _Optional[_Union[SeatToResume, _Mapping]] = ..., games_left: _Optional[int] = ...) -> None: ...
+    built: BuiltArtifact
+    def __init__(self, bot_name: _Optional[str] = ..., version: _Optional[int] = ..., digest: _Optional[str] = ..., seek_key: _Optional[str] = ..., pools: _Optional[_Iterable[str]] = ..., resume: _Optional[_Union[SeatToResume, _Mapping]] = ..., games_left: _Optional[int] = ..., built: _Optional[_Union[BuiltArtifact, _Mapping]] = ...) -> None: ...
+
+class BuiltArtifact(_message.Message):
+    __slots__ = ("digest", "size_bytes", "platform")
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_FIELD_NUMBER: _ClassVar[int]
+    digest: str
+    size_bytes: int
+    platform: str
+    def __init__(self, digest: _Optional[str] = ..., size_bytes: _Optional[int] = ..., platform: _Optional[str] = ...) -> None: ...
 
 class LeaseWorkResponse(_message.Message):
     __slots__ = ("lease_id", "lease_time", "build", "host", "retry_after")
@@ -114,16 +128,18 @@ class GetArchiveResponse(_message.Message):
     def __init__(self, archive: _Optional[bytes] = ...) -> None: ...
 
 class ReportBuildRequest(_message.Message):
-    __slots__ = ("lease_id", "ok", "reason", "log")
+    __slots__ = ("lease_id", "ok", "reason", "log", "built_digest")
     LEASE_ID_FIELD_NUMBER: _ClassVar[int]
     OK_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     LOG_FIELD_NUMBER: _ClassVar[int]
+    BUILT_DIGEST_FIELD_NUMBER: _ClassVar[int]
     lease_id: str
     ok: bool
     reason: str
     log: bytes
-    def __init__(self, lease_id: _Optional[str] = ..., ok: _Optional[bool] = ..., reason: _Optional[str] = ..., log: _Optional[bytes] = ...) -> None: ...
+    built_digest: str
+    def __init__(self, lease_id: _Optional[str] = ..., ok: _Optional[bool] = ..., reason: _Optional[str] = ..., log: _Optional[bytes] = ..., built_digest: _Optional[str] = ...) -> None: ...
 
 class ReportBuildResponse(_message.Message):
     __slots__ = ()
@@ -168,3 +184,33 @@ class ReleaseLeaseRequest(_message.Message):
 class ReleaseLeaseResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class PutBuiltRequest(_message.Message):
+    __slots__ = ("lease_id", "artifact", "chunk")
+    LEASE_ID_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    lease_id: str
+    artifact: BuiltArtifact
+    chunk: bytes
+    def __init__(self, lease_id: _Optional[str] = ..., artifact: _Optional[_Union[BuiltArtifact, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class PutBuiltResponse(_message.Message):
+    __slots__ = ("existed",)
+    EXISTED_FIELD_NUMBER: _ClassVar[int]
+    existed: bool
+    def __init__(self, existed: _Optional[bool] = ...) -> None: ...
+
+class GetBuiltRequest(_message.Message):
+    __slots__ = ("digest",)
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    digest: str
+    def __init__(self, digest: _Optional[str] = ...) -> None: ...
+
+class GetBuiltResponse(_message.Message):
+    __slots__ = ("artifact", "chunk")
+    ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    artifact: BuiltArtifact
+    chunk: bytes
+    def __init__(self, artifact: _Optional[_Union[BuiltArtifact, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...

@@ -65,6 +65,16 @@ class HostingServiceStub:
                 request_serializer=kutnahora_dot_v1_dot_hosting__service__pb2.ReleaseLeaseRequest.SerializeToString,
                 response_deserializer=kutnahora_dot_v1_dot_hosting__service__pb2.ReleaseLeaseResponse.FromString,
                 _registered_method=True)
+        self.PutBuilt = channel.stream_unary(
+                '/kutnahora.v1.HostingService/PutBuilt',
+                request_serializer=kutnahora_dot_v1_dot_hosting__service__pb2.PutBuiltRequest.SerializeToString,
+                response_deserializer=kutnahora_dot_v1_dot_hosting__service__pb2.PutBuiltResponse.FromString,
+                _registered_method=True)
+        self.GetBuilt = channel.unary_stream(
+                '/kutnahora.v1.HostingService/GetBuilt',
+                request_serializer=kutnahora_dot_v1_dot_hosting__service__pb2.GetBuiltRequest.SerializeToString,
+                response_deserializer=kutnahora_dot_v1_dot_hosting__service__pb2.GetBuiltResponse.FromString,
+                _registered_method=True)
 
 
 class HostingServiceServicer:
@@ -113,6 +123,23 @@ class HostingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PutBuilt(self, request_iterator, context):
+        """Uploads a version's built folder under its build lease, in chunks (the first names it); the arena
+        keeps it by its SHA-256, once. RESOURCE_EXHAUSTED beyond the arena's --built-max-bytes,
+        INVALID_ARGUMENT when the bytes received do not match the size or digest announced, NOT_FOUND when
+        the lease is not a live build lease.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBuilt(self, request, context):
+        """Streams a built folder, by its digest, in chunks (the first also names its size).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HostingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -145,6 +172,16 @@ def add_HostingServiceServicer_to_server(servicer, server):
                     servicer.ReleaseLease,
                     request_deserializer=kutnahora_dot_v1_dot_hosting__service__pb2.ReleaseLeaseRequest.FromString,
                     response_serializer=kutnahora_dot_v1_dot_hosting__service__pb2.ReleaseLeaseResponse.SerializeToString,
+            ),
+            'PutBuilt': grpc.stream_unary_rpc_method_handler(
+                    servicer.PutBuilt,
+                    request_deserializer=kutnahora_dot_v1_dot_hosting__service__pb2.PutBuiltRequest.FromString,
+                    response_serializer=kutnahora_dot_v1_dot_hosting__service__pb2.PutBuiltResponse.SerializeToString,
+            ),
+            'GetBuilt': grpc.unary_stream_rpc_method_handler(
+                    servicer.GetBuilt,
+                    request_deserializer=kutnahora_dot_v1_dot_hosting__service__pb2.GetBuiltRequest.FromString,
+                    response_serializer=kutnahora_dot_v1_dot_hosting__service__pb2.GetBuiltResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -310,6 +347,60 @@ class HostingService:
             '/kutnahora.v1.HostingService/ReleaseLease',
             kutnahora_dot_v1_dot_hosting__service__pb2.ReleaseLeaseRequest.SerializeToString,
             kutnahora_dot_v1_dot_hosting__service__pb2.ReleaseLeaseResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PutBuilt(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/kutnahora.v1.HostingService/PutBuilt',
+            kutnahora_dot_v1_dot_hosting__service__pb2.PutBuiltRequest.SerializeToString,
+            kutnahora_dot_v1_dot_hosting__service__pb2.PutBuiltResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBuilt(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/kutnahora.v1.HostingService/GetBuilt',
+            kutnahora_dot_v1_dot_hosting__service__pb2.GetBuiltRequest.SerializeToString,
+            kutnahora_dot_v1_dot_hosting__service__pb2.GetBuiltResponse.FromString,
             options,
             channel_credentials,
             insecure,
