@@ -129,14 +129,14 @@ async def serve(args: argparse.Namespace, sandbox: Sandbox | None, work: Path) -
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kutnahora-arena-worker``."""
     args = build_parser().parse_args(argv)
+    problem = _check(args)  # before the logs are set up: a usage error leaves the process's logging alone
+    if problem:
+        print(f"kutnahora-arena-worker: {problem}", file=sys.stderr)
+        return 2
     try:
         logs.configure(args.log_format, args.log_level)
     except ValueError as error:
         print(f"kutnahora-arena-worker: {error}.", file=sys.stderr)
-        return 2
-    problem = _check(args)
-    if problem:
-        print(f"kutnahora-arena-worker: {problem}", file=sys.stderr)
         return 2
     sandbox: Sandbox | None = None
     temporary = args.work is None
