@@ -173,8 +173,16 @@ async def test_authors_submit_and_their_hosted_bots_are_rated_and_survive_a_lost
     second.send_signal(signal.SIGTERM)
     assert await asyncio.wait_for(second.wait(), 60) == 0
     await asyncio.sleep(1.0)
-    assert processes_running("python3 bot.py") == []
-    assert processes_running("kutnahora.clients.bots.cli random") == []
+    async with await ArenaClient.connect(arena) as client:
+        games = {
+            game.game_id
+            for name in ("my-bot", "hosted-random")
+            for game in (await client.bot_profile(name)).recent_games
+        }
+    assert games, "the bots' games are listed"
+    # no process of this arena's games is left (other tests' bots may be running beside this one)
+    assert processes_running("python3 bot.py", games) == []
+    assert processes_running("kutnahora.clients.bots.cli random", games) == []
     assert not any(group.exists() for group in runner_groups(second.pid))
     shutil.rmtree(first_work, ignore_errors=True)
     shutil.rmtree(second_work, ignore_errors=True)

@@ -33,8 +33,11 @@ GOOD = pack(HOSTILE / "good")
 FAILING = pack(HOSTILE / "failingbuild")
 
 
-def processes_running(marker: str) -> list[int]:
-    """The live (not zombie) processes whose command line holds ``marker``."""
+def processes_running(marker: str, games: set[str] | None = None) -> list[int]:
+    """The live (not zombie) processes whose command line holds ``marker``; with ``games``, only those
+    of a seat of one of these games (its id in their environment, ``KUTNAHORA_GAME_ID``, or in their
+    command line, as bubblewrap is given it), so that other tests' bots running beside this one
+    (pytest-xdist) are not counted."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -42,10 +45,15 @@ def processes_running(marker: str) -> list[int]:
         try:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             state = (entry / "status").read_text()
+            if marker not in command or "zombie" in state:
+                continue
+            if games is not None:
+                seen = command + (entry / "environ").read_bytes().decode(errors="replace")
+                if not any(game in seen for game in games):
+                    continue
         except OSError:
             continue
-        if marker in command and "zombie" not in state:
-            found.append(int(entry.name))
+        found.append(int(entry.name))
     return found
 
 
