@@ -202,6 +202,8 @@ async def run_submissions(args: argparse.Namespace, console: Console) -> int:
     key = _key(args)
     async with await ArenaClient.connect(args.arena) as arena:
         listed = await arena.submissions(key)
+    if listed.name:
+        console.print(escape(f"Bot {listed.name}:"))
     if not listed.submissions:
         console.print("No hosted versions yet (submit one with 'kutnahora-bot submit FOLDER').")
     for submission in listed.submissions:

@@ -145,6 +145,7 @@ async def test_authors_submit_and_their_hosted_bots_are_rated_and_survive_a_lost
         assert "version 1" in submitted.stdout, submitted.stdout
     listed = bot_cli("submissions", "--arena", arena, "--key-file", str(my_key))
     assert listed.returncode == 0 and "ready" in listed.stdout, listed.stdout + listed.stderr
+    assert listed.stdout.startswith("Bot my-bot:"), listed.stdout
 
     async with await ArenaClient.connect(arena) as client:
         await until(lambda: _both_rated(client), 240, "both hosted bots to finish a rated game")
