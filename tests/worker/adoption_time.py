@@ -13,11 +13,9 @@ timed from the lease being queued to the seat reported started.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,31 +23,19 @@ from kutnahora.hosting.archives import pack
 from kutnahora.v1 import hosting_service_pb2 as pb
 from tests.clients.helpers import ROOT, SERVER_FLAGS, start_process, stop_process
 from tests.worker.fake_arena import FakeArena
+from tests.worker.spawn import spawn_worker, work_folder
 
 NAMES = {"go": "go-first-option", "cpp": "cpp-first-option"}
 FOLDERS: list[Path] = []  # the workers' folders, removed at the end
 
 
 async def worker(arena: FakeArena, *flags: str) -> tuple[asyncio.subprocess.Process, Path]:
-    work = Path(tempfile.mkdtemp(prefix="kw-", dir="/tmp"))  # short: the gateways' sockets lie in it
+    work = work_folder()
     FOLDERS.append(work)
     token = work / "token"
     token.write_text(arena.token + "\n")
     log = work / "worker.log"
-    command = [
-        *(sys.executable, "-m", "kutnahora.worker.main", "--arena", arena.address),
-        *("--worker-token-file", str(token), "--work", str(work / "w"), "--log-format", "console"),
-        *("--sandbox-runtime", str(work / "leases"), *flags),
-    ]
-    with log.open("wb") as sink:
-        process = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=sink,
-            stderr=sink,
-            cwd=ROOT,
-            env=dict(os.environ),
-        )
+    process = await spawn_worker(arena.address, token, work / "w", work / "leases", log, *flags)
     return process, log
 
 

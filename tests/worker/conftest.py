@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import secrets
 import shutil
 import signal
-import sys
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +16,7 @@ import pytest
 
 from tests.clients.helpers import ROOT, SERVER_FLAGS, start_process, stop_process
 from tests.worker.fake_arena import FakeArena
+from tests.worker.spawn import spawn_worker, work_folder
 
 HOSTILE = ROOT / "tests" / "clients" / "hostile"
 
@@ -77,24 +75,12 @@ async def start_worker(tmp_path: Path, arena: FakeArena) -> AsyncIterator[object
     async def start(*extra: str, token_text: str | None = None) -> WorkerProcess:
         token = tmp_path / "worker-token"
         token.write_text((arena.token if token_text is None else token_text) + "\n")
-        work = Path(tempfile.mkdtemp(prefix="kw-", dir="/tmp"))  # short: the gateways' sockets lie in it
+        work = work_folder()
         folders.append(work)
         log = tmp_path / f"worker-{len(started)}.log"
-        command = [
-            *(sys.executable, "-m", "kutnahora.worker.main", "--arena", arena.address),
-            *("--worker-token-file", str(token), "--work", str(work), "--log-format", "console"),
-            *("--sandbox-runtime", str(tmp_path / "leases"), "--bot-memory", "1024"),
-            *extra,
-        ]
-        with log.open("wb") as sink:
-            process = await asyncio.create_subprocess_exec(
-                *command,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=sink,
-                stderr=sink,
-                cwd=ROOT,
-                env=dict(os.environ),
-            )
+        process = await spawn_worker(
+            arena.address, token, work, tmp_path / "leases", log, "--bot-memory", "1024", *extra
+        )
         worker = WorkerProcess(process, log, work)
         started.append(worker)
         return worker

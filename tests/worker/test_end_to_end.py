@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import pytest
 from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.sdk import ClientError
 from tests.clients.helpers import ROOT, SERVER_FLAGS, start_process, stop_process
+from tests.worker.spawn import spawn_worker, work_folder
 from tests.worker.test_worker import processes_running, runner_groups
 
 pytestmark = [
@@ -86,18 +86,9 @@ def author(folder: Path, arena: str, name: str, bot: str | None) -> Path:
 
 
 async def start_worker(arena: str, folder: Path, n: int) -> tuple[asyncio.subprocess.Process, Path]:
-    work = Path(tempfile.mkdtemp(prefix="kw-", dir="/tmp"))
+    work = work_folder()
     log = folder / f"worker-{n}.log"
-    with log.open("wb") as sink:
-        process = await asyncio.create_subprocess_exec(
-            *(sys.executable, "-m", "kutnahora.worker.main", "--arena", arena),
-            *("--worker-token-file", str(folder / "worker-token"), "--work", str(work)),
-            *("--seats", "2", "--log-format", "console", "--sandbox-runtime", str(folder / "leases")),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=sink,
-            stderr=sink,
-            cwd=ROOT,
-        )
+    process = await spawn_worker(arena, folder / "worker-token", work, folder / "leases", log, "--seats", "2")
     return process, work
 
 
