@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from kutnahora.clients.tournament.stats import wilson
 from kutnahora.engine import GameOptions, GameState, Option, apply, new_game, observe
@@ -26,18 +27,29 @@ class NetPlayer:
     """A NumPy network playing a seat: the most likely legal option, or one drawn from the policy."""
 
     def __init__(
-        self, net: network.PolicyValueNet, encoder: StateEncoder, space: ActionSpace, sample: bool, seed: int
+        self,
+        net: network.PolicyValueNet,
+        encoder: StateEncoder | None,
+        space: ActionSpace,
+        sample: bool,
+        seed: int,
     ) -> None:
+        """``encoder`` writes the vectors for a call with the engine's state; a player given none is asked
+        by :meth:`index` only."""
         self.net, self.encoder, self.space, self.sample = net, encoder, space, sample
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, state: GameState, seat: int) -> Option:
-        assert state.pending is not None
+        assert state.pending is not None and self.encoder is not None
         options = state.pending.options
-        ids = self.space.ids(options)
-        probs, _ = self.net.policy_value(self.encoder.encode(state, seat), ids)
-        index = int(self.rng.choice(len(ids), p=probs / probs.sum())) if self.sample else int(probs.argmax())
-        return options[index]
+        return options[self.index(self.encoder.encode(state, seat), self.space.ids(options))]
+
+    def index(self, vector: npt.NDArray[np.float32], ids: list[int]) -> int:
+        """The index among the listed options (whose action ids are ``ids``) of the one the network plays
+        from the seat's observation ``vector``, however the vector was written (the engine's encoder or
+        the native core)."""
+        probs, _ = self.net.policy_value(vector, ids)
+        return int(self.rng.choice(len(ids), p=probs / probs.sum())) if self.sample else int(probs.argmax())
 
 
 def bot_player(name: str, seed: int) -> SeatPlayer:

@@ -67,6 +67,10 @@ class Game(Protocol):
         """The pending decision as the engine's value."""
         ...
 
+    def count(self) -> int:
+        """How many options the pending decision lists (0 once the game is over)."""
+        ...
+
     def ids(self) -> list[int]:
         """The action ids of the options, in their order."""
         ...
@@ -179,6 +183,10 @@ class EngineGame:
 
     def pending(self) -> PendingDecision | None:
         return self._state.pending
+
+    def count(self) -> int:
+        pending = self._state.pending
+        return 0 if pending is None else len(pending.options)
 
     def ids(self) -> list[int]:
         ids = self._ids
@@ -353,6 +361,9 @@ class CoreGame:
 
     def pending(self) -> PendingDecision | None:
         return self.game.pending()
+
+    def count(self) -> int:
+        return int(self._core.legal_count())
 
     def ids(self) -> list[int]:
         ids = self._ids

@@ -1,7 +1,7 @@
 """Train the policy and value network by PPO in self-play against a league: ``kutnahora-train``.
 
 **The method.** Proximal policy optimisation (PPO, clipped objective, generalised advantage estimates)
-over whole games played in process with the engine. Every game draws its number of players
+over whole games played in process. Every game draws its number of players
 (``--players``, two players most often) and its opponents (``--opponents``): **self** (every seat is the
 learning network, and every seat's decisions are training data), **past** (one seat learns, the others are
 a frozen copy of the network from an earlier iteration, sampled from a pool of the last few), **greedy**
@@ -13,7 +13,10 @@ a training sample. The reward is the terminal return of :func:`kutnahora.learned
 nothing before it; the value head learns that return.
 
 Decisions of many games (``--games``) are gathered and the network decides them in one batched forward
-pass; the engine, the observation encoder and the opponents run in between. The network is
+pass; the rules, the observation vectors and the opponents run in between. The games of the kinds in
+:data:`CORE_KINDS` (self, past, random) are played by the native core when it is built
+(:mod:`kutnahora.envs.stepping`), which applies the decisions, lists the action ids and writes the
+vectors; the bots' games stay on the engine. The samples are the same either way. The network is
 :mod:`kutnahora.learned.network`'s shape in PyTorch; each checkpoint is also exported to a NumPy weights file,
 which is what the ``neural`` bot plays with.
 
@@ -45,7 +48,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,15 +58,16 @@ import numpy as np
 import numpy.typing as npt
 
 from kutnahora.clients.files import write_json
-from kutnahora.engine import GameOptions, GameState, apply, new_game
+from kutnahora.engine import GameOptions
 from kutnahora.envs.matches import NetPlayer, SeatPlayer, bot_player, evaluate
 from kutnahora.envs.models import build_model, initial_model, save_network, to_numpy
+from kutnahora.envs.opponents import RandomOpponent
 from kutnahora.envs.run_folder import add_run_arguments, draw_curve, git_commit, occupied, records_until
+from kutnahora.envs.stepping import CoreStepper, EngineStepper, Game, Stepper
 from kutnahora.learned import network
 from kutnahora.learned.actions import ActionSpace
 from kutnahora.learned.encoding import ObservationLayout
-from kutnahora.learned.outcome import returns
-from kutnahora.learned.state_encoding import StateEncoder
+from kutnahora.native import NATIVE, active_engine
 
 
 def parse_weights(text: str, what: str) -> dict[str, float]:
@@ -93,29 +97,67 @@ def parse_weights(text: str, what: str) -> dict[str, float]:
 # Self-play rollouts
 
 
+SeatMover = Callable[[Game, int], None]
+"""A player of a seat that is not learning: plays the decision the seat owes in the game."""
+
+CORE_KINDS = frozenset({"self", "past", "random"})
+"""The opponent kinds whose games the native core plays, when it is built: every seat chooses from the
+observation vector, the action ids or the count of options, which the core gives without the engine's
+state. The bots' games (``greedy``, ``mcts:N``) stay on the engine: a bot reads an observation made from
+the engine's state, which the core would have to write out at every one of their decisions (measured in
+``docs/performance.md``, 2026-12-07: it costs more than the core saves there)."""
+
+
 @dataclass
 class Slot:
-    """One game under way: its state, the learning seats, the players of the others, its opponent kind."""
+    """One game under way: the game, the learning seats, the players of the others, its opponent kind."""
 
-    state: GameState
+    game: Game
+    """The core's game (:class:`~kutnahora.envs.stepping.CoreGame`) or the engine's, with its own encoder:
+    the encoder rewrites only what changed since the seat's last vector, which saves most of the work only
+    while it follows one game."""
     learners: set[int]
-    others: dict[int, SeatPlayer]
+    others: dict[int, SeatMover]
     kind: str
     rows: dict[int, list[int]]
-    encoder: StateEncoder
-    """This game's own encoder: it rewrites only what changed since the seat's last vector, which saves
-    most of the work only while it follows one game."""
+
+
+def _net_mover(player: NetPlayer) -> SeatMover:
+    def move(game: Game, seat: int) -> None:
+        game.apply(player.index(game.vector(seat), game.ids()))
+
+    return move
+
+
+def _random_mover(player: RandomOpponent) -> SeatMover:
+    def move(game: Game, seat: int) -> None:
+        game.apply(player.index(game.count()))
+
+    return move
+
+
+def _bot_mover(player: SeatPlayer) -> SeatMover:
+    def move(game: Game, seat: int) -> None:
+        game.apply_option(player(game.state(), seat))
+
+    return move
 
 
 class Rollouts:
-    """Plays many games at once, the learning network deciding their pending decisions in one batch."""
+    """Plays many games at once, the learning network deciding their pending decisions in one batch.
+
+    The games of the kinds in :data:`CORE_KINDS` run on the engine :func:`kutnahora.native.active_engine`
+    selects (the native core when it is built); the others on the engine. Either way a seed gives the same
+    games and the same samples (``tests/envs/test_training_engines.py``)."""
 
     def __init__(self, config: dict[str, Any], rng: random.Random, pool_dir: Path) -> None:
         self.config = config
         self.rng = rng
         self.layout = ObservationLayout()
         self.space = ActionSpace(self.layout.components)
-        self.encoder = StateEncoder(self.layout, normalized=True)
+        self.core: Stepper | None = None
+        if active_engine() == NATIVE:
+            self.core = CoreStepper(self.layout, self.space, normalized=True)
         self.players = parse_weights(config["players"], "--players")
         self.opponents = parse_weights(config["opponents"], "--opponents")
         self.pool_dir = pool_dir
@@ -135,27 +177,33 @@ class Rollouts:
         self.pool.append(net)
         del self.pool[: -self.config["pool_size"]]
 
+    def _stepper(self, kind: str) -> Stepper:
+        if self.core is not None and kind in CORE_KINDS:
+            return self.core
+        return EngineStepper(self.layout, self.space, normalized=True)  # a game's own encoder
+
     def _new_slot(self) -> Slot:
         rng = self.rng
         names = list(self.players)
         count = int(rng.choices(names, [self.players[n] for n in names])[0])
         kinds = [k for k in self.opponents if k != "past" or self.pool]
         kind = rng.choices(kinds, [self.opponents[k] for k in kinds])[0]
-        state = new_game(GameOptions(players=count), rng.getrandbits(62))
-        encoder = StateEncoder(self.layout, normalized=True)
+        game = self._stepper(kind).new(GameOptions(players=count), rng.getrandbits(62))
         if kind == "self":
-            return Slot(state, set(range(count)), {}, kind, {s: [] for s in range(count)}, encoder)
+            return Slot(game, set(range(count)), {}, kind, {s: [] for s in range(count)})
         learner = rng.randrange(count)
-        others: dict[int, SeatPlayer] = {}
+        others: dict[int, SeatMover] = {}
         past = rng.choice(self.pool) if kind == "past" else None
         for seat in range(count):
             if seat == learner:
                 continue
             if past is not None:
-                others[seat] = NetPlayer(past, encoder, self.space, True, rng.getrandbits(32))
+                others[seat] = _net_mover(NetPlayer(past, None, self.space, True, rng.getrandbits(32)))
+            elif kind == "random":
+                others[seat] = _random_mover(RandomOpponent(rng.getrandbits(32)))
             else:
-                others[seat] = bot_player(kind, rng.getrandbits(32))
-        return Slot(state, {learner}, others, kind, {learner: []}, encoder)
+                others[seat] = _bot_mover(bot_player(kind, rng.getrandbits(32)))
+        return Slot(game, {learner}, others, kind, {learner: []})
 
     def collect(self, model: Any, buffer: Buffer) -> None:
         """Fill ``buffer``: start games until it holds enough samples, then play the last ones out."""
@@ -166,30 +214,28 @@ class Rollouts:
             waiting: list[tuple[Slot, int]] = []
             for i, slot in enumerate(self.slots):
                 while slot is not None:
-                    state = slot.state
-                    pending = state.pending
-                    if pending is None:
+                    game = slot.game
+                    seat = game.seat
+                    if seat is None:
                         self._finish(slot, buffer)
                         slot = self._new_slot() if not buffer.full() else None
                         self.slots[i] = slot
                         continue
-                    if len(pending.options) == 1:
-                        apply(state, pending.options[0])
+                    if game.count() == 1:
+                        game.apply(0)
                         continue
-                    seat = pending.seat
                     if seat in slot.learners:
                         waiting.append((slot, seat))
                         break
-                    apply(state, slot.others[seat](state, seat))
+                    slot.others[seat](game, seat)
             self.slots = [slot for slot in self.slots if slot is not None]
             if not waiting:
                 continue
-            vectors = np.stack([slot.encoder.encode(slot.state, seat) for slot, seat in waiting])
+            vectors = np.stack([slot.game.vector(seat) for slot, seat in waiting])
             masks = np.zeros((len(waiting), self.space.size), dtype=bool)
             id_lists = []
             for row, (slot, _) in enumerate(waiting):
-                assert slot.state.pending is not None
-                ids = self.space.ids(slot.state.pending.options)
+                ids = slot.game.ids()
                 id_lists.append(ids)
                 masks[row, ids] = True
             with torch.no_grad():
@@ -202,12 +248,10 @@ class Rollouts:
                 action = int(actions[row])
                 index = buffer.add(vectors[row], masks[row], action, float(logps[row]), float(values[row]))
                 slot.rows[seat].append(index)
-                pending = slot.state.pending
-                assert pending is not None
-                apply(slot.state, pending.options[id_lists[row].index(action)])
+                slot.game.apply(id_lists[row].index(action))
 
     def _finish(self, slot: Slot, buffer: Buffer) -> None:
-        result = returns(slot.state)
+        result = slot.game.returns()
         for seat, rows in slot.rows.items():
             buffer.end(rows, result[seat])
             self.finished.append((slot.kind, len(result), result[seat]))
@@ -434,6 +478,7 @@ def run(args: argparse.Namespace, command: str) -> int:
     (folder / "weights").mkdir(exist_ok=True)
     layout = ObservationLayout()
     space = ActionSpace(layout.components)
+    torch.manual_seed(config["seed"])  # before a new network's weights are drawn: the seed gives them too
     if args.resume:  # the checkpoint's weights replace these
         model = build_model(layout.size, config["hidden"], space.size)
     else:
@@ -441,7 +486,7 @@ def run(args: argparse.Namespace, command: str) -> int:
     optimiser = torch.optim.Adam(model.parameters(), lr=config["lr"], eps=1e-5)
     rng = random.Random(config["seed"])
     np_rng = np.random.default_rng(config["seed"])
-    torch.manual_seed(config["seed"])
+    torch.manual_seed(config["seed"])  # and the sampling's draws start from the seed, as they always have
     iteration, samples, seconds = 0, 0, 0.0
     history: list[dict[str, Any]] = []
     evaluations: list[dict[str, Any]] = []
