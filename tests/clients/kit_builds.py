@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import hashlib
 import os
 import re
 import shlex
@@ -132,14 +133,28 @@ def run_block(block: Block, folder: Path, timeout: float, replace: dict[str, str
     return output
 
 
+GENERATED = ("build", "build-hosted", "target", "node_modules", "kutnahorav1")
+
+
+def sources_digest(kit: str) -> str:
+    """The SHA-256 of what a kit's build is made from: its sources (not what a build generates) and the
+    protos."""
+    digest = hashlib.sha256()
+    for top in (ROOT / "clients" / kit, ROOT / "protos"):
+        for path in sorted(top.rglob("*")):
+            relative = path.relative_to(top)
+            if path.is_file() and not set(relative.parts) & set(GENERATED) and path.suffix != ".key":
+                digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def fresh_copy(kit: str) -> Path:
     """The kit's sources copied to build/kits/<kit>/clients/<kit> with the protos beside, as in the
     repository; what earlier sessions built there (its build folders) is kept."""
     top = BUILD / kit
     folder = top / "clients" / kit
-    generated = {"build", "build-hosted", "target", "node_modules", "kutnahorav1"}
     shutil.copytree(
-        ROOT / "clients" / kit, folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*generated, "*.key")
+        ROOT / "clients" / kit, folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*GENERATED, "*.key")
     )
     shutil.copytree(ROOT / "protos", top / "protos", dirs_exist_ok=True)
     return folder
@@ -148,14 +163,21 @@ def fresh_copy(kit: str) -> Path:
 @functools.cache
 def _built(kit: str) -> Path:
     # One build at a time per kit across processes (test runs side by side, or pytest-xdist's workers):
-    # the others wait for it, then build incrementally in the same folder.
+    # the others wait for it. A build of the same sources is not made again: the folder is in use by the
+    # processes that built it first (a second `npm ci` would empty node_modules under a running bot).
     BUILD.mkdir(parents=True, exist_ok=True)
+    folder = BUILD / kit / "clients" / kit
+    stamp = BUILD / f".{kit}.built"
     with (BUILD / f".{kit}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        folder = fresh_copy(kit)
-        for block in readme_blocks(kit):
-            if block.kind == "build":
-                run_block(block, folder, timeout=1800)
+        wanted = sources_digest(kit)
+        if not (stamp.exists() and stamp.read_text() == wanted and (folder / BUILT[kit]).exists()):
+            stamp.unlink(missing_ok=True)
+            folder = fresh_copy(kit)
+            for block in readme_blocks(kit):
+                if block.kind == "build":
+                    run_block(block, folder, timeout=1800)
+            stamp.write_text(wanted)
     assert (folder / BUILT[kit]).exists(), f"the {kit} README's build did not make {BUILT[kit]}"
     return folder
 
