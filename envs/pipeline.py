@@ -1,22 +1,27 @@
 """The neural bots' networks from scratch with one command: ``kutnahora-train pipeline``.
 
-The shipped networks were made in two steps: the policy ``neural`` plays (PPO,
-:mod:`kutnahora.envs.training`), then, starting from it, the guide whose favourite options ``neural-mcts``
-searches among (expert iteration from the search bot's searches, :mod:`kutnahora.envs.distill`). The
-pipeline makes both in one run folder, stage after stage, each stage in a folder of its own and each
-resumable as the command it runs is:
+The shipped networks were made in three steps, and the pipeline makes them the same way, in one run
+folder, stage after stage, each stage in a folder of its own and each resumable as the command it runs is:
 
-1. ``ppo/``: ``kutnahora-train run``, PPO self-play against a league, to ``--ppo-samples`` samples,
-   its policy evaluated against greedy every few iterations; the iteration that won most of those games
-   (:func:`best_policy_iteration`: a PPO policy's strength against greedy swings from one iteration to
-   the next) is exported to ``neural.npz`` (with ``neural.json``, the commands that made it).
-2. ``distill/``: ``kutnahora-train distill`` from ``neural.npz``, every seat decided by ``--searcher``,
-   ``--distill-iterations`` rounds, half of the games' moves the network's own (``--learner-games``);
-   exported to ``guide.npz``.
-3. ``match.json`` and ``policy.json``: the strength ladder, ``--match-bots`` (``neural-mcts:110`` with the
-   new networks against ``mcts:100``) for ``--match-games`` two-player games, and the new policy alone
+1. ``ppo/``: ``kutnahora-train run``, PPO from scratch against a league, to ``--ppo-samples`` samples;
+   its last iteration is exported to ``start.npz``, the network expert iteration starts from.
+2. ``distill/``: ``kutnahora-train distill`` from ``start.npz``, every seat decided by ``--searcher``,
+   up to ``--distill-iterations`` rounds, half of the games' moves the network's own (``--learner-games``),
+   for what ``--hours`` leaves after the stages before and the reserve of the two after it; exported to
+   ``guide.npz``, the guide ``neural-mcts`` searches with.
+3. ``polish/``: ``kutnahora-train run`` again, PPO from ``guide.npz`` against a league leaning on greedy
+   with more four-player games (:data:`POLISH_LEAGUE`), for ``--polish-minutes``, its policy evaluated
+   against greedy at two and four players every few iterations; the iteration that won most of those
+   games, both counts together (:func:`best_policy_iteration`: a PPO policy's strength swings from one
+   iteration to the next), is exported to ``neural.npz``, the network ``neural`` plays (with
+   ``neural.json``, the commands that made it).
+4. ``match.json`` and ``policy.json``: the strength ladder, ``--match-bots`` (``neural-mcts:110`` with the
+   new guide against ``mcts:100``) for ``--match-games`` two-player games, and the new policy alone
    against greedy for ``--policy-games``, ``--workers`` games at once: a first reading, not the 400-game
    measurement.
+
+The evaluations the polish stage chooses by are engine seeds 900,000 onwards; measure the chosen policy on
+other seeds (docs/bots.md's table of seeds).
 
 ``pipeline.json`` records every stage's commands and the wall-clock seconds spent in it over every
 invocation, so the run's cost is read off it after any number of stops. An invocation killed outright
@@ -45,15 +50,32 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-STAGES = ("ppo", "distill", "match")
+STAGES = ("ppo", "distill", "polish", "match")
 
 RESERVE_MINUTES = 15
-"""Minutes of ``--hours`` expert iteration leaves: the match's (about 8 with the defaults) and an
-iteration under way at its deadline (about 5)."""
+"""Minutes of ``--hours`` the stages before the match leave: the match's (about 8 with the defaults) and
+an iteration under way at a deadline (about 5)."""
 
-PPO_EVALUATIONS = ["--eval-every", "7", "--eval-games", "100", "--eval-search-games", "0"]
-"""The PPO stage's evaluations (the full run's): every 7th iteration, 100 games at two and at four players
-against greedy (the same games each time), from which :func:`best_policy_iteration` chooses."""
+PPO_EVALUATIONS = ["--eval-every", "1000", "--eval-games", "40", "--eval-search-games", "0"]
+"""The first PPO stage's evaluation (the full run's): once, at its end, 40 games at two and at four
+players against greedy; a record of where expert iteration starts from, not a choice."""
+
+POLISH_LEAGUE = [
+    "--players",
+    "2=4,3=1,4=5",
+    "--opponents",
+    "greedy=6,self=2,past=2,mcts:10=0.5",
+    "--lr",
+    "1e-4",
+    "--entropy",
+    "0.005",
+]
+"""The polish stage's league: greedy most of all, four-player games half of them, a small step."""
+
+POLISH_EVALUATIONS = ["--eval-every", "6", "--eval-games", "100", "--eval-search-games", "0"]
+"""The polish stage's evaluations: every 6th iteration, 100 games at two and at four players against
+greedy (the same games each time, seeds 900,000 onwards), from which :func:`best_policy_iteration`
+chooses."""
 
 SMOKE_MATCH = "neural-mcts:4,mcts:4"
 """The smoke run's match: the same bots with tiny budgets."""
@@ -78,7 +100,12 @@ def add_parser(commands: Any, stamp: str) -> None:
         "--resume", action="store_true", help="go on from the first stage not done, with the run's options"
     )
     parser.add_argument("--ppo-samples", type=int, default=115_000, help="PPO's training samples")
-    parser.add_argument("--distill-iterations", type=int, default=29, help="expert iteration's rounds")
+    parser.add_argument(
+        "--distill-iterations", type=int, default=29, help="expert iteration's rounds, at most"
+    )
+    parser.add_argument(
+        "--polish-minutes", type=float, default=60.0, help="minutes of PPO from the guide (polish/)"
+    )
     parser.add_argument(
         "--searcher", default="mcts:100", help="the search whose visit counts the guide learns"
     )
@@ -98,7 +125,8 @@ def add_parser(commands: Any, stamp: str) -> None:
         type=float,
         default=3.0,
         help="the whole run's budget: expert iteration stops early (after an iteration) to leave "
-        f"{RESERVE_MINUTES} minutes of it for the match",
+        f"--polish-minutes and {RESERVE_MINUTES} minutes for the match, and the polish stage stops early "
+        "to leave the match its minutes",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of every stage")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
@@ -110,6 +138,7 @@ def add_parser(commands: Any, stamp: str) -> None:
 OPTIONS = (
     "ppo_samples",
     "distill_iterations",
+    "polish_minutes",
     "searcher",
     "learner_games",
     "workers",
@@ -138,7 +167,7 @@ def stage_arguments(config: dict[str, Any], folder: Path, progress: bool) -> dic
         "--run",
         str(folder / "distill"),
         "--init",
-        str(folder / "neural.npz"),
+        str(folder / "start.npz"),
         "--learner-games",
         str(config["learner_games"]),
         *seed,
@@ -149,34 +178,59 @@ def stage_arguments(config: dict[str, Any], folder: Path, progress: bool) -> dic
         # One evaluation, at the end: the match after it measures the bot the guide is for.
         distill += ["--searcher", config["searcher"], "--iterations", rounds]
         distill += ["--workers", str(config["workers"]), "--eval-every", rounds, "--eval-games", "4"]
-    return {"ppo": ppo, "distill": distill}
+    polish = ["run", "--run", str(folder / "polish"), "--init", str(folder / "guide.npz"), *seed, *quiet]
+    polish += [*smoke, *POLISH_LEAGUE]
+    if not config["smoke"]:
+        polish += ["--samples", str(POLISH_SAMPLES), *POLISH_EVALUATIONS]
+    return {"ppo": ppo, "distill": distill, "polish": polish}
 
 
-def best_policy_iteration(ppo: Path) -> tuple[int, float] | None:
+POLISH_SAMPLES = 5_000_000
+"""The polish stage's samples: a bound its minutes end it long before."""
+
+
+def best_policy_iteration(ppo: Path, players: tuple[int, ...] = (2, 4)) -> tuple[int, float] | None:
     """The PPO run's iteration whose policy, played deterministically, won the largest share of its
-    two-player evaluation games against greedy (the later of equals), and that share; ``None`` when the run
-    evaluated none whose network it kept (``weights/iter-NNNNN.npz``)."""
+    evaluation games against greedy at ``players`` (the counts together; the later of equals), and that
+    share; ``None`` when the run evaluated none at every count whose network it kept
+    (``weights/iter-NNNNN.npz``)."""
     path = ppo / "evaluations.json"
     if not path.exists():
         return None
-    rows = [
-        row
-        for row in json.loads(path.read_text())
-        if row["opponent"] == "greedy"
-        and row["players"] == 2
-        and row["policy"] == "deterministic"
-        and (ppo / "weights" / f"iter-{row['iteration']:05d}.npz").exists()
-    ]
-    if not rows:
+    won: dict[int, list[int]] = {}
+    for row in json.loads(path.read_text()):
+        if (
+            row["opponent"] == "greedy"
+            and row["players"] in players
+            and row["policy"] == "deterministic"
+            and (ppo / "weights" / f"iter-{row['iteration']:05d}.npz").exists()
+        ):
+            won.setdefault(int(row["iteration"]), [0, 0, 0])
+            counts = won[row["iteration"]]
+            counts[0] += row["wins"]
+            counts[1] += row["games"]
+            counts[2] += 1
+    complete = {i: c for i, c in won.items() if c[2] == len(players) and c[1] > 0}
+    if not complete:
         return None
-    best = max(rows, key=lambda row: (row["win_rate"], row["iteration"]))
-    return int(best["iteration"]), float(best["win_rate"])
+    best = max(complete, key=lambda i: (complete[i][0] / complete[i][1], i))
+    return best, complete[best][0] / complete[best][1]
 
 
 def distill_minutes(config: dict[str, Any], spent_seconds: float) -> float:
-    """The minutes expert iteration may take: what ``--hours`` leaves after the time spent so far and the
-    reserve (at least one, so that a run over its budget still makes an iteration)."""
-    return max(1.0, 60 * float(config["hours"]) - spent_seconds / 60 - RESERVE_MINUTES)
+    """The minutes expert iteration may take: what ``--hours`` leaves after the time spent so far, the
+    polish stage's minutes and the reserve (at least one, so that a run over its budget still makes an
+    iteration)."""
+    left = 60 * float(config["hours"]) - spent_seconds / 60 - float(config["polish_minutes"])
+    return max(1.0, left - RESERVE_MINUTES)
+
+
+def polish_minutes(config: dict[str, Any], spent_seconds: float, polished_seconds: float = 0.0) -> float:
+    """The minutes the polish stage may take in this invocation: what is left of ``--polish-minutes``
+    after ``polished_seconds`` (its earlier invocations', counted in ``spent_seconds`` too), or less if the
+    stages before went over their share of ``--hours`` (at least one)."""
+    left = 60 * float(config["hours"]) - spent_seconds / 60 - RESERVE_MINUTES
+    return max(1.0, min(float(config["polish_minutes"]) - polished_seconds / 60, left))
 
 
 def match_arguments(config: dict[str, Any], folder: Path) -> list[list[str]]:
@@ -248,10 +302,17 @@ def _configure(args: argparse.Namespace, record_path: Path) -> dict[str, Any] | 
             print(f"kutnahora-train: {folder} holds no pipeline.json to resume from", file=sys.stderr)
             return None
         record: dict[str, Any] = json.loads(record_path.read_text())
+        if tuple(record["stages"]) != STAGES:
+            print(
+                f"kutnahora-train: {folder} was made by a pipeline of other stages "
+                f"({', '.join(record['stages'])}); start a new run",
+                file=sys.stderr,
+            )
+            return None
         return record
     if occupied(folder):
         return None
-    for name in ("ppo_samples", "distill_iterations", "workers"):
+    for name in ("ppo_samples", "distill_iterations", "workers", "polish_minutes"):
         if getattr(args, name) < 1:
             print(f"kutnahora-train: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return None
@@ -289,7 +350,7 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
     write_json(record_path, record)
     config = record["options"]
     arguments = stage_arguments(config, folder, args.progress)
-    exports = {"ppo": folder / "neural.npz", "distill": folder / "guide.npz"}
+    exports = {"ppo": folder / "start.npz", "distill": folder / "guide.npz", "polish": folder / "neural.npz"}
     for number, name in enumerate(STAGES, 1):
         stage = record["stages"][name]
         if stage["done"]:
@@ -305,21 +366,23 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
                 if not resume and stage_folder.exists():
                     shutil.rmtree(stage_folder)  # stopped before its first checkpoint: start it again
                 argv = [*arguments[name], *(["--resume"] if resume else [])]
+                spent = sum(s["seconds"] for s in record["stages"].values())
                 if name == "distill" and not config["smoke"]:
-                    spent = sum(s["seconds"] for s in record["stages"].values())
                     argv += ["--minutes", f"{distill_minutes(config, spent):.1f}"]
+                if name == "polish" and not config["smoke"]:
+                    argv += ["--minutes", f"{polish_minutes(config, spent, stage['seconds']):.1f}"]
                 stage["commands"].append("kutnahora-train " + " ".join(argv))
                 write_json(record_path, record)  # what runs, on disk while it runs
                 code = train(argv)
                 if code == 0:
                     export = ["export", str(stage_folder), "--to", str(exports[name])]
-                    best = best_policy_iteration(stage_folder) if name == "ppo" else None
+                    best = best_policy_iteration(stage_folder) if name == "polish" else None
                     if best is not None:
                         export += ["--iteration", str(best[0])]
                         stage["chosen_iteration"] = best[0]
                         print(
                             f"the policy of iteration {best[0]} won {best[1]:.0%} of its evaluation's "
-                            "two-player games against greedy, the most: it is the one exported"
+                            "two- and four-player games against greedy, the most: it is the one exported"
                         )
                     stage["commands"].append("kutnahora-train " + " ".join(export))
                     code = train(export)
@@ -352,11 +415,11 @@ def command(args: argparse.Namespace, text: str, train: Callable[[Sequence[str]]
             print(f"the {name}'s games and tables: {folder / what}")
     from kutnahora.learned import network
 
-    chosen = record["stages"]["ppo"].get("chosen_iteration")
+    chosen = record["stages"]["polish"].get("chosen_iteration")
     iteration = "" if chosen is None else f" --iteration {chosen}"
     print(
         "to play them as the shipped networks:\n"
-        f"  kutnahora-train export {folder / 'ppo'}{iteration} --to {network.WEIGHTS}\n"
+        f"  kutnahora-train export {folder / 'polish'}{iteration} --to {network.WEIGHTS}\n"
         f"  kutnahora-train export {folder / 'distill'} --to {network.GUIDE}"
     )
     return 0

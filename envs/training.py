@@ -553,7 +553,7 @@ def run(args: argparse.Namespace, command: str) -> int:
     def log(text: str) -> None:
         progress.console.print(f"[{datetime.now(UTC):%H:%M:%S}] iter {iteration}: {text}")
 
-    last_checkpoint = time.monotonic()
+    last_checkpoint = began = time.monotonic()
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -615,6 +615,9 @@ def run(args: argparse.Namespace, command: str) -> int:
                 checkpoint()
                 last_checkpoint = time.monotonic()
                 log(f"checkpoint; {samples:,} samples in {seconds / 60:.0f} min")
+            if args.minutes > 0 and time.monotonic() - began >= 60 * args.minutes:
+                log(f"stopped after {args.minutes:g} minutes (--minutes); --resume goes on")
+                break
         if not evaluations or evaluations[-1]["iteration"] != iteration:
             evaluate_now()
         export(f"iter-{iteration:05d}")
@@ -667,6 +670,13 @@ def add_parser(commands: Any, stamp: str) -> None:
     train.add_argument("--checkpoint-minutes", type=float, default=5.0, help="minutes between checkpoints")
     train.add_argument("--seed", type=int, default=1, help="seed of the games, the sampling and the network")
     train.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    train.add_argument(
+        "--minutes",
+        type=float,
+        default=0.0,
+        help="stop after the iteration that ends past this many minutes of this command, its evaluations "
+        "counted (0: no limit); --resume goes on",
+    )
     train.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     train.add_argument(
         "--smoke", action="store_true", help="the pipeline end to end in seconds (tiny batches, not learning)"
@@ -681,4 +691,7 @@ def command(args: argparse.Namespace, text: str, words: Sequence[str]) -> int:
     }
     if args.smoke and "samples" not in args.given:
         args.samples = 1024
+    if args.minutes < 0:
+        print("kutnahora-train: --minutes must be 0 (no limit) or more", file=sys.stderr)
+        return 2
     return run(args, text)
