@@ -16,8 +16,9 @@ saying how to enable hosting. The rules (:mod:`kutnahora.arena.host_leases` keep
   lease before its time. A version whose build leases expired ``--hosted-max-failures`` times is failed.
 - PutBuilt takes a version's built folder from its build lease's worker, in chunks (up to
   ``--built-max-bytes``, checked against the size and SHA-256 announced first, spooled to a temporary file,
-  then kept in one transaction); ReportBuild names it, every host lease of the version carries it, and
-  GetBuilt streams it to the workers that play the version, so that it is built once.
+  then kept in one transaction; after a refusal read no further than the upload announced); ReportBuild
+  names it, every host lease of the version carries it, and GetBuilt streams it to the workers that play
+  the version, so that it is built once.
 """
 
 from __future__ import annotations
@@ -377,19 +378,29 @@ class HostingServicer(hosting_service_pb2_grpc.HostingServiceServicer):
                 except ServiceError as error:
                     refusal, artifact = error, pb.BuiltArtifact()
                 hasher = hashlib.sha256()
-                received = 0
+                received = read = 0
+                # After a refusal the call reads on, so that a worker still sending reads the arena's
+                # status rather than a stream cut (gRPC's Python client may report a write that fails as
+                # the call ends as INTERNAL, not as its status), but only as far as an honest upload goes:
+                # the bytes announced (within --built-max-bytes), in as many messages as full chunks take,
+                # and its end; one message past that ends the call.
+                most_bytes = min(max(first.artifact.size_bytes if first else 0, 0), self.built_max_bytes)
+                most_messages = max(1, -(-most_bytes // CHUNK_BYTES))
                 message = first
-                # Every message is read, also after a refusal, so that the worker reads the arena's
-                # status rather than a stream cut while it still sends.
                 while message is not None:
+                    read += 1
                     if refusal is None and len(message.chunk) > CHUNK_BYTES:
                         refusal = invalid(f"a PutBuilt chunk holds at most {CHUNK_BYTES} bytes")
+                    if refusal is None and read > 1 and not message.chunk:
+                        refusal = invalid("a PutBuilt chunk after the first holds at least one byte")
                     received += len(message.chunk)
                     if refusal is None and received > artifact.size_bytes:
                         refusal = invalid(f"more bytes arrived than the {artifact.size_bytes} announced")
                     if refusal is None:
                         hasher.update(message.chunk)
                         spool.write(message.chunk)
+                    elif received > most_bytes or read > most_messages:
+                        break
                     message = await anext(stream, None)
                 if refusal is not None:
                     raise refusal

@@ -11,9 +11,12 @@ following links.
 An archive is a stranger's bytes. :func:`unpack` takes at most ``ARCHIVE_CAP`` bytes, reads the members'
 headers first and refuses, naming the member, anything but regular files, folders and relative links that
 stay inside the folder, absolute paths and ``..``, more than ``MEMBER_CAP`` members and more than
-``UNPACKED_CAP`` bytes unpacked, before a byte is written; then it extracts with tarfile's ``data`` filter
-(no link out, no special files, no modes beyond the user's, nothing outside the target). Every refusal is
-an :class:`ArchiveError` saying what was wrong.
+``UNPACKED_CAP`` bytes unpacked, before a byte is written. A link is followed as the kernel will follow it,
+through the archive's other links whatever their order (tarfile's filter resolves a link against the disk
+as it is when that link is extracted, so ``x -> d/..`` before ``d -> .`` passed it and led out); a member
+under a link, or with a link's name, is refused, so that each link lies where its name says. Then it
+extracts with tarfile's ``data`` filter (no link out, no special files, no modes beyond the user's,
+nothing outside the target). Every refusal is an :class:`ArchiveError` saying what was wrong.
 
 A built folder (what a version's build left in its folder) is packed and unpacked the same way, but
 streamed through a file (:func:`pack_file`, :func:`unpack_file`) and within larger caps
@@ -240,6 +243,8 @@ def _check_members(members: list[tarfile.TarInfo], caps: Caps = SOURCE_CAPS) -> 
     if len(members) > caps.members:
         raise ArchiveError(f"the archive holds more than {caps.members} members; at most {caps.members}")
     total = 0
+    links: dict[tuple[str, ...], tuple[str, ...]] = {}  # each link's path and its target's parts
+    seen: dict[tuple[str, ...], None] = {}  # every member's path, in the archive's order
     for member in members:
         name = member.name
         parts = PurePosixPath(name).parts
@@ -249,22 +254,66 @@ def _check_members(members: list[tarfile.TarInfo], caps: Caps = SOURCE_CAPS) -> 
             raise ArchiveError(f"the archive's member {name[:200]!r} lies outside its folder")
         if member.issym():
             target = PurePosixPath(member.linkname)
-            inside = PurePosixPath(*parts[:-1], *target.parts)
-            depth = 0
-            for part in inside.parts:
-                depth += -1 if part == ".." else 0 if part == "." else 1
-                if depth < 0:
-                    break
-            if target.is_absolute() or depth < 0:
-                raise ArchiveError(
-                    f"the archive's member {name[:200]!r} is a link out of its folder; links may only point "
-                    "inside it"
-                )
+            if target.is_absolute():
+                raise ArchiveError(_LINK_OUT.format(name=name[:200]))
+            if parts in seen:
+                raise ArchiveError(_IN_PLACE.format(name=name[:200]))
+            links[parts] = target.parts
         elif not (member.isreg() or member.isdir()):
             raise ArchiveError(
                 f"the archive's member {name[:200]!r} is a hard link or a special file; only files, folders "
                 "and links inside the folder"
             )
+        elif parts in links:
+            raise ArchiveError(_IN_PLACE.format(name=name[:200]))
+        seen[parts] = None
         total += member.size
         if total > caps.unpacked_bytes:
             raise ArchiveError(f"the archive unpacks to more than {caps.unpacked_bytes // MIB} MiB")
+    # A member under a link would be written wherever the link leads, and a link there would be found
+    # at a path no member names; so none lies under one, and each link lies where its name says.
+    for parts in seen:
+        for depth in range(1, len(parts)):
+            if parts[:depth] in links:
+                name = "/".join(parts)[:200]
+                raise ArchiveError(f"the archive's member {name!r} lies under a link; links are not folders")
+    for place, leads in links.items():
+        if _leaves(place[:-1] + leads, links):
+            raise ArchiveError(_LINK_OUT.format(name="/".join(place)[:200]))
+
+
+_LINK_OUT = (
+    "the archive's member {name!r} is a link out of its folder (or in a loop of links); links may only "
+    "point inside it"
+)
+_IN_PLACE = "the archive's member {name!r} and a link have the same name; a link takes no other's place"
+LINK_HOPS = 40
+"""The most links followed in resolving one path, as Linux's own bound (more: refused as a loop)."""
+
+
+def _leaves(path: tuple[str, ...], links: dict[tuple[str, ...], tuple[str, ...]]) -> bool:
+    """Whether ``path`` (parts from the archive's folder) resolves outside the folder, or loops, once
+    unpacked: followed part by part as the kernel resolves it, through the archive's own links (each
+    resolved where it lies, whatever order the archive gives them in: a link checked alone by its words,
+    ``x -> d/..``, may climb out through another, ``d -> .``)."""
+    pending = list(path)
+    resolved: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not resolved:
+                return True
+            resolved.pop()
+            continue
+        resolved.append(part)
+        target = links.get(tuple(resolved))
+        if target is not None:
+            hops += 1
+            if hops > LINK_HOPS:
+                return True
+            resolved.pop()
+            pending[:0] = target
+    return False

@@ -27,13 +27,12 @@ import socket
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from prometheus_client import start_http_server
 
 from kutnahora.clients.arena_client import ArenaClient
-from kutnahora.hosting.gateway_limits import GatewayLimits
+from kutnahora.hosting.gateway_flags import gateway_limits_of
 from kutnahora.hosting.limit_flags import limits_of
 from kutnahora.hosting.sandbox import Sandbox, SandboxError
 from kutnahora.plumbing import logs
@@ -94,7 +93,6 @@ async def serve(args: argparse.Namespace, sandbox: Sandbox | None, work: Path) -
             f"the seat gateways' sockets would lie under {room / '.gateways'}, too long a path for a Unix "
             f"socket ({SOCKET_PATH_CAP} characters at most); give a shorter --work"
         )
-    gateway = replace(GatewayLimits(), rate=args.gateway_rate, cpu_share=args.gateway_cpu)
     context = Context(
         name=f"{socket.gethostname()}:{os.getpid()}",
         hosting=hosting,
@@ -105,7 +103,7 @@ async def serve(args: argparse.Namespace, sandbox: Sandbox | None, work: Path) -
         seat_logs=work / "seat-logs",
         metrics=metrics,
         log=log,
-        gateway=gateway,
+        gateway=gateway_limits_of(args),
     )
     worker = Worker(context, seats=args.seats, builds=args.builds)
     loop = asyncio.get_running_loop()

@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from kutnahora.hosting.gateway_limits import GatewayLimits
+from kutnahora.hosting.gateway_flags import add_gateway_arguments
 from kutnahora.hosting.limit_flags import add_limit_arguments
 
 ENV_ARENA = "KUTNAHORA_ARENA"
@@ -70,21 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     limits = parser.add_argument_group("the limits of every hosted seat")
     add_limit_arguments(limits, log_note="; the arena keeps the last 64 KiB")
-    gateway = GatewayLimits()
-    limits.add_argument(
-        "--gateway-rate",
-        type=float,
-        default=gateway.rate,
-        help="calls and Play messages per second one bot may make through its seat gateway; an accepted "
-        "decision and a turn are not counted (default %(default)s)",
-    )
-    limits.add_argument(
-        "--gateway-cpu",
-        type=float,
-        default=gateway.cpu_share,
-        help="share of one core of the worker one bot's calls may use; past it they wait "
-        "(default %(default)s)",
-    )
+    add_gateway_arguments(limits)
     observe = parser.add_argument_group("logs and metrics")
     observe.add_argument(
         "--metrics-port",

@@ -31,7 +31,6 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +54,7 @@ from kutnahora.clients.tournament.results import GameRecord, ResultsError
 from kutnahora.clients.tournament.runner import BotSpec, LocalServer, Runner, RunnerConfig, known_bot
 from kutnahora.clients.tournament.schedule import ScheduledGame, schedule, split_copies
 from kutnahora.hosting import builds
-from kutnahora.hosting.gateway_limits import GatewayLimits
+from kutnahora.hosting.gateway_flags import add_gateway_arguments, gateway_limits_of
 from kutnahora.hosting.limit_flags import add_limit_arguments, limits_of
 from kutnahora.hosting.sandbox import Sandbox, SandboxError, copy_protos
 from kutnahora.hosting.submission import SubmissionError
@@ -144,53 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         "seat gateways to reach it by (default: the local server's own socket, or --server's address)",
     )
     add_limit_arguments(hosted)
-    gateway = GatewayLimits()
-    hosted.add_argument(
-        "--gateway-connections",
-        type=int,
-        default=gateway.connections,
-        help="connections one seat's bot may hold to its seat gateway (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--gateway-calls",
-        type=int,
-        default=gateway.calls,
-        help="calls one bot may have in flight through its gateways, all its seats together "
-        "(default %(default)s)",
-    )
-    hosted.add_argument(
-        "--gateway-bytes",
-        type=int,
-        default=gateway.bytes_in_flight >> 20,
-        help="MiB of requests and answers the gateways may hold for one bot at once (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--gateway-message",
-        type=int,
-        default=gateway.message_bytes >> 10,
-        help="largest message in KiB a bot may send, never more than the server accepts "
-        "(default %(default)s)",
-    )
-    hosted.add_argument(
-        "--gateway-rate",
-        type=float,
-        default=gateway.rate,
-        help="calls and Play messages per second one bot may make; an accepted decision and a turn are "
-        "not counted (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--gateway-burst",
-        type=int,
-        default=gateway.burst,
-        help="calls one bot may make at once above --gateway-rate (default %(default)s)",
-    )
-    hosted.add_argument(
-        "--gateway-cpu",
-        type=float,
-        default=gateway.cpu_share,
-        help="share of one core of the runner one bot's calls may use; past it they wait "
-        "(default %(default)s)",
-    )
+    add_gateway_arguments(hosted)
     hosted.add_argument(
         "--sandbox-runtime",
         type=Path,
@@ -460,16 +413,7 @@ class Tournament:
             ca_cert=args.ca_cert,
             quota_token=args.server_token or None,
             bot_logs=logs,
-            gateway=replace(
-                GatewayLimits(),
-                connections=args.gateway_connections,
-                calls=args.gateway_calls,
-                bytes_in_flight=args.gateway_bytes << 20,
-                message_bytes=args.gateway_message << 10,
-                rate=args.gateway_rate,
-                burst=args.gateway_burst,
-                cpu_share=args.gateway_cpu,
-            ),
+            gateway=gateway_limits_of(args),
         )
 
     async def _play(self, runner: Runner, todo: list[ScheduledGame]) -> None:

@@ -236,6 +236,85 @@ async def test_a_built_folder_past_built_max_bytes_is_refused_with_a_sentence(
         assert hosted.host.bot_name == "huge" and not hosted.host.HasField("built")
 
 
+class Ended(Exception):
+    """The servicer ended the call with a status."""
+
+
+class Call:
+    """What HostingService reads of a call (the worker's token) and how it ended it."""
+
+    def __init__(self) -> None:
+        self.code: grpc.StatusCode | None = None
+        self.details = ""
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return WORKER
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:1"
+
+    async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()) -> None:
+        self.code, self.details = code, details
+        raise Ended(details)
+
+
+class Sender:
+    """A worker that sends ``first`` and then ``chunk`` after ``chunk`` (``most`` messages in all), counting
+    how far the arena pulled its stream."""
+
+    def __init__(self, first: hpb.PutBuiltRequest, chunk: bytes, most: int = 200) -> None:
+        self.first = first
+        self.chunk = chunk
+        self.most = most
+        self.pulled = 0
+
+    async def messages(self) -> AsyncIterator[hpb.PutBuiltRequest]:
+        self.pulled += 1
+        yield self.first
+        while self.pulled < self.most:
+            self.pulled += 1
+            yield hpb.PutBuiltRequest(chunk=self.chunk)
+
+
+async def test_after_a_refusal_the_arena_reads_no_further_than_the_upload_announced(
+    arena: Arena, tmp_path: Path
+) -> None:
+    """A worker that keeps sending after its upload is refused gets the refusal, and the arena stops
+    reading one message past where an honest upload of what it announced would have ended (the 6 MiB of
+    --built-max-bytes at most), however small the chunks; an honest worker reads the status over gRPC."""
+    async with stubs(arena) as (bots, workers):
+        key = (await bots.RegisterBot(pb.RegisterBotRequest(name="sender"))).api_key
+        submitted = pb.SubmitBotRequest(archive=archive(tmp_path / "s", "sender"))
+        await bots.SubmitBot(submitted, metadata=auth(key))
+        leased = await workers.LeaseWork(hpb.LeaseWorkRequest(can_build=True), metadata=WORKER)
+        assert leased.WhichOneof("work") == "build"
+
+        def first(lease_id: str, size: int, chunk: bytes) -> hpb.PutBuiltRequest:
+            artifact = hpb.BuiltArtifact(digest="d" * 64, size_bytes=size, platform="p")
+            return hpb.PutBuiltRequest(lease_id=lease_id, artifact=artifact, chunk=chunk)
+
+        block = bytes(MIB)
+        cases = [  # (the stream, the refusal, the messages read: an honest upload of it, and one more)
+            (Sender(first("no-such-lease", 3 * MIB, block), block), grpc.StatusCode.NOT_FOUND, 4),
+            (Sender(first("no-such-lease", 3 * MIB, b"x"), b"x"), grpc.StatusCode.NOT_FOUND, 4),
+            (Sender(first(leased.lease_id, 7 * MIB, block), block), grpc.StatusCode.RESOURCE_EXHAUSTED, 7),
+            (Sender(first(leased.lease_id, 10, block), block), grpc.StatusCode.INVALID_ARGUMENT, 1),
+            (Sender(first(leased.lease_id, 2 * MIB, block), b""), grpc.StatusCode.INVALID_ARGUMENT, 3),
+        ]
+        for sender, code, read in cases:
+            call = Call()
+            with pytest.raises(Ended):
+                await arena.hosting.PutBuilt(sender.messages(), call)
+            assert call.code == code, call.details
+            assert sender.pulled == read, (call.details, sender.pulled)
+        assert "at least one byte" in call.details
+        for _ in range(10):  # an honest upload refused at its first message is read to its end: its status
+            honest = Sender(first("no-such-lease", 3 * MIB, block), block, most=3)
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await workers.PutBuilt(honest.messages(), metadata=WORKER)
+            assert caught.value.code() == grpc.StatusCode.NOT_FOUND, caught.value.details()
+
+
 def test_the_built_max_bytes_flag() -> None:
     assert config_from_args(build_parser().parse_args([])).built_max_bytes == 256 * MIB
     assert config_from_args(build_parser().parse_args(["--built-max-bytes", "1000"])).built_max_bytes == 1000

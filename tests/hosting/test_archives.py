@@ -129,3 +129,67 @@ def test_links_inside_the_folder_are_kept_as_links(tmp_path: Path) -> None:
     climbing.type, climbing.linkname = tarfile.SYMTYPE, "../../etc/passwd"
     with pytest.raises(ArchiveError, match="lib/up' is a link out of its folder"):
         archives.unpack(_tar((climbing, None)), tmp_path / "climb")
+
+
+def _link(name: str, target: str) -> tuple[tarfile.TarInfo, None]:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = tarfile.SYMTYPE, target
+    return info, None
+
+
+CLIMB = [  # each link alone stays inside by its words; followed through the others they reach / and /etc
+    _link("up", "d/.."),  # d is the folder itself, so up is its parent
+    *[_link(f"up{n + 1}", f"up{n or ''}/..") for n in range(12)],
+    _link("etc", "up12/etc"),
+    _link("d", "."),
+]
+
+
+@pytest.mark.parametrize("order", ["links first", "links last"])
+def test_links_that_climb_out_through_each_other_are_refused_whatever_their_order(
+    tmp_path: Path, order: str
+) -> None:
+    """tarfile's ``data`` filter resolves a link's target on the disk as it is when the link is
+    extracted: a link through links not yet extracted passed it, and ``etc`` led to /etc."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    links = CLIMB if order == "links first" else CLIMB[::-1]
+    archive = _tar(*links)
+    with pytest.raises(ArchiveError, match="is a link out of its folder"):
+        archives.unpack(archive, tmp_path / "source")
+    packed = tmp_path / "built.tar.gz"
+    packed.write_bytes(archive)
+    with pytest.raises(ArchiveError, match="is a link out of its folder"):
+        archives.unpack_file(packed, outside / "built")
+    assert not (tmp_path / "source").exists() and os.listdir(outside) == ["built"]
+    assert not any((outside / "built").iterdir())
+
+
+@pytest.mark.parametrize(
+    ("members", "words"),
+    [
+        ([_link("lib", "."), _link("lib/up", "..")], "'lib/up' lies under a link"),
+        ([_link("lib", "."), (tarfile.TarInfo("lib/file"), b"")], "'lib/file' lies under a link"),
+        ([(tarfile.TarInfo("run"), b""), _link("run", "lib")], "'run' and a link have the same name"),
+        ([_link("run", "lib"), (tarfile.TarInfo("run"), b"")], "'run' and a link have the same name"),
+        ([_link("a", "b"), _link("b", "a")], "in a loop of links"),
+    ],
+)
+def test_members_under_links_links_in_place_of_others_and_loops_are_refused(
+    tmp_path: Path, members: list[tuple[tarfile.TarInfo, bytes | None]], words: str
+) -> None:
+    with pytest.raises(ArchiveError, match=words):
+        archives.unpack(_tar(*members), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_links_through_links_that_stay_inside_are_kept(tmp_path: Path) -> None:
+    lib = tarfile.TarInfo("lib")
+    lib.type = tarfile.DIRTYPE
+    helper = tarfile.TarInfo("lib/helper.py")
+    helper.size = 6
+    archive = _tar(
+        _link("here", "."), _link("deep", "here/here/lib/../lib"), (lib, None), (helper, b"X = 1\n")
+    )
+    archives.unpack(archive, tmp_path / "out")
+    assert (tmp_path / "out" / "deep" / "helper.py").read_text() == "X = 1\n"
