@@ -37,9 +37,17 @@ def server_credentials(cert: str, key: str) -> grpc.ServerCredentials:
 
 def bind_port(server: grpc.aio.Server, address: str, cert: str | None, key: str | None) -> int:
     """Bind ``address`` (``host:port``; port 0 picks one) on ``server``: TLS when ``cert`` and ``key`` are
-    both given, plain otherwise. The port bound; :class:`OSError` when it cannot be bound or a file read."""
+    both given, plain otherwise. The port bound; :class:`OSError` saying why when it cannot be bound, or a
+    file read or taken (gRPC says only that it failed to bind)."""
     if cert and key:
-        port = server.add_secure_port(address, server_credentials(cert, key))
+        credentials = server_credentials(cert, key)
+        try:
+            port = server.add_secure_port(address, credentials)
+        except RuntimeError:
+            raise OSError(
+                f"could not serve TLS on {address}: are {cert} and {key} a PEM certificate chain and its "
+                "private key? (or the port may be taken)"
+            ) from None
     else:
         port = server.add_insecure_port(address)
     if port == 0:

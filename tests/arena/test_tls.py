@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from kutnahora.arena.app import create_arena
 from kutnahora.arena.main import build_parser, config_from_args
 from kutnahora.clients.arena_client import ArenaClient
 from kutnahora.clients.sdk import ConnectError
 from kutnahora.web import arena_pages
 from kutnahora.worker import options as worker_options
 from kutnahora.worker.main import UsageError, connect_arena
-from tests.arena.conftest import StartArena
+from tests.arena.conftest import StartArena, arena_config
 from tests.certificates import make_certificate, needs_openssl
 from tests.clients.helpers import ROOT
 
@@ -51,6 +52,19 @@ def test_a_certificate_without_its_key_is_refused() -> None:
     for flags in (["--tls-cert", "cert.pem"], ["--tls-key", "key.pem"]):
         with pytest.raises(SystemExit, match="--tls-cert and --tls-key must be given together"):
             config_from_args(build_parser().parse_args(flags))
+
+
+async def test_a_certificate_or_key_that_cannot_be_read_or_used_is_named(tmp_path: Path) -> None:
+    _, cert = make_certificate(tmp_path)
+    config = arena_config(
+        tmp_path / "arena.db", "127.0.0.1:1", tls_cert=str(cert), tls_key=str(tmp_path / "no.pem")
+    )
+    with pytest.raises(OSError, match=f"cannot read the TLS key {tmp_path / 'no.pem'}: No such file"):
+        await create_arena("127.0.0.1:0", config)
+    (tmp_path / "garbage.pem").write_text("not a key\n")
+    config.tls_key = str(tmp_path / "garbage.pem")
+    with pytest.raises(OSError, match=r"are .*cert\.pem and .*garbage\.pem a PEM certificate chain and its"):
+        await create_arena("127.0.0.1:0", config)
 
 
 async def test_an_arena_client_reaches_a_tls_arena_with_its_ca(
