@@ -1,9 +1,10 @@
 """Assemble an arena: store, game servers, lobby, servicers (the bots' and the sandbox workers'), health,
 reflection, metrics, house bots.
 
-:func:`create_arena` binds the address (port 0 picks one) and returns the arena and its port;
-:meth:`Arena.start` opens the store, follows the games left active, starts matchmaking, the metrics
-endpoint and the house bots, and serves; :meth:`Arena.stop` undoes it all gracefully.
+:func:`create_arena` binds the address (port 0 picks one; TLS with ``tls_cert`` and ``tls_key``) and
+returns the arena and its port; :meth:`Arena.start` opens the store, follows the games left active, starts
+matchmaking, the metrics endpoint and the house bots, and serves; :meth:`Arena.stop` undoes it all
+gracefully. Beside a TLS port the house bots get a plain one of their own, on loopback.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from kutnahora.plumbing.probes import ProbeGuard
 from kutnahora.plumbing.quota_store import MEMORY, QuotaStore
 from kutnahora.plumbing.reflection import add_reflection
 from kutnahora.plumbing.signals import Signals
+from kutnahora.plumbing.tls import bind_port
 from kutnahora.v1 import (
     arena_service_pb2,
     arena_service_pb2_grpc,
@@ -125,14 +127,23 @@ class ArenaConfig:
     """How long a worker's lease lives without a renewal."""
     built_max_bytes: int = BUILT_MAX_BYTES
     """The largest built folder (a gzip'd tar) a worker may upload, in bytes (0: none is kept)."""
+    tls_cert: str | None = None
+    """The PEM certificate chain of the arena's port: with ``tls_key`` it serves TLS (else plain)."""
+    tls_key: str | None = None
+    """The PEM private key of ``tls_cert``."""
 
 
 class Arena:
     """A running (or ready to run) arena."""
 
-    def __init__(self, server: grpc.aio.Server, port: int, config: ArenaConfig, log: Any) -> None:
+    def __init__(
+        self, server: grpc.aio.Server, port: int, config: ArenaConfig, log: Any, house_port: int | None = None
+    ) -> None:
         self.grpc_server = server
         self.port = port
+        self.house_port = port if house_port is None else house_port
+        """The port the house bots reach on 127.0.0.1: the arena's own, or beside a TLS port a plain one
+        bound on loopback for them alone."""
         self.config = config
         self.log = log
         self.metrics = ArenaMetrics()
@@ -231,7 +242,7 @@ class Arena:
         await self.grpc_server.start()
         for name in ("", SERVICE_NAME):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        await self.house.start(f"127.0.0.1:{self.port}")
+        await self.house.start(f"127.0.0.1:{self.house_port}")
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop the house bots, matchmaking and serving; close the store."""
@@ -272,7 +283,10 @@ async def create_arena(address: str, config: ArenaConfig) -> tuple[Arena, int]:
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ]
     )
-    port = server.add_insecure_port(address)
-    if port == 0:
-        raise OSError(f"could not bind {address}: the port may be taken")
-    return Arena(server, port, config, logs.get_logger("kutnahora.arena")), port
+    port = bind_port(server, address, config.tls_cert, config.tls_key)
+    house_port = None
+    if config.house_bots and config.tls_cert and config.tls_key:
+        # The house bots are processes of this machine: they reach the arena on a plain port of their own,
+        # on loopback only, so that their keys never leave the machine and no certificate need name it.
+        house_port = bind_port(server, "127.0.0.1:0", None, None)
+    return Arena(server, port, config, logs.get_logger("kutnahora.arena"), house_port), port

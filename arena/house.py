@@ -4,7 +4,8 @@
 ``house-greedy-2``, ...) that, together, the house can fill every seat but one of the largest pool's
 games, so a lone bot is matched as soon as its rating window opens. Each account is one process,
 ``kutnahora-bot KIND --arena ADDRESS --pool P1,P2,...`` (outside the arena's event loop), given a fresh API
-key through its environment at every start; a process that exits is started again after a pause. The
+key through its environment at every start; a process that exits is started again after a pause. ADDRESS
+is on loopback: the arena's port, or beside a port serving TLS a plain one bound for the house bots. The
 matchmaker never makes a game of house bots alone, and they are rated like every other bot.
 """
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kutnahora.arena.store import ArenaStore
+from kutnahora.clients.sdk import ENV_CA_CERT, ENV_TLS
 from kutnahora.plumbing import auth
 
 KINDS = ("greedy", "random", "mcts", "neural", "neural-mcts")
@@ -95,7 +97,10 @@ class HouseBots:
             command += ["--pool", ",".join(self.pools), "--games", "0", "--quiet", "--name", bot.name]
             if bot.iterations is not None:
                 command += ["--search" if bot.kind == "neural" else "--iterations", str(bot.iterations)]
-            env = {**os.environ, ENV_ARENA_KEY: key}
+            # Plain to the arena's own loopback port (Arena.house_port) and to the game servers, which the
+            # arena reaches plain too: TLS meant for this machine's other clients is not theirs.
+            env = {name: value for name, value in os.environ.items() if name not in (ENV_TLS, ENV_CA_CERT)}
+            env[ENV_ARENA_KEY] = key
             process = await asyncio.create_subprocess_exec(
                 *command, env=env, stdin=asyncio.subprocess.DEVNULL
             )

@@ -8,6 +8,7 @@ Examples::
 
     kutnahora-arena --server 127.0.0.1:50051 --house-bots greedy,random
     kutnahora-arena --server a:50051,b:50051 --db postgresql://arena@db/arena --registration admin
+    kutnahora-arena --server a:50051 --host 0.0.0.0 --tls-cert arena.crt --tls-key arena.key  # over TLS
     kutnahora-arena recompute-ratings --db kutnahora-arena.db          # compare with the stored ratings
     kutnahora-arena recompute-ratings --db kutnahora-arena.db --write  # and store the recomputed ones
 """
@@ -41,6 +42,7 @@ from kutnahora.plumbing.keepalive import (
     DEFAULT_TIMEOUT_SECONDS,
 )
 from kutnahora.plumbing.quota_store import MEMORY, parse_url
+from kutnahora.plumbing.tls import pair_problem
 
 ENV_PREFIX = "KUTNAHORA_ARENA_"
 
@@ -81,6 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("--host", "HOST", "127.0.0.1", str, "address to listen on")
     add("--port", "PORT", 50061, int, "gRPC port (0 picks a free one)")
+    add(
+        "--tls-cert",
+        "TLS_CERT",
+        None,
+        str,
+        "PEM certificate chain; with --tls-key the gRPC port serves TLS (off this machine the bots' API keys "
+        "must travel over TLS: this, or a front that speaks TLS)",
+    )
+    add("--tls-key", "TLS_KEY", None, str, "PEM private key of --tls-cert")
     add("--server", "SERVERS", "127.0.0.1:50051", str, "game servers to place games on, comma-separated")
     add("--db", "DB", "kutnahora-arena.db", str, "SQLite file or postgresql:// URL of the arena's store")
     add("--pools", "POOLS", DEFAULT_POOLS, str, "pools: player count, optionally -fast or -slow (4-fast)")
@@ -296,6 +307,8 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
     """The arena configuration the parsed arguments describe; SystemExit with a sentence when invalid."""
     if args.registration not in ("open", "admin"):
         raise SystemExit(f"kutnahora-arena: --registration must be open or admin, not {args.registration!r}")
+    if tls_problem := pair_problem(args.tls_cert, args.tls_key):
+        raise SystemExit(f"kutnahora-arena: {tls_problem}")
     if args.registration == "admin" and not args.admin_token:
         raise SystemExit("kutnahora-arena: --registration admin needs --admin-token")
     if args.log_format not in ("json", "console"):
@@ -400,6 +413,8 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         hosted_max_failures=args.hosted_max_failures,
         built_max_bytes=args.built_max_bytes,
         lease_seconds=args.lease_time,
+        tls_cert=args.tls_cert or None,
+        tls_key=args.tls_key or None,
     )
 
 
@@ -436,7 +451,7 @@ async def serve(host: str, port: int, config: ArenaConfig) -> None:
         loop.add_signal_handler(signum, stop.set)
     metrics = f"http://{config.metrics_host}:{arena.metrics_port}/metrics" if arena.metrics_port else "off"
     print(
-        f"kutnahora-arena listening on grpc://{host}:{bound} "
+        f"kutnahora-arena listening on {'grpcs' if config.tls_cert else 'grpc'}://{host}:{bound} "
         f"(metrics {metrics}, store {arena.store.description}, "
         f"pools {','.join(sorted(config.pools))}, game servers {','.join(config.servers)})",
         flush=True,

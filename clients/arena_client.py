@@ -20,10 +20,12 @@ import grpc.aio
 from kutnahora.clients.sdk import (
     Client,
     ClientError,
-    ConnectError,
     SeatCredentials,
     channel_options,
+    open_channel,
+    read_ca_cert,
     rpc_error,
+    wait_connected,
 )
 from kutnahora.v1 import arena_service_pb2, arena_service_pb2_grpc
 
@@ -45,23 +47,45 @@ class ArenaClient:
     logs. A matched seat is played with a :class:`Client` connected to ``ArenaSeat.server_address``.
     """
 
-    def __init__(self, address: str) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        tls: bool = False,
+        root_certificates: bytes | None = None,
+        server_name: str | None = None,
+    ) -> None:
+        """Over TLS with ``tls`` or ``root_certificates`` (the PEM CA to trust; None: the system's), as
+        :class:`Client`; plain otherwise, which is only for an arena on this machine: the API key travels
+        in every call's metadata."""
         self.address = address
-        self._channel = grpc.aio.insecure_channel(address, options=channel_options())
+        self.tls = tls or root_certificates is not None
+        self._channel = open_channel(
+            address, channel_options(), tls=tls, root_certificates=root_certificates, server_name=server_name
+        )
         module: Any = arena_service_pb2_grpc  # the generated stubs are untyped
         self._arena: Any = module.ArenaServiceStub(self._channel)
 
     @classmethod
-    async def connect(cls, address: str, *, timeout: float = 5.0) -> Self:
-        """Open a connection and wait until the arena answers; :class:`ConnectError` if it does not."""
-        client = cls(address)
+    async def connect(
+        cls,
+        address: str,
+        *,
+        tls: bool = False,
+        ca_cert: str | None = None,
+        server_name: str | None = None,
+        timeout: float = 5.0,
+    ) -> Self:
+        """Open a connection (over TLS with ``tls`` or ``ca_cert``, the PEM file of the CA to trust) and wait
+        until the arena answers; :class:`ConnectError` as soon as the connection fails (saying why: a plain
+        connection to an arena serving TLS is closed at once, a certificate may not be trusted), or after
+        ``timeout`` seconds without an answer."""
+        client = cls(address, tls=tls, root_certificates=read_ca_cert(ca_cert), server_name=server_name)
         try:
-            await asyncio.wait_for(client._channel.channel_ready(), timeout)
-        except TimeoutError:
+            await wait_connected(client._channel, address, "the arena", timeout, tls=client.tls)
+        except BaseException:
             await client.close()
-            raise ConnectError(
-                f"cannot connect to the arena at {address} (no answer within {timeout:g} s)."
-            ) from None
+            raise
         return client
 
     async def close(self) -> None:

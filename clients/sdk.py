@@ -341,6 +341,94 @@ def channel_options() -> list[tuple[str, Any]]:
     ]
 
 
+def read_ca_cert(ca_cert: str | None) -> bytes | None:
+    """The PEM certificates of the CA to trust over TLS, read from the file ``ca_cert`` (None without one:
+    the system's CAs are trusted); :class:`ConnectError` when the file cannot be read."""
+    if not ca_cert:
+        return None
+    try:
+        with open(ca_cert, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise ConnectError(f"cannot read the CA certificate {ca_cert}: {error.strerror}.") from None
+
+
+def open_channel(
+    address: str,
+    options: list[tuple[str, Any]],
+    *,
+    tls: bool = False,
+    root_certificates: bytes | None = None,
+    server_name: str | None = None,
+) -> grpc.aio.Channel:
+    """A channel to ``address``: over TLS with ``tls`` or ``root_certificates`` (the PEM CA to trust; None:
+    the system's), ``server_name`` overriding the name the certificate must carry; plain otherwise."""
+    if tls or root_certificates is not None:
+        if server_name:
+            options = [*options, ("grpc.ssl_target_name_override", server_name)]
+        credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+        return grpc.aio.secure_channel(address, credentials, options=options)
+    return grpc.aio.insecure_channel(address, options=options)
+
+
+PROBE_METHOD: Final = "/grpc.health.v1.Health/Check"
+"""The call that asks a channel why it cannot connect: both services answer it, and on a channel that
+cannot connect it fails at once with gRPC's reason."""
+
+
+async def _connect_failure(channel: grpc.aio.Channel, timeout: float) -> str | None:
+    """Why the channel cannot connect, in gRPC's words (None when it can, after all)."""
+    # Bytes in and out, unparsed: an empty request asks about the whole server.
+    probe = channel.unary_unary(PROBE_METHOD, request_serializer=None, response_deserializer=None)
+    try:
+        await probe(b"", timeout=max(timeout, 0.1))
+    except grpc.aio.AioRpcError as error:
+        if error.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            return None  # an answer, whatever it says: the connection works
+        details = error.details() or error.code().name
+        return details.removeprefix("failed to connect to all addresses; last error: ")
+    return None
+
+
+def connect_problem(what: str, address: str, reason: str, *, tls: bool) -> str:
+    """The sentence of a :class:`ConnectError`: ``what`` at ``address`` cannot be reached, gRPC's
+    ``reason``, and what to check, which over TLS and in plain differ."""
+    if tls:
+        return (
+            f"cannot connect to {what} at {address} over TLS ({reason}). Is it running there and serving "
+            "TLS, with a certificate for that name from a CA trusted here (--ca-cert, else the system's)?"
+        )
+    return (
+        f"cannot connect to {what} at {address} ({reason}). Is it running there? If it serves TLS, "
+        "connect with TLS (--tls, and --ca-cert for a certificate from a private CA)."
+    )
+
+
+async def wait_connected(
+    channel: grpc.aio.Channel, address: str, what: str, timeout: float, *, tls: bool
+) -> None:
+    """Wait until ``channel`` (to ``what`` at ``address``, ``tls`` or not) is up; :class:`ConnectError`
+    as soon as a connection fails, saying why, or after ``timeout`` seconds without an answer."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    state = channel.get_state(try_to_connect=True)
+    while state != grpc.ChannelConnectivity.READY:
+        if state == grpc.ChannelConnectivity.TRANSIENT_FAILURE:
+            reason = await _connect_failure(channel, min(2.0, deadline - loop.time()))
+            if reason is not None:
+                raise ConnectError(connect_problem(what, address, reason, tls=tls))
+        remaining = deadline - loop.time()
+        try:
+            if remaining <= 0:
+                raise TimeoutError
+            await asyncio.wait_for(channel.wait_for_state_change(state), remaining)
+        except TimeoutError:
+            raise ConnectError(
+                f"cannot connect to {what} at {address} (no answer within {timeout:g} s; is it running?)."
+            ) from None
+        state = channel.get_state(try_to_connect=True)
+
+
 class Client:
     """A connection to a Kutná Hora server, with one method per thing a bot or a runner does."""
 
@@ -369,14 +457,14 @@ class Client:
             (("authorization", f"Bearer {quota_token}"),) if quota_token else ()
         )
         self._quota_entry: tuple[tuple[str, str], ...] = ((QUOTA_KEY, quota_token),) if quota_token else ()
-        options = channel_options()
-        if tls or root_certificates is not None:
-            if server_name:
-                options.append(("grpc.ssl_target_name_override", server_name))
-            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
-            self._channel = grpc.aio.secure_channel(address, credentials, options=options)
-        else:
-            self._channel = grpc.aio.insecure_channel(address, options=options)
+        self.tls = tls or root_certificates is not None
+        self._channel = open_channel(
+            address,
+            channel_options(),
+            tls=tls,
+            root_certificates=root_certificates,
+            server_name=server_name,
+        )
         # The generated service stubs are untyped; the messages they take and return are typed.
         modules: Any = (
             game_service_pb2_grpc,
@@ -405,17 +493,10 @@ class Client:
     ) -> Self:
         """Open a connection and wait until the server answers; :class:`ConnectError` if it does not.
         ``retry_for``, ``retry_refused`` and ``quota_token`` are :class:`Client`'s."""
-        root = None
-        if ca_cert:
-            try:
-                with open(ca_cert, "rb") as handle:
-                    root = handle.read()
-            except OSError as error:
-                raise ConnectError(f"cannot read the CA certificate {ca_cert}: {error.strerror}.") from None
         client = cls(
             address,
             tls=tls,
-            root_certificates=root,
+            root_certificates=read_ca_cert(ca_cert),
             server_name=server_name,
             retry_for=retry_for,
             retry_refused=retry_refused,
@@ -429,28 +510,10 @@ class Client:
         return client
 
     async def wait_ready(self, timeout: float = 5.0) -> None:
-        """Wait until the connection is up; :class:`ConnectError` as soon as it is refused, or after
+        """Wait until the connection is up; :class:`ConnectError` as soon as it fails (saying why: refused,
+        closed at once as a TLS port closes a plain connection, a certificate not trusted), or after
         ``timeout`` seconds without an answer."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        state = self._channel.get_state(try_to_connect=True)
-        while state != grpc.ChannelConnectivity.READY:
-            if state == grpc.ChannelConnectivity.TRANSIENT_FAILURE:
-                raise ConnectError(
-                    f"cannot connect to the Kutná Hora server at {self.address} "
-                    "(the connection failed; is the server running there?)."
-                )
-            remaining = deadline - loop.time()
-            try:
-                if remaining <= 0:
-                    raise TimeoutError
-                await asyncio.wait_for(self._channel.wait_for_state_change(state), remaining)
-            except TimeoutError:
-                raise ConnectError(
-                    f"cannot connect to the Kutná Hora server at {self.address} "
-                    f"(no answer within {timeout:g} s; is it running?)."
-                ) from None
-            state = self._channel.get_state(try_to_connect=True)
+        await wait_connected(self._channel, self.address, "the Kutná Hora server", timeout, tls=self.tls)
 
     async def close(self) -> None:
         """Close the connection; open streams end."""

@@ -24,6 +24,7 @@ from kutnahora.plumbing.errors import StartupError
 from kutnahora.plumbing.keepalive import ACCEPT_PINGS, handshake, idle, server_pings
 from kutnahora.plumbing.probes import ProbeGuard
 from kutnahora.plumbing.reflection import add_reflection
+from kutnahora.plumbing.tls import bind_port
 from kutnahora.server.config import ServerConfig
 from kutnahora.server.hub import GameHub
 from kutnahora.server.metrics import Metrics, MetricsEndpoint
@@ -191,14 +192,7 @@ async def create_server(
         (*KutnaHoraService.service_names(), health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
         guard,
     )
-    if config.tls_cert and config.tls_key:
-        with open(config.tls_key, "rb") as key_file, open(config.tls_cert, "rb") as cert_file:
-            credentials = grpc.ssl_server_credentials([(key_file.read(), cert_file.read())])
-        port = server.add_secure_port(address, credentials)
-    else:
-        port = server.add_insecure_port(address)
-    if port == 0:
-        raise OSError(f"could not bind {address}: the port may be taken")
+    port = bind_port(server, address, config.tls_cert, config.tls_key)
     if config.unix_socket and not server.add_insecure_port(f"unix:{config.unix_socket}"):
         raise OSError(f"could not bind the Unix socket {config.unix_socket}")
     return GameServer(server, port, config, hub, service, metrics, health_servicer, log), port

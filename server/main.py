@@ -29,6 +29,7 @@ from kutnahora.engine import RULES_VERSION, ComponentError, load_components
 from kutnahora.native import ENGINE_VARIABLE, EngineUnavailable, active_engine, native_available
 from kutnahora.plumbing import logs
 from kutnahora.plumbing.errors import StartupError
+from kutnahora.plumbing.tls import pair_problem
 from kutnahora.server import collector, event_loop, settings
 from kutnahora.server.app import create_server
 from kutnahora.server.config import ServerConfig
@@ -95,8 +96,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     """The server configuration the parsed arguments describe."""
     if args.log_format not in ("json", "console"):
         raise SystemExit(f"--log-format must be json or console, not {args.log_format!r}")
-    if bool(args.tls_cert) != bool(args.tls_key):
-        raise SystemExit("--tls-cert and --tls-key must be given together")
+    if tls_problem := pair_problem(args.tls_cert, args.tls_key):
+        raise SystemExit(tls_problem)
     if args.max_connection_age < 0 or args.max_connection_age_grace < 0:
         raise SystemExit("--max-connection-age and --max-connection-age-grace must not be negative")
     if args.handshake_timeout <= 0:

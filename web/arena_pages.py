@@ -2,12 +2,14 @@
 
 They read a ``kutnahora-arena`` through its public ``ArenaService`` (the SDK's
 :class:`~kutnahora.clients.arena_client.ArenaClient`), named by ``$KUTNAHORA_WEB_ARENA``
-(``host:port``); without it the pages say that no arena is configured. The site's menu links the
-leaderboards when it is set, and each leaderboard links the other pools'. A bot whose games its hosted
-code plays in the arena's sandbox is marked "hosted vN" (the version played). The rating chart is drawn
-on the server as inline SVG (:mod:`.rating_plot`), so the pages need no script. A bot's games link to
-their replays on this site (``/games/ID``), which shows them when the arena places games on the game
-server this site talks to.
+(``host:port``; over TLS when ``$KUTNAHORA_WEB_ARENA_TLS`` is 1 or ``$KUTNAHORA_WEB_ARENA_CA_CERT`` names
+the PEM file of the CA to trust, as an arena off this machine needs: the author's pages send a bot's API
+key); without it the pages say that no arena is configured. The site's menu links the leaderboards when
+it is set, and each leaderboard links the other pools'. A bot whose games its hosted code plays in the
+arena's sandbox is marked "hosted vN" (the version played). The rating chart is drawn on the server as
+inline SVG (:mod:`.rating_plot`), so the pages need no script. A bot's games link to their replays on
+this site (``/games/ID``), which shows them when the arena places games on the game server this site
+talks to.
 
 ========================================  ==============================================================
 ``GET /arena[?pool=P&page=N]``            a pool's leaderboard (the first pool by default)
@@ -35,6 +37,8 @@ from kutnahora.clients.sdk import ClientError
 from kutnahora.web.rating_plot import plot
 
 ENV_ARENA = "KUTNAHORA_WEB_ARENA"
+ENV_ARENA_TLS = "KUTNAHORA_WEB_ARENA_TLS"
+ENV_ARENA_CA_CERT = "KUTNAHORA_WEB_ARENA_CA_CERT"
 PAGE_SIZE = 50
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parent / "templates"))
 
@@ -60,9 +64,11 @@ async def client() -> ArenaClient | None:
     address = arena_address()
     if not address:
         return None
+    tls = os.environ.get(ENV_ARENA_TLS, "").strip() not in ("", "0")
+    ca_cert = os.environ.get(ENV_ARENA_CA_CERT, "").strip() or None
     async with _lock:
         if address not in _clients:
-            _clients[address] = await ArenaClient.connect(address)
+            _clients[address] = await ArenaClient.connect(address, tls=tls, ca_cert=ca_cert)
         return _clients[address]
 
 

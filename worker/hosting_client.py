@@ -1,6 +1,7 @@
 """The worker's connection to the arena's ``HostingService``, with the worker token on every call.
 
-Every call carries ``authorization: Bearer <worker token>`` and a deadline. A failed call raises the
+Every call carries ``authorization: Bearer <worker token>`` and a deadline: off the arena's machine the
+channel must be TLS (``kutnahora-arena-worker --tls``, ``--ca-cert``). A failed call raises the
 SDK's :class:`~kutnahora.clients.sdk.ClientError` (a :class:`~kutnahora.clients.sdk.ConnectError` when
 the arena cannot be reached), whose message says what was being done and why it failed. The archive of a
 hosted version is up to 4 MiB, so the channel takes messages of up to 16 MiB; a built folder goes both
@@ -18,7 +19,7 @@ import grpc
 import grpc.aio
 from google.protobuf.message import Message
 
-from kutnahora.clients.sdk import channel_options, rpc_error
+from kutnahora.clients.sdk import channel_options, open_channel, rpc_error
 from kutnahora.v1 import hosting_service_pb2 as pb
 from kutnahora.v1 import hosting_service_pb2_grpc
 
@@ -31,10 +32,14 @@ M = TypeVar("M", bound=Message)
 class HostingClient:
     """``HostingService`` as the worker calls it: one method per RPC, the token sent with each."""
 
-    def __init__(self, address: str, token: str) -> None:
+    def __init__(
+        self, address: str, token: str, *, tls: bool = False, root_certificates: bytes | None = None
+    ) -> None:
+        """Over TLS with ``tls`` or ``root_certificates`` (the PEM CA to trust; None: the system's), plain
+        otherwise."""
         self.address = address
         self._metadata = (("authorization", f"Bearer {token}"),)
-        self._channel = grpc.aio.insecure_channel(address, options=channel_options())
+        self._channel = open_channel(address, channel_options(), tls=tls, root_certificates=root_certificates)
         module: Any = hosting_service_pb2_grpc  # the generated stubs are untyped
         self._stub: Any = module.HostingServiceStub(self._channel)
 

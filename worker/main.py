@@ -2,14 +2,15 @@
 
 Examples::
 
-    kutnahora-arena-worker --arena arena.example:50061 --worker-token-file /run/secrets/worker-token
+    kutnahora-arena-worker --arena arena.example:50061 --tls --worker-token-file /run/secrets/worker-token
     kutnahora-arena-worker --arena localhost:50061 --worker-token-file token --seats 4 --builds 2 \\
         --work /var/lib/kutnahora-worker --metrics-port 9465
 
 The worker leases work from the arena's HostingService (the arena's ``--worker-token-file`` holds the same
-token), builds each hosted version once in the sandbox, and plays each hosted bot's rated games with its
-code, one game at a time per bot, through the arena's matchmaking. See docs/hosted-bots.md, "The sandbox
-workers".
+token; it travels with every call, so off the arena's machine connect with ``--tls``, and ``--ca-cert``
+for a private CA), builds each hosted version once in the sandbox, and plays each hosted bot's rated games
+with its code, one game at a time per bot, through the arena's matchmaking. See docs/hosted-bots.md, "The
+sandbox workers".
 
 Exit status: 0 when stopped by SIGTERM or SIGINT (every lease released, no bot left running), 1 when the
 arena refuses the worker (its token, or hosting not enabled on the arena), 2 for a usage error or a
@@ -32,6 +33,7 @@ from pathlib import Path
 from prometheus_client import start_http_server
 
 from kutnahora.clients.arena_client import ArenaClient
+from kutnahora.clients.sdk import ConnectError, read_ca_cert
 from kutnahora.hosting.gateway_flags import gateway_limits_of
 from kutnahora.hosting.limit_flags import limits_of
 from kutnahora.hosting.sandbox import Sandbox, SandboxError
@@ -61,6 +63,23 @@ def read_token(path: Path) -> str:
     return token
 
 
+def arena_root(args: argparse.Namespace) -> bytes | None:
+    """The CA certificate ``--ca-cert`` names (None without one: the system's CAs, over TLS)."""
+    try:
+        return read_ca_cert(args.ca_cert)
+    except ConnectError as error:
+        raise UsageError(str(error).rstrip(".")) from None
+
+
+def connect_arena(args: argparse.Namespace, token: str) -> tuple[HostingClient, ArenaClient]:
+    """The worker's two clients of the arena at ``--arena``, its HostingService (with ``token``) and its
+    ArenaService: over TLS with ``--tls`` or ``--ca-cert``, plain otherwise."""
+    root = arena_root(args)
+    hosting = HostingClient(args.arena, token, tls=args.tls, root_certificates=root)
+    arena = ArenaClient(args.arena, tls=args.tls, root_certificates=root)
+    return hosting, arena
+
+
 def make_sandbox(args: argparse.Namespace) -> Sandbox | None:
     """The sandbox the arguments ask for, set up (None with ``--sandbox none``)."""
     if args.sandbox == "none":
@@ -83,8 +102,7 @@ async def serve(args: argparse.Namespace, sandbox: Sandbox | None, work: Path) -
         except OSError as error:
             raise UsageError(f"cannot serve metrics on port {args.metrics_port}: {error}") from None
     token = read_token(args.worker_token_file)
-    hosting = HostingClient(args.arena, token)
-    arena = ArenaClient(args.arena)
+    hosting, arena = connect_arena(args, token)
     builder = Builder(hosting, work, sandbox, log, keep=args.keep_versions, metrics=metrics)
     room = builder.setup()
     longest = room / ".gateways" / f"seat-{os.getpid()}-{10**9}.sock"
@@ -141,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="kutnahora-worker-")) if temporary else Path(args.work)
     try:
         read_token(args.worker_token_file)
+        arena_root(args)
         sandbox = make_sandbox(args)
         return asyncio.run(serve(args, sandbox, work.resolve()))
     except UsageError as error:

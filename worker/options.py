@@ -10,6 +10,8 @@ from kutnahora.hosting.gateway_flags import add_gateway_arguments
 from kutnahora.hosting.limit_flags import add_limit_arguments
 
 ENV_ARENA = "KUTNAHORA_ARENA"
+ENV_ARENA_TLS = "KUTNAHORA_ARENA_TLS"
+ENV_ARENA_CA_CERT = "KUTNAHORA_ARENA_CA_CERT"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,6 +34,22 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         required=True,
         help="file holding the arena's worker token (the file the arena's --worker-token-file names)",
+    )
+    connection = parser.add_argument_group(
+        "the connection to the arena",
+        "The worker token travels with every call: off this machine, connect over TLS.",
+    )
+    connection.add_argument(
+        "--tls",
+        action="store_true",
+        default=os.environ.get(ENV_ARENA_TLS, "") not in ("", "0"),
+        help=f"connect to the arena over TLS, as its --tls-cert serves it (default: ${ENV_ARENA_TLS})",
+    )
+    connection.add_argument(
+        "--ca-cert",
+        default=os.environ.get(ENV_ARENA_CA_CERT) or None,
+        help="PEM file of the CA that signed the arena's certificate; implies --tls (default: the system's "
+        f"CAs, or ${ENV_ARENA_CA_CERT})",
     )
     parser.add_argument(
         "--seats",

@@ -10,10 +10,15 @@ holds the ticket (``ALREADY_EXISTS``: said once, in one sentence; the games in p
 the arena's per-caller limits (``RESOURCE_EXHAUSTED`` with a RetryInfo) is waited out for its delay, seeking
 and the event stream alike; any other refusal (a revoked key, an unknown pool) ends the loop with its
 message.
+
+Every call to the arena carries the bot's API key: off this machine it must travel over TLS
+(:func:`add_tls_options`: ``--tls``, ``--ca-cert``). The game servers the arena names are reached as the
+arena itself reaches them, in plain gRPC: the address is the one it places the game with.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
@@ -25,7 +30,16 @@ import grpc
 from rich.console import Console
 
 from kutnahora.clients.arena_client import ArenaClient
-from kutnahora.clients.sdk import Bot, Client, ClientError, ConnectError, GameOutcome, refusal_wait
+from kutnahora.clients.sdk import (
+    ENV_CA_CERT,
+    ENV_TLS,
+    Bot,
+    Client,
+    ClientError,
+    ConnectError,
+    GameOutcome,
+    refusal_wait,
+)
 from kutnahora.v1 import arena_service_pb2, game_pb2
 
 ENV_ARENA_KEY = "KUTNAHORA_ARENA_KEY"
@@ -62,9 +76,39 @@ def write_key(key_file: str, key: str) -> None:
         handle.write(key + "\n")
 
 
-async def register(address: str, name: str, key_file: str, admin_token: str | None = None) -> str:
-    """Register ``name`` with the arena and write its key to ``key_file``; returns the key."""
-    async with await ArenaClient.connect(address) as arena:
+ARENA_TLS_HELP = (
+    "connect to the arena over TLS, as an arena off this machine needs (the API key travels with every call)"
+)
+
+
+def add_tls_options(parser: argparse.ArgumentParser, tls_help: str = ARENA_TLS_HELP) -> None:
+    """``--tls`` (its help ``tls_help``) and ``--ca-cert``, their defaults ``$KUTNAHORA_TLS`` and
+    ``$KUTNAHORA_CA_CERT``."""
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        default=os.environ.get(ENV_TLS, "") not in ("", "0"),
+        help=f"{tls_help} (default: ${ENV_TLS})",
+    )
+    parser.add_argument(
+        "--ca-cert",
+        default=os.environ.get(ENV_CA_CERT) or None,
+        help=f"PEM file of the CA to trust (TLS; without it the system's CAs; default: ${ENV_CA_CERT})",
+    )
+
+
+async def register(
+    address: str,
+    name: str,
+    key_file: str,
+    admin_token: str | None = None,
+    *,
+    tls: bool = False,
+    ca_cert: str | None = None,
+) -> str:
+    """Register ``name`` with the arena (over TLS with ``tls`` or ``ca_cert``) and write its key to
+    ``key_file``; returns the key."""
+    async with await ArenaClient.connect(address, tls=tls, ca_cert=ca_cert) as arena:
         key = await arena.register_bot(name, admin_token=admin_token)
     write_key(key_file, key)
     return str(key)
@@ -181,10 +225,14 @@ async def play_rated(
     *,
     quiet: bool = False,
     on_event: Callable[[arena_service_pb2.StreamEventsResponse], None] | None = None,
+    tls: bool = False,
+    ca_cert: str | None = None,
 ) -> list[GameOutcome]:
     """Play ``games`` rated games in each pool (0: forever); returns the outcomes of the games played to
     their end. A game the arena reports abandoned (its game server lost) is left at once, and the bot seeks
-    again; ``on_event`` hears every message of the bot's event stream."""
+    again; ``on_event`` hears every message of the bot's event stream. With ``tls`` or ``ca_cert`` (the PEM
+    file of the CA to trust) the bot speaks TLS to the arena; the game servers it names are reached in
+    plain gRPC, as the arena reaches them."""
     clients: dict[str, Client] = {}
     outcomes: list[GameOutcome] = []
     lock = asyncio.Lock()
@@ -272,7 +320,7 @@ async def play_rated(
                 )
 
     try:
-        async with await ArenaClient.connect(address) as arena:
+        async with await ArenaClient.connect(address, tls=tls, ca_cert=ca_cert) as arena:
             verdicts = Verdicts(arena, key, heard)
             following = asyncio.ensure_future(verdicts.run())
             try:

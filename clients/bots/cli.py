@@ -12,6 +12,7 @@ Examples::
     kutnahora-bot greedy --arena localhost:50061 --key-file my-bot.key --pool 4 --games 20  # rated games
     kutnahora-bot submit my-bot/ --arena localhost:50061 --key-file my-bot.key --wait  # hosted by the arena
     kutnahora-bot submissions --arena localhost:50061 --key-file my-bot.key   # its hosted versions
+    kutnahora-bot greedy --arena arena.example.org:50061 --tls --key-file my-bot.key --pool 2  # over TLS
 
 A runner (such as ``kutnahora-tournament --bot-cmd``) may hand over a seat it has already joined through
 the environment: ``KUTNAHORA_SERVER``, ``KUTNAHORA_GAME_ID``, ``KUTNAHORA_SEAT`` and ``KUTNAHORA_TOKEN``.
@@ -33,15 +34,13 @@ from collections.abc import Sequence
 from rich.console import Console
 
 from kutnahora.clients.bots import BOTS, hosted, make_bot, neural_bot, neural_mcts_bot
-from kutnahora.clients.bots.arena import ENV_ARENA_KEY, play_rated, read_key, register
+from kutnahora.clients.bots.arena import ENV_ARENA_KEY, add_tls_options, play_rated, read_key, register
 from kutnahora.clients.bots.mcts import DEFAULT_ITERATIONS, ROLLOUTS, MctsBot
 from kutnahora.clients.bots.paced import PacedBot
 from kutnahora.clients.sdk import (
-    ENV_CA_CERT,
     ENV_GAME_ID,
     ENV_SEAT,
     ENV_SERVER,
-    ENV_TLS,
     ENV_TOKEN,
     Bot,
     Client,
@@ -116,11 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--delay", type=float, default=0.0, help="seconds to wait before each decision, to watch the game"
     )
-    parser.add_argument(
-        "--tls", action="store_true", default=os.environ.get(ENV_TLS, "") not in ("", "0"), help="use TLS"
-    )
-    parser.add_argument(
-        "--ca-cert", default=os.environ.get(ENV_CA_CERT) or None, help="PEM file of the CA to trust (TLS)"
+    add_tls_options(
+        parser,
+        "connect over TLS to the game server, or with --arena to the arena (the game servers it names are "
+        "reached as it reaches them, in plain gRPC)",
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     arena = parser.add_argument_group("rated games in an arena (instead of --game or --create)")
@@ -160,6 +158,7 @@ def build_register_parser() -> argparse.ArgumentParser:
         default=os.environ.get(ENV_ARENA, "localhost:50061"),
         help=f"the arena's address host:port (default: ${ENV_ARENA} or localhost:50061)",
     )
+    add_tls_options(parser)
     parser.add_argument(
         "--admin-token",
         default=os.environ.get(ENV_ARENA_ADMIN_TOKEN) or None,
@@ -185,7 +184,9 @@ async def run_register(args: argparse.Namespace, console: Console) -> int:
     """Register ``args.name`` and write its key; the exit status."""
     if key_file_exists(args.key_file):
         return 2
-    await register(args.arena, args.name, args.key_file, admin_token=args.admin_token)
+    await register(
+        args.arena, args.name, args.key_file, admin_token=args.admin_token, tls=args.tls, ca_cert=args.ca_cert
+    )
     if not args.quiet:
         console.print(
             f"Registered [bold]{args.name}[/] with the arena at {args.arena}; its key is in "
@@ -203,7 +204,7 @@ async def run_arena(args: argparse.Namespace, console: Console) -> int:
             return 2
         if key_file_exists(args.key_file):
             return 2
-        await register(args.arena, args.register, args.key_file)
+        await register(args.arena, args.register, args.key_file, tls=args.tls, ca_cert=args.ca_cert)
         if not args.quiet:
             console.print(f"Registered [bold]{args.register}[/]; its key is in {args.key_file}.")
     key = read_key(args.key_file)
@@ -217,7 +218,17 @@ async def run_arena(args: argparse.Namespace, console: Console) -> int:
         bot = build_bot(args, args.bot_seed)
         return PacedBot(bot, args.delay) if args.delay > 0 else bot
 
-    outcomes = await play_rated(args.arena, key, pools, args.games, make, console, quiet=args.quiet)
+    outcomes = await play_rated(
+        args.arena,
+        key,
+        pools,
+        args.games,
+        make,
+        console,
+        quiet=args.quiet,
+        tls=args.tls,
+        ca_cert=args.ca_cert,
+    )
     return 0 if all(o.status == game_pb2.GAME_STATUS_FINISHED for o in outcomes) else 1
 
 

@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kutnahora.clients.arena_client import ArenaClient
-from kutnahora.clients.bots.arena import ENV_ARENA_KEY, read_key
+from kutnahora.clients.bots.arena import ENV_ARENA_KEY, add_tls_options, read_key
 from kutnahora.clients.sdk import ClientError, ConnectError
 from kutnahora.hosting.archives import ArchiveError, pack
 from kutnahora.hosting.submission import SubmissionError, load
@@ -64,6 +64,7 @@ def _arena_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--key-file", help=f"file holding the bot's arena API key (default: ${ENV_ARENA_KEY})"
     )
+    add_tls_options(parser)
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
@@ -157,7 +158,7 @@ async def run_submit(args: argparse.Namespace, console: Console) -> int:
     archive = _pack(args.folder)
     key = _key(args)
     pools = [p.strip() for p in args.pools.split(",") if p.strip()]
-    async with await ArenaClient.connect(args.arena) as arena:
+    async with await ArenaClient.connect(args.arena, tls=args.tls, ca_cert=args.ca_cert) as arena:
         response = await arena.submit_bot(key, archive, pools)
         submission = response.submission
         if not args.quiet:
@@ -200,7 +201,7 @@ async def _wait_built(
 async def run_submissions(args: argparse.Namespace, console: Console) -> int:
     """``kutnahora-bot submissions``; the exit status."""
     key = _key(args)
-    async with await ArenaClient.connect(args.arena) as arena:
+    async with await ArenaClient.connect(args.arena, tls=args.tls, ca_cert=args.ca_cert) as arena:
         listed = await arena.submissions(key)
     if listed.name:
         console.print(escape(f"Bot {listed.name}:"))
@@ -220,7 +221,7 @@ async def run_submissions(args: argparse.Namespace, console: Console) -> int:
 async def run_hosting(args: argparse.Namespace, console: Console) -> int:
     """``kutnahora-bot hosting pause|resume``; the exit status."""
     key = _key(args)
-    async with await ArenaClient.connect(args.arena) as arena:
+    async with await ArenaClient.connect(args.arena, tls=args.tls, ca_cert=args.ca_cert) as arena:
         paused = await arena.set_hosting(key, paused=args.action == "pause")
     if not args.quiet:
         console.print("The bot's hosted play is paused." if paused else "The bot's hosted play is on.")

@@ -340,8 +340,10 @@ async def test_a_game_over_tls_with_a_private_ca(tmp_path: Path) -> None:
     )
     await server.start()
     try:
-        with pytest.raises(ConnectError):  # plain text to a TLS port does not get through
+        with pytest.raises(ConnectError, match="If it serves TLS, connect with TLS"):  # plain to a TLS port
             await Client.connect(f"localhost:{port}", timeout=2)
+        with pytest.raises(ConnectError, match=r"over TLS .*--ca-cert"):  # the system's CAs did not sign it
+            await Client.connect(f"localhost:{port}", tls=True, timeout=2)
         async with await Client.connect(f"localhost:{port}", tls=True, ca_cert=str(cert)) as client:
             created = await client.create_game(2, seed=3)
             seats = [await client.join_game(created.game.game_id, s) for s in range(2)]
