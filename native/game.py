@@ -99,6 +99,14 @@ class NativeGame:
         """The engine's state for this game (a copy: changing it does not change this game)."""
         return to_state(self._game.dump(), self.components, self.options, self.seed)
 
+    def encode(self, encoding: Any, viewer: int | None, normalized: bool, out: Any) -> None:
+        """Write ``viewer``'s observation vector of this game into ``out`` (a NumPy ``float32`` array of
+        the layout's size), by the core's ``encoding`` (built from
+        :func:`kutnahora.learned.core_table.encoding_table`): the vector the engine's encoders write of
+        :func:`kutnahora.engine.observe` of this game's state, without making that state."""
+        seat = -1 if viewer is None else viewer
+        self._game.encode(encoding, seat, self.options.uses_events(), normalized, out)
+
     @property
     def over(self) -> bool:
         """Whether the game has ended."""

@@ -31,6 +31,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
 from kutnahora.engine import (
@@ -126,6 +127,11 @@ Guide = Callable[[GameState, tuple[Option, ...]], Sequence[float]]
 network's policy for the seat deciding, read from that seat's view: a guided search searches only the
 ``top`` best-scored options of each decision."""
 
+NativeGuide = Callable[[NativeGame, tuple[Option, ...]], Sequence[float]]
+"""A :data:`Guide`'s very scores read from a game in the native core, so that a search on the core need not
+make the engine's copy of the state each time it asks (a guide that reads the core's game must give what
+the guide gives of ``game.to_state()``)."""
+
 
 class Node:
     """Statistics of one decision sequence: visits, the summed reward of the seat that chose it, and how
@@ -189,6 +195,7 @@ def search(
     settle: bool = False,
     others_top: int | None = None,
     engine: str | None = None,
+    native_guide: NativeGuide | None = None,
 ) -> SearchResult:
     """Search from ``observation`` (its viewer owes the pending decision) and choose one of its options.
 
@@ -207,6 +214,8 @@ def search(
     ``KUTNAHORA_ENGINE`` selects, :func:`kutnahora.native.active_engine`): with the search's own rollout
     policies the native core resamples, walks the tree and plays the rollouts with the same draws of
     ``rng``, so the choice is the same either way (a ``rollout`` of the caller's own runs in the engine).
+    There the ``guide`` is asked about the engine's copy of the drawn game's state, or, given a
+    ``native_guide`` (the same scores read from the core's game), not copied at all.
     """
     if iterations is None and budget_ms is None:
         raise ValueError("give a budget: iterations, milliseconds, or both")
@@ -247,6 +256,7 @@ def search(
                     top,
                     observation.viewer,
                     top if others_top is None else others_top,
+                    native_guide,
                 )
             else:
                 _iterate(
@@ -297,14 +307,15 @@ def _mean(node: Node | None) -> float:
 
 def _narrow(
     node: Node,
-    state: GameState | Callable[[], GameState],
+    state: Any,
     options: tuple[Option, ...],
-    guide: Guide,
+    guide: Callable[[Any, tuple[Option, ...]], Sequence[float]],
     top: int,
 ) -> tuple[Option, ...]:
     """The ``top`` options of ``options`` the guide scores highest (ties: the earlier option), the guide
     asked once per node and again only for options it has not scored there (another draw's). ``state``
-    may be a function giving the state, called only when the guide is asked."""
+    is what the guide reads (the engine's state, or the core's game for a :data:`NativeGuide`), or a
+    function giving it, called only when the guide is asked."""
     scores = node.scores
     if scores is None or any(o not in scores for o in options):
         asked = state() if callable(state) else state
@@ -387,9 +398,11 @@ def _iterate_native(
     top: int = 4,
     viewer: int | None = None,
     others_top: int = 4,
+    native_guide: NativeGuide | None = None,
 ) -> None:
     """:func:`_iterate` on a game in the native core: the same choices, the same draws of ``rng``, the same
-    tree (a ``guide`` is asked about the engine's copy of the game's state, when it is asked)."""
+    tree (a ``guide`` is asked about the engine's copy of the game's state, when it is asked; a
+    ``native_guide`` about the core's game itself)."""
     node = root
     path: list[tuple[Node, int]] = []
     while not game.over:
@@ -398,7 +411,10 @@ def _iterate_native(
         options = tree_options(game)
         keep = top if seat == viewer else others_top
         if guide is not None and len(options) > keep:
-            options = _narrow(node, game.to_state, options, guide, keep)
+            if native_guide is not None:
+                options = _narrow(node, game, options, native_guide, keep)
+            else:
+                options = _narrow(node, game.to_state, options, guide, keep)
         option, child, expanded = _step(node, options, rng, exploration)
         game.apply_listed(option)
         path.append((child, seat))

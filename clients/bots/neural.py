@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,9 +48,12 @@ from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
 from kutnahora.engine import GameState, Observation, Option, apply, default_components, resample
 from kutnahora.learned import network
 from kutnahora.learned.actions import ActionSpace
+from kutnahora.learned.core_table import encoding_table
 from kutnahora.learned.encoding import ObservationLayout
 from kutnahora.learned.outcome import returns
 from kutnahora.learned.state_encoding import StateEncoder
+from kutnahora.native import core_module
+from kutnahora.native.game import NativeGame
 from kutnahora.v1.game_pb2 import Observation as WireObservation
 
 EXPLORATION = 1.5
@@ -103,8 +107,11 @@ class Evaluator:
 
     def __init__(self, net: network.PolicyValueNet, layout: ObservationLayout) -> None:
         self.net = net
+        self.layout = layout
         self.space = ActionSpace(layout.components)
         self.encoder = StateEncoder(layout, normalized=True)
+        self._core_encoding: Any = None
+        """The core's ``Encoding`` of ``layout``, made when a game in the core is first scored."""
 
     def scores(self, state: GameState, options: tuple[Option, ...]) -> list[float]:
         """The policy's logits of ``options``, the pending decision's, for the seat that owes it (read
@@ -112,6 +119,23 @@ class Evaluator:
         pending = state.pending
         assert pending is not None
         logits, _ = self.net.forward(self.encoder.encode(state, pending.seat))
+        out: list[float] = logits[0, self.space.ids(options)].tolist()
+        return out
+
+    def native_scores(self, game: NativeGame, options: tuple[Option, ...]) -> list[float]:
+        """:meth:`scores` of a game in the native core, the vector written by the core (the same bytes
+        as the engine's encoder writes of ``game.to_state()``, without making that state)."""
+        seat = game.seat
+        assert seat is not None
+        encoding = self._core_encoding
+        if encoding is None:
+            layout = self.layout
+            encoding = self._core_encoding = core_module().Encoding(
+                encoding_table(layout), layout.scale.tolist(), layout.normalized_low.tolist()
+            )
+        vector = np.empty(self.layout.size, dtype=np.float32)
+        game.encode(encoding, seat, True, vector)
+        logits, _ = self.net.forward(vector)
         out: list[float] = logits[0, self.space.ids(options)].tolist()
         return out
 
@@ -207,6 +231,7 @@ def guided_search(
         others_top=others,
         tree=tree,
         settle=settle,
+        native_guide=evaluator.native_scores,
     )
 
 

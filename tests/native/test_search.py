@@ -100,3 +100,55 @@ def test_a_guided_search_decides_alike_with_either_engine() -> None:
         assert found[PYTHON].option == found[NATIVE].option
         assert found[PYTHON].visits == found[NATIVE].visits
     assert asked[PYTHON] == asked[NATIVE] and asked[PYTHON]
+
+
+def test_the_networks_scores_read_from_the_core_are_the_engines() -> None:
+    """The guided search on the core scores its drawn games from the vector the core writes: the very
+    logits the network gives of the engine's copy of the state, at every decision of 2-, 3- and 4-player
+    games, for every seat's decision."""
+    from kutnahora.clients.bots.mcts import tree_options
+    from kutnahora.clients.bots.neural import NeuralBot
+    from kutnahora.native.game import NativeGame
+
+    evaluator = NeuralBot(candidates=4, simulations=10).evaluator
+    scored = 0
+    for seed in range(3):
+        state = new_game(GameOptions(players=2 + seed), 40 + seed)
+        chooser = random.Random(seed)
+        while state.pending is not None:
+            options = tree_options(state)
+            if len(options) > 1:
+                game = NativeGame.from_state(state)
+                assert evaluator.native_scores(game, options) == evaluator.scores(state, options)
+                scored += 1
+            apply(state, chooser.choice(legal(state)))
+    assert scored > 300
+
+
+def test_the_guided_search_decides_alike_reading_the_core() -> None:
+    """neural-mcts on the core (its guide reading the core's games) searches the tree the engine's
+    guided search searches: the same choice and the same visits."""
+    from kutnahora.clients.bots.neural import NeuralBot
+
+    evaluator = NeuralBot(candidates=4, simulations=10).evaluator
+    for seed in range(4):
+        state = new_game(GameOptions(players=2 + seed % 3), seed)
+        chooser = random.Random(seed)
+        for _ in range(30 + 11 * seed):
+            apply(state, chooser.choice(legal(state)))
+        assert state.pending is not None
+        view = observe(state, state.pending.seat)
+        found = {
+            engine: search(
+                view,
+                random.Random(seed),
+                iterations=30,
+                engine=engine,
+                guide=evaluator.scores,
+                native_guide=evaluator.native_scores if engine == NATIVE else None,
+                top=2,
+            )
+            for engine in (PYTHON, NATIVE)
+        }
+        assert found[PYTHON].option == found[NATIVE].option
+        assert found[PYTHON].visits == found[NATIVE].visits
