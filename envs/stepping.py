@@ -28,7 +28,7 @@ import numpy.typing as npt
 from kutnahora.engine import GameOptions, GameState, Option, apply, clone, new_game
 from kutnahora.engine.options import DecisionKind, PendingDecision
 from kutnahora.learned.actions import ActionSpace
-from kutnahora.learned.core_table import encoding_table
+from kutnahora.learned.core_table import encoding_arguments
 from kutnahora.learned.encoding import ObservationLayout
 from kutnahora.learned.outcome import ranked_returns, returns
 from kutnahora.learned.state_encoding import ListEncoder, StateEncoder
@@ -257,9 +257,7 @@ class _CoreKit:
         core = core_module()
         self.normalized = normalized
         self.size = layout.size
-        self.encoding = core.Encoding(
-            encoding_table(layout), layout.scale.tolist(), layout.normalized_low.tolist()
-        )
+        self.encoding = core.Encoding(*encoding_arguments(layout))
         self.ids = core.ActionIds([key_of(space.option_of(i)) for i in range(space.size)])
         """Every action id's option key, which the core turns its options' keys into ids with."""
 

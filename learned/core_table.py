@@ -68,3 +68,9 @@ def encoding_table(layout: ObservationLayout) -> list[int]:
     assert len(COUNTERS) == 15 and len(STACK_LABELS) == 10, "the core writes 15 counters and 10 labels"
     events = [e.id for e in c.event_cards]
     return [*table, len(events), *events]
+
+
+def encoding_arguments(layout: ObservationLayout) -> tuple[list[int], list[float], list[float]]:
+    """What the core's ``Encoding`` is made of for ``layout``: its table, its scales and the normalised
+    vector's lows (``kutnahora_core.Encoding(*encoding_arguments(layout))``)."""
+    return encoding_table(layout), layout.scale.tolist(), layout.normalized_low.tolist()

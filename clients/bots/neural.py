@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from kutnahora.clients.bots import mcts
 from kutnahora.clients.bots.mcts import tree_options
@@ -48,7 +49,7 @@ from kutnahora.clients.sdk import Bot, Choice, ClientError, GameInfo
 from kutnahora.engine import GameState, Observation, Option, apply, default_components, resample
 from kutnahora.learned import network
 from kutnahora.learned.actions import ActionSpace
-from kutnahora.learned.core_table import encoding_table
+from kutnahora.learned.core_table import encoding_arguments
 from kutnahora.learned.encoding import ObservationLayout
 from kutnahora.learned.outcome import returns
 from kutnahora.learned.state_encoding import StateEncoder
@@ -112,29 +113,28 @@ class Evaluator:
         self.encoder = StateEncoder(layout, normalized=True)
         self._core_encoding: Any = None
         """The core's ``Encoding`` of ``layout``, made when a game in the core is first scored."""
+        self._vector = np.empty(layout.size, dtype=np.float32)
+        """Where the vector of the state being scored is written (the network reads it and keeps nothing;
+        like the encoder's own buffers, one evaluator scores one state at a time)."""
 
     def scores(self, state: GameState, options: tuple[Option, ...]) -> list[float]:
         """The policy's logits of ``options``, the pending decision's, for the seat that owes it (read
         from that seat's view of ``state``): the guided search's scores."""
         pending = state.pending
         assert pending is not None
-        logits, _ = self.net.forward(self.encoder.encode(state, pending.seat))
-        out: list[float] = logits[0, self.space.ids(options)].tolist()
-        return out
+        return self._logits(self.encoder.encode(state, pending.seat, self._vector), options)
 
     def native_scores(self, game: NativeGame, options: tuple[Option, ...]) -> list[float]:
         """:meth:`scores` of a game in the native core, the vector written by the core (the same bytes
         as the engine's encoder writes of ``game.to_state()``, without making that state)."""
         seat = game.seat
         assert seat is not None
-        encoding = self._core_encoding
-        if encoding is None:
-            layout = self.layout
-            encoding = self._core_encoding = core_module().Encoding(
-                encoding_table(layout), layout.scale.tolist(), layout.normalized_low.tolist()
-            )
-        vector = np.empty(self.layout.size, dtype=np.float32)
-        game.encode(encoding, seat, True, vector)
+        if self._core_encoding is None:
+            self._core_encoding = core_module().Encoding(*encoding_arguments(self.layout))
+        game.encode(self._core_encoding, seat, True, self._vector)
+        return self._logits(self._vector, options)
+
+    def _logits(self, vector: npt.NDArray[np.float32], options: tuple[Option, ...]) -> list[float]:
         logits, _ = self.net.forward(vector)
         out: list[float] = logits[0, self.space.ids(options)].tolist()
         return out

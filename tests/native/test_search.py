@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from kutnahora.clients.bots.mcts import ROLLOUTS, rewards, search
-from kutnahora.engine import GameOptions, apply, legal, new_game, observe
+from kutnahora.engine import GameOptions, Observation, apply, legal, new_game, observe
 from kutnahora.engine.game import state_hash
 from kutnahora.native import NATIVE, PYTHON, native_available
 
@@ -47,12 +47,7 @@ def rewards_from(points: list[int], won: list[int]) -> list[float]:
 
 def test_a_search_decides_alike_with_either_engine() -> None:
     for seed in range(6):
-        state = new_game(GameOptions(players=2 + seed % 3), seed)
-        chooser = random.Random(seed)
-        for _ in range(20 + 7 * seed):
-            apply(state, chooser.choice(legal(state)))
-        assert state.pending is not None
-        view = observe(state, state.pending.seat)
+        view = drawn_view(seed, 20 + 7 * seed)
         if len(view.pending.options) < 2:  # type: ignore[union-attr]
             continue
         found = {
@@ -62,6 +57,16 @@ def test_a_search_decides_alike_with_either_engine() -> None:
         assert found[PYTHON].option == found[NATIVE].option
         assert found[PYTHON].visits == found[NATIVE].visits
         assert found[PYTHON].value == pytest.approx(found[NATIVE].value)
+
+
+def drawn_view(seed: int, moves: int) -> Observation:
+    """The deciding seat's view after ``moves`` random moves of a 2-, 3- or 4-player game (by ``seed``)."""
+    state = new_game(GameOptions(players=2 + seed % 3), seed)
+    chooser = random.Random(seed)
+    for _ in range(moves):
+        apply(state, chooser.choice(legal(state)))
+    assert state.pending is not None
+    return observe(state, state.pending.seat)
 
 
 def test_a_guided_search_decides_alike_with_either_engine() -> None:
@@ -85,12 +90,7 @@ def test_a_guided_search_decides_alike_with_either_engine() -> None:
         return guide
 
     for seed in range(4):
-        state = new_game(GameOptions(players=2 + seed % 3), seed)
-        chooser = random.Random(seed)
-        for _ in range(25 + 9 * seed):
-            apply(state, chooser.choice(legal(state)))
-        assert state.pending is not None
-        view = observe(state, state.pending.seat)
+        view = drawn_view(seed, 25 + 9 * seed)
         found = {
             engine: search(
                 view, random.Random(seed), iterations=30, engine=engine, guide=guide_for(engine), top=2
@@ -132,12 +132,7 @@ def test_the_guided_search_decides_alike_reading_the_core() -> None:
 
     evaluator = NeuralBot(candidates=4, simulations=10).evaluator
     for seed in range(4):
-        state = new_game(GameOptions(players=2 + seed % 3), seed)
-        chooser = random.Random(seed)
-        for _ in range(30 + 11 * seed):
-            apply(state, chooser.choice(legal(state)))
-        assert state.pending is not None
-        view = observe(state, state.pending.seat)
+        view = drawn_view(seed, 30 + 11 * seed)
         found = {
             engine: search(
                 view,
